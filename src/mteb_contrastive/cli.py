@@ -1,0 +1,162 @@
+"""``mteb-contrastive``: build benchmark folders, seed the bundled model, run the main job.
+
+Evaluation itself stays the stock ``mteb run``; this command prepares what it needs.
+
+    mteb-contrastive seed-model
+    mteb-contrastive build-triplets CORPUS.jsonl --name MyCorpus --out DIR [--k 2 4 8]
+    mteb-contrastive build-taln [--shared ../shared/data] [--out build/datasets]
+    mteb-contrastive main [--out build] [--models ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+DEFAULT_SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+#: the TALN benchmarks of the main job: (dataset name, TALN view, ks, splitter language, mteb language)
+TALN_DATASETS = (
+    ("TALNFullTextFr", "fulltext-fr", (2, 4, 8), "fr", "fra-Latn"),
+    ("TALNAbstractEn", "abstract-en", (2,), "en", "eng-Latn"),
+)
+
+
+def _shared_dir(arg: str | None) -> Path:
+    if arg:
+        return Path(arg)
+    env = os.environ.get("MTEB_CONTRASTIVE_SHARED")
+    if env:
+        return Path(env)
+    cwd = Path.cwd().resolve()
+    for base in (cwd, *cwd.parents):
+        if (base.parent / "shared" / "data").is_dir():
+            return base.parent / "shared" / "data"
+    return DEFAULT_SHARED
+
+
+def build_taln(shared: Path, out: Path, *, seed: int = 0, n_triplets: int = 2) -> list[Path]:
+    """Build the TALN author-triplet folders (see :data:`TALN_DATASETS`)."""
+    from mteb_contrastive.data.halvest_builder import build_halvest_dataset
+    from mteb_contrastive.data.taln import taln_corpus
+
+    src = shared / "taln" / "articles.jsonl.gz"
+    made = []
+    for name, view, ks, lang, mteb_lang in TALN_DATASETS:
+        rows, counts = taln_corpus(src, view)
+        desc = f"TALN/RECITAL papers 1997-2015, view {view} ({counts['kept']} of {counts['papers']} papers kept)"
+        made.append(build_halvest_dataset(rows, out, name, ks=ks, language=lang, mteb_language=mteb_lang, n_triplets=n_triplets, seed=seed, source=f"{src} [{view}]", description=desc))
+        print(f"built {made[-1]}", flush=True)
+    return made
+
+
+def hub_reachable(timeout: float = 5.0) -> bool:
+    """True when the HuggingFace Hub answers for the HALvest dataset (False under HF_HUB_OFFLINE)."""
+    if os.environ.get("HF_HUB_OFFLINE") == "1":
+        return False
+    try:
+        import requests
+
+        r = requests.head("https://huggingface.co/api/datasets/almanach/HALvest-Contrastive", timeout=timeout)
+        return r.status_code < 500
+    except Exception:
+        return False
+
+
+def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
+    """Evaluate on HALvest from the Hub when reachable; else build and evaluate the TALN tasks."""
+    import subprocess
+    import time
+
+    results = out / "results"
+    shared = _shared_dir(shared_arg)
+    if hub_reachable():
+        print(f"main job: HuggingFace Hub reachable -> HALvestRetrieval + HALvestTripletClassification from the Hub, results in {results}", flush=True)
+        tasks = ["HALvestRetrieval", "HALvestTripletClassification"]
+        env = dict(os.environ)
+    elif (shared / "taln" / "articles.jsonl.gz").is_file():
+        print(f"main job: HuggingFace Hub not reachable -> building TALN tasks from {shared} and evaluating them instead, results in {results}", flush=True)
+        folders = build_taln(shared, out / "datasets")
+        env = dict(os.environ, MTEB_CONTRASTIVE_DATASETS=str(out / "datasets"), HF_HUB_OFFLINE="1")
+        tasks = [f"{f.name}{kind}" for f in folders for kind in ("AuthorRetrieval", "AuthorTripletClassification")]
+    else:
+        print(f"main job: needs either the HuggingFace Hub (almanach/HALvest-Contrastive) or the shared data at {shared}/taln/articles.jsonl.gz (set MTEB_CONTRASTIVE_SHARED); found neither.", flush=True)
+        return 2
+    timings = {}
+    for model in models:
+        for task in tasks:
+            if model == "mteb/baseline-bm25s" and "Triplet" in task:
+                continue  # BM25 is a search model: retrieval tasks only
+            cmd = ["mteb", "run", "-m", model, "-t", task, "--output-folder", str(results), "--overwrite-strategy", "always", "-v", "1"]
+            print("$ " + " ".join(cmd), flush=True)
+            t0 = time.monotonic()
+            rc = subprocess.call(cmd, env=env)
+            timings[f"{model} {task}"] = round(time.monotonic() - t0, 1)
+            if rc != 0:
+                print(f"failed: {' '.join(cmd)} (exit {rc})", flush=True)
+                return rc
+    (out / "timings.json").write_text(json.dumps(timings, indent=2))
+    from mteb_contrastive.report import author_table
+
+    print(author_table(results, timings))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="mteb-contrastive", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("seed-model", help="copy the bundled all-MiniLM-L6-v2 into the HF cache")
+    b = sub.add_parser("build-triplets", help="HALvest-format triplets from an author-labelled JSONL corpus")
+    b.add_argument("corpus")
+    b.add_argument("--name", required=True)
+    b.add_argument("--out", required=True)
+    b.add_argument("--k", type=int, nargs="+", default=[2, 4, 8])
+    b.add_argument("--language", default="en", help="ISO 639-1 code for sentence splitting")
+    b.add_argument("--mteb-language", default="eng-Latn")
+    b.add_argument("--n-triplets", type=int, default=2)
+    b.add_argument("--seed", type=int, default=0)
+    t = sub.add_parser("build-taln", help="the TALN author-triplet folders from shared/data")
+    t.add_argument("--shared")
+    t.add_argument("--out", default="build/datasets")
+    m = sub.add_parser("main", help="the main job (see README)")
+    m.add_argument("--out", default="build")
+    m.add_argument("--shared")
+    m.add_argument("--models", nargs="+", default=["sentence-transformers/all-MiniLM-L6-v2", "mteb/baseline-bm25s"])
+    r = sub.add_parser("report", help="print the author-task table from a results folder")
+    r.add_argument("results")
+    r.add_argument("--timings")
+    args = ap.parse_args(argv)
+
+    from mteb_contrastive.data.errors import DataError
+
+    try:
+        if args.cmd == "seed-model":
+            from mteb_contrastive.hf_cache import seed_bundled_model
+
+            print(seed_bundled_model())
+        elif args.cmd == "build-triplets":
+            from mteb_contrastive.data.corpus import read_corpus
+            from mteb_contrastive.data.halvest_builder import build_halvest_dataset
+
+            docs = read_corpus(args.corpus)
+            print(build_halvest_dataset(docs, args.out, args.name, ks=tuple(args.k), language=args.language, mteb_language=args.mteb_language, n_triplets=args.n_triplets, seed=args.seed, source=str(args.corpus)))
+        elif args.cmd == "build-taln":
+            build_taln(_shared_dir(args.shared), Path(args.out))
+        elif args.cmd == "main":
+            return main_job(Path(args.out), args.shared, args.models)
+        elif args.cmd == "report":
+            from mteb_contrastive.report import author_table
+
+            timings = json.loads(Path(args.timings).read_text()) if args.timings else {}
+            print(author_table(Path(args.results), timings))
+    except DataError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,187 @@
+"""Build a HALvest-format triplet dataset from your own author-labelled corpus.
+
+The sampler follows the HALvest-Contrastive authors' code
+(``halvesting_contrastive/utils/data/sampler.py``, ``ContrastiveSampler``):
+
+* positive pool of a document = other documents with exactly the same author set;
+* negative pool = documents sharing no author with it, restricted to documents with exactly
+  the same domain set when domains are given;
+* a document with an empty positive or negative pool is skipped (and counted);
+* per kept document: ``n_triplets`` positives drawn with replacement, and for each positive
+  ``n_triplets`` negatives (so ``n_triplets**2`` triplets); every triplet draws fresh spans;
+* a span = ``k`` contiguous sentences at a uniformly random start; a document with at most ``k``
+  sentences is used whole.
+
+Determinism: one ``random.Random`` per k seeded from (seed, k); documents in corpus order.
+Output: ``<out>/<name>/base-<k>/test.parquet`` (HALvest triplet schema), ``mteb_contrastive.json``
+(what mteb-contrastive reads to make the tasks) and a ``README.md`` dataset card. The folder is
+written atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from mteb_contrastive.data.atomic import atomic_folder
+from mteb_contrastive.data.corpus import split_sentences
+from mteb_contrastive.data.errors import DataError
+
+KIND = "halvest-triplets"
+_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+
+
+def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, seed: int = 0, language: str = "en", sentence_cache: dict[str, list[str]] | None = None) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Triplets of k-sentence spans from validated corpus rows (see module docstring).
+
+    Returns:
+        (rows in the HALvest triplet schema, counts: ``documents``, ``skipped_no_positive``,
+        ``skipped_no_negative``, ``query_documents``, ``triplets``)
+    """
+    if k < 1 or n_triplets < 1:
+        raise ValueError(f"k and n_triplets must be >= 1, got k={k}, n_triplets={n_triplets}")
+    rng = random.Random(f"{seed}-{k}")
+    sentence_cache = {} if sentence_cache is None else sentence_cache
+    by_authorset: dict[frozenset, list[int]] = defaultdict(list)
+    by_author: dict[str, set[int]] = defaultdict(set)
+    by_domainset: dict[frozenset, set[int]] = defaultdict(set)
+    use_domains = any(d["domains"] for d in docs)
+    for i, d in enumerate(docs):
+        by_authorset[frozenset(d["authors"])].append(i)
+        for a in d["authors"]:
+            by_author[a].add(i)
+        by_domainset[frozenset(d["domains"])].add(i)
+    everyone = set(range(len(docs)))
+
+    def span(i: int) -> str:
+        d = docs[i]
+        if d["id"] not in sentence_cache:
+            sentence_cache[d["id"]] = split_sentences(d["text"], d.get("language") or language)
+        sents = sentence_cache[d["id"]]
+        if len(sents) <= k:
+            return " ".join(sents) if sents else d["text"].strip()
+        start = rng.randint(0, len(sents) - k)
+        return " ".join(sents[start : start + k])
+
+    counts = {"documents": len(docs), "skipped_no_positive": 0, "skipped_no_negative": 0, "query_documents": 0}
+    rows = []
+    for i, d in enumerate(docs):
+        pos_pool = [j for j in by_authorset[frozenset(d["authors"])] if j != i]
+        if not pos_pool:
+            counts["skipped_no_positive"] += 1
+            continue
+        sharing = set().union(*(by_author[a] for a in d["authors"]))
+        neg_pool = everyone - sharing
+        if use_domains:
+            neg_pool &= by_domainset[frozenset(d["domains"])]
+        if not neg_pool:
+            counts["skipped_no_negative"] += 1
+            continue
+        neg_pool_sorted = sorted(neg_pool)
+        counts["query_documents"] += 1
+        positives = rng.choices(pos_pool, k=n_triplets)
+        negatives = rng.choices(neg_pool_sorted, k=n_triplets * n_triplets)
+        for pi, p in enumerate(positives):
+            for n in negatives[pi * n_triplets : (pi + 1) * n_triplets]:
+                rows.append(
+                    {
+                        "query": span(i),
+                        "positive": span(p),
+                        "negative": span(n),
+                        "query_halid": d["id"],
+                        "pos_halid": docs[p]["id"],
+                        "neg_halids": docs[n]["id"],
+                        "query_authorids": list(d["authors"]),
+                        "pos_authorids": list(docs[p]["authors"]),
+                        "neg_authorids": list(docs[n]["authors"]),
+                        "query_domain": list(d["domains"]),
+                        "pos_domain": list(docs[p]["domains"]),
+                        "neg_domain": list(docs[n]["domains"]),
+                        "query_year": str(d.get("year") or ""),
+                        "pos_year": str(docs[p].get("year") or ""),
+                        "neg_year": str(docs[n].get("year") or ""),
+                    }
+                )
+    counts["triplets"] = len(rows)
+    return rows, counts
+
+
+def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike, name: str, *, ks: tuple[int, ...] = (2, 4, 8), language: str = "en", mteb_language: str = "eng-Latn", n_triplets: int = 2, seed: int = 0, source: str = "", description: str = "") -> Path:
+    """Write a HALvest-format dataset folder ``<out_dir>/<name>`` (atomically).
+
+    Args:
+        docs: validated corpus rows (:func:`mteb_contrastive.data.corpus.read_corpus`).
+        name: dataset name, letters and digits (task names are ``<name>AuthorRetrieval`` and
+            ``<name>AuthorTripletClassification``).
+        ks: sentences per span, one config ``base-<k>`` each.
+        language: ISO 639-1 code for the sentence splitter; ``mteb_language``: the tasks'
+            language-script code.
+
+    Returns:
+        the folder path.
+
+    Raises:
+        DataError: no triplet could be sampled (every document lacked a partner).
+        ValueError: a bad name.
+    """
+    if not _NAME_RE.match(name):
+        raise ValueError(f"dataset name must be letters and digits starting with a letter, got {name!r}")
+    import datasets
+
+    target = Path(out_dir) / name
+    cache: dict[str, list[str]] = {}
+    configs = {}
+    with atomic_folder(target) as tmp:
+        for k in ks:
+            rows, counts = sample_triplets(docs, k, n_triplets=n_triplets, seed=seed, language=language, sentence_cache=cache)
+            if not rows:
+                raise DataError(source or name, f"k={k}: no triplet could be sampled ({counts})")
+            (tmp / f"base-{k}").mkdir()
+            datasets.Dataset.from_list(rows).to_parquet(str(tmp / f"base-{k}" / "test.parquet"))
+            configs[f"base-{k}"] = counts
+        params = {"ks": list(ks), "n_triplets": n_triplets, "seed": seed, "language": language}
+        build_id = hashlib.sha256(
+            json.dumps({"params": params, "docs": [(d["id"], d["authors"], len(d["text"])) for d in docs]}, sort_keys=True).encode()
+        ).hexdigest()[:16]
+        info = {
+            "kind": KIND,
+            "name": name,
+            "description": description,
+            "language": mteb_language,
+            "configs": configs,
+            "splits": ["test"],
+            "source": source,
+            "params": params,
+            "build_id": build_id,
+        }
+        (tmp / "mteb_contrastive.json").write_text(json.dumps(info, indent=2, ensure_ascii=False))
+        (tmp / "README.md").write_text(_card(info))
+    return target
+
+
+def _card(info: dict[str, Any]) -> str:
+    lines = [
+        f"# {info['name']} (HALvest-format author triplets)",
+        "",
+        info["description"] or "",
+        "",
+        f"- Source: {info['source']}",
+        f"- Language: {info['language']}; build id {info['build_id']}; parameters {json.dumps(info['params'])}",
+        "- Built by `mteb-contrastive build-triplets` with the HALvest-Contrastive sampler: positive = other",
+        "  document with exactly the same author set; negative = document sharing no author (same domain set",
+        "  when domains are given); spans of k contiguous sentences; documents without a partner are skipped.",
+        "- Schema: HALvest-Contrastive triplet schema (`query`, `positive`, `negative`, `query_halid`, `pos_halid`,",
+        "  `neg_halids`, `*_authorids`, `*_domain`, `*_year`); split `test` only.",
+        "",
+        "| config | documents | skipped (no positive) | skipped (no negative) | query documents | triplets |",
+        "|---|---|---|---|---|---|",
+    ]
+    for cfg, c in info["configs"].items():
+        lines.append(f"| {cfg} | {c['documents']} | {c['skipped_no_positive']} | {c['skipped_no_negative']} | {c['query_documents']} | {c['triplets']} |")
+    return "\n".join(lines) + "\n"

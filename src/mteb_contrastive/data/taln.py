@@ -1,0 +1,54 @@
+"""TALN/RECITAL papers (``shared/data/taln/articles.jsonl.gz``) -> author-labelled corpora.
+
+Per the data README, authorship tasks must use the body ``text[body_offset:refs_offset]``: the
+full text still holds the byline, e-mails and the reference list, which name the authors.
+Two views are made:
+
+* ``fulltext-fr``: body of papers whose ``text_lang`` is ``fr`` (French full text);
+* ``abstract-en``: ``abstract_en`` (the authors' own English abstracts) of every paper that
+  has one.
+
+Papers whose selected text is empty are dropped and counted.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from mteb_contrastive.data.corpus import iter_jsonl, validate_corpus_row
+from mteb_contrastive.data.errors import DataError
+
+VIEWS = ("fulltext-fr", "abstract-en")
+
+
+def taln_corpus(path: str | os.PathLike, view: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Corpus rows (``id``, ``authors``, ``text``, ``year``, ``language``) for one view.
+
+    Returns:
+        (rows, counts ``papers``, ``kept``, ``dropped_empty``, ``dropped_language``)
+
+    Raises:
+        DataError: unknown view, or a paper without the fields used.
+    """
+    if view not in VIEWS:
+        raise DataError(path, f"unknown TALN view {view!r}; choose one of {VIEWS}")
+    rows, counts = [], {"papers": 0, "kept": 0, "dropped_empty": 0, "dropped_language": 0}
+    for i, p in iter_jsonl(path):
+        counts["papers"] += 1
+        for f in ("id", "authors", "text", "body_offset", "refs_offset", "abstract_en", "text_lang"):
+            if f not in p:
+                raise DataError(path, "missing field", row=i, field=f)
+        if view == "fulltext-fr":
+            if p["text_lang"] != "fr":
+                counts["dropped_language"] += 1
+                continue
+            text, lang = p["text"][p["body_offset"] : p["refs_offset"]], "fr"
+        else:
+            text, lang = p["abstract_en"], "en"
+        if not text.strip():
+            counts["dropped_empty"] += 1
+            continue
+        rows.append(validate_corpus_row({"id": p["id"], "authors": p["authors"], "text": text, "year": p.get("year"), "language": lang}, path, i))
+        counts["kept"] += 1
+    return rows, counts

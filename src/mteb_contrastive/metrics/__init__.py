@@ -1,0 +1,1 @@
+"""Metrics mteb does not compute: triplet accuracy, PAN metrics, calibration, error rate."""

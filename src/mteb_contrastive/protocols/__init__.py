@@ -1,0 +1,1 @@
+"""mteb AbsTask subclasses, one per protocol. They hold the papers' rules."""

@@ -1,0 +1,63 @@
+"""Markdown tables from mteb result folders (read with mteb's own ``TaskResult``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def load_results(results_dir: str | Path) -> list[Any]:
+    """Every ``TaskResult`` under an mteb ``--output-folder`` (``<model>/<revision>/<task>.json``)."""
+    from mteb import TaskResult
+
+    out = []
+    for f in sorted(Path(results_dir).rglob("*.json")):
+        if f.name == "model_meta.json":
+            continue
+        try:
+            r = TaskResult.from_disk(f)
+        except Exception:
+            continue
+        r._model_dir = f.parent.parent.name  # model name as mteb writes it ("org__name")
+        out.append(r)
+    return out
+
+
+def _fmt(v: Any, digits: int = 4) -> str:
+    return "" if v is None else (f"{v:.{digits}f}" if isinstance(v, float) else str(v))
+
+
+def author_table(results_dir: str | Path, timings: dict[str, float] | None = None) -> str:
+    """Author tasks: one row per (model, dataset, k): pool, triplets, nDCG@10, Recall@10, base accuracy.
+
+    ``timings`` maps "<model> <task>" to wall seconds of the ``mteb run`` command (the main job
+    records them); without it the evaluation time stored in the result is shown.
+    """
+    timings = timings or {}
+    rows: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for r in load_results(results_dir):
+        name = r.task_name
+        for suffix, kind in (("AuthorRetrieval", "ret"), ("AuthorTripletClassification", "trip"), ("Retrieval", "ret"), ("TripletClassification", "trip")):
+            if name.endswith(suffix):
+                base = name[: -len(suffix)]
+                break
+        else:
+            continue
+        model = r._model_dir.replace("__", "/")
+        wall = next((v for k, v in timings.items() if k.endswith(" " + name) and k.split(" ")[0] == model), None)
+        for s in r.scores.get("test", []):
+            row = rows.setdefault((model, base, s["hf_subset"]), {"lang": ",".join(s.get("languages", []))})
+            if kind == "ret":
+                row.update(pool=s.get("pool_size"), triplets=s.get("n_triplets"), ndcg=s.get("ndcg_at_10"), recall=s.get("recall_at_10"), t_ret=wall if wall is not None else round(r.evaluation_time or 0, 1))
+            else:
+                row.update(acc=s.get("accuracy"), triplets=s.get("n_triplets"), t_trip=wall if wall is not None else round(r.evaluation_time or 0, 1))
+    lines = [
+        "| model | dataset | k | language | pool size | triplets | nDCG@10 | Recall@10 | base triplet accuracy | wall time (s) retrieval / triplets |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (model, base, subset), v in sorted(rows.items()):
+        k = subset.replace("base-", "")
+        lines.append(
+            f"| {model} | {base} | {k} | {v['lang']} | {_fmt(v.get('pool'))} | {_fmt(v.get('triplets'))} | {_fmt(v.get('ndcg'))} | {_fmt(v.get('recall'))} | {_fmt(v.get('acc')) or 'n/a'} | {_fmt(v.get('t_ret'))} / {_fmt(v.get('t_trip')) or 'n/a'} |"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Search for mteb retrieval: the FAISS index backend, and rerankers."""

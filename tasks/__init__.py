@@ -1,0 +1,11 @@
+"""Task definitions, one module per benchmark family. Declarative: metadata + protocol + loader."""
+
+from __future__ import annotations
+
+
+def all_task_classes() -> list[type]:
+    """Every task class of the extension, including those made from local dataset folders."""
+    from mteb_contrastive.tasks.halvest import HALvestRetrieval, HALvestTripletClassification
+    from mteb_contrastive.tasks.local import local_task_classes
+
+    return [HALvestTripletClassification, HALvestRetrieval, *local_task_classes()]
