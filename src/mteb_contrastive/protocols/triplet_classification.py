@@ -20,6 +20,7 @@ import numpy as np
 from mteb.abstasks.abstask import AbsTask
 
 from mteb_contrastive.metrics.triplets import triplet_accuracy
+from mteb_contrastive.protocols.fitting import fit_if_needed
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +95,7 @@ class AbsTaskTripletClassification(AbsTask):
             )
         fields = (self.anchor_field, self.positive_field, self.negative_field)
         texts, index = unique_texts(data_split, fields)
+        fit_if_needed(model, texts)
         emb = encode_texts(model, texts, self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
         sim_pos, sim_neg = self._similarities(model, emb, index, data_split)
         base = np.array([str(r["query_halid"]) != str(r["pos_halid"]) for r in data_split], dtype=bool)
