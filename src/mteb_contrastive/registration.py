@@ -42,6 +42,9 @@ def register() -> None:
     from mteb_contrastive.baselines import registered_model_metas
 
     register_models(registered_model_metas())
+    from mteb_contrastive.search.rerank import registered_model_metas as rerank_model_metas
+
+    register_models(rerank_model_metas())
 
 
 def register_tasks(task_classes: list[type]) -> None:

