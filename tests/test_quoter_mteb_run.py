@@ -1,0 +1,42 @@
+"""End to end through the stock ``mteb run``: a QuoteR-format task with BM25 and a two-stage model."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+TASK = "QuoteRKJVNovelsEnglishRetrieval"
+
+
+def _mteb(model, out):
+    exe = Path(sys.executable).with_name("mteb")
+    env = dict(os.environ, HF_HUB_OFFLINE="1", MTEB_CONTRASTIVE_QUOTER_DATA=str(SHARED / "quoter"))
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "") if env.get("PYTHONPATH") else src
+    cmd = [str(exe), "run", "-m", model, "-t", TASK, "--output-folder", str(out), "--overwrite-strategy", "always", "-v", "1", "--batch-size", "32"]
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    files = [f for f in out.rglob(f"{TASK}.json")]
+    assert len(files) == 1, files
+    return files[0], json.loads(files[0].read_text())["scores"]["test"][0]
+
+
+def test_mteb_run_bm25_and_reranked(tmp_path):
+    f_bm25, bm25 = _mteb("mteb/baseline-bm25s", tmp_path / "bm25")
+    f_two, two = _mteb("rerank/bm25+bi@10", tmp_path / "two")
+    for s in (bm25, two):
+        assert s["main_score"] == s["mrr"] and 0 < s["mrr"] <= 1
+        assert s["n_queries"] == 29 and s["pool_size"] == 272 and s["gold_ranks_exact"] == 1
+        assert s["recall_at_1"] <= s["recall_at_10"] <= s["recall_at_100"] <= 1
+        assert s["median_rank"] >= 1
+    # reranking the top 10 never changes which candidates are in it
+    assert two["recall_at_10"] == bm25["recall_at_10"]
+    assert two["recall_at_100"] == bm25["recall_at_100"]
+    assert two["rerank_k"] == 10 and two["rerank_pairs"] == 290
+    # the result folder records the stages and k
+    assert f_two.parent.parent.name == "rerank__bm25+bi@10"
+    meta = json.loads((f_two.parent / "model_meta.json").read_text())
+    assert meta["loader_kwargs"]["first_stage"] == "mteb/baseline-bm25s"
+    assert meta["loader_kwargs"]["reranker"] == "bi" and meta["loader_kwargs"]["k"] == 10
