@@ -70,6 +70,13 @@ def bundled_minilm() -> str:
         return MINILM
 
 
+def model_label(name: str) -> str:
+    """A short label of a reranker model: ``all-MiniLM-L6-v2 (bundled)`` for the bundled folder, else the name."""
+    if str(name) == bundled_minilm() and name != MINILM:
+        return "all-MiniLM-L6-v2 (bundled)"
+    return str(name)
+
+
 def _device(device: str | None) -> str:
     return device or "cpu"
 
