@@ -82,7 +82,6 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         for split in self.eval_splits:
             data, stats = build_retrieval_data(examples, splits, self.query_format(), split)
             self.pool_stats[split] = stats
-            self.gold = {qid: next(iter(rel)) for qid, rel in data["qrels"].items()}
             logger.info("%s %s: %s", self.metadata.name, split, stats)
             self.dataset.setdefault("default", {})[split] = RetrievalSplitData(
                 corpus=Dataset.from_list(data["corpus"]),
