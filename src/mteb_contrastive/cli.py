@@ -6,6 +6,9 @@ Evaluation itself stays the stock ``mteb run``; this command prepares what it ne
     mteb-contrastive build-triplets CORPUS.jsonl --name MyCorpus --out DIR [--k 2 4 8]
     mteb-contrastive build-taln [--shared ../shared/data] [--out build/datasets]
     mteb-contrastive main [--out build] [--models ...]
+    mteb-contrastive build-verification {eltec,pan14,corpus} PATH --name NAME --out DIR
+    mteb-contrastive build-pan-benchmarks [--shared ../shared/data] [--out build/verification]
+    mteb-contrastive pan-score TRUTH.jsonl ANSWERS.jsonl [--year 2020|2021]
 """
 
 from __future__ import annotations
@@ -128,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("report", help="print the author-task table from a results folder")
     r.add_argument("results")
     r.add_argument("--timings")
+    from mteb_contrastive import pan_cli
+
+    pan_cli.add_parsers(sub)
     args = ap.parse_args(argv)
 
     from mteb_contrastive.data.errors import DataError
@@ -152,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
 
             timings = json.loads(Path(args.timings).read_text()) if args.timings else {}
             print(author_table(Path(args.results), timings))
+        else:
+            return pan_cli.run(args, _shared_dir) or 0
     except DataError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

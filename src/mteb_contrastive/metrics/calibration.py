@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from mteb_contrastive.metrics.pan import RULE_2021, evaluate_all
+from mteb_contrastive.metrics.pan import evaluate_all
 
 #: the abstention grid: 0, 0.01, ..., 0.20
 DELTA_GRID = tuple(round(0.01 * i, 2) for i in range(21))
@@ -124,13 +124,14 @@ def abstain(p: Any, delta: float) -> np.ndarray:
     return np.where(np.abs(p - 0.5) <= delta, 0.5, p)
 
 
-def fit_abstention(p: Any, labels: Any, *, grid: tuple[float, ...] = DELTA_GRID, rule: str = RULE_2021) -> tuple[float, dict[float, float]]:
+def fit_abstention(p: Any, labels: Any, *, grid: tuple[float, ...] = DELTA_GRID, year: int = 2021) -> tuple[float, dict[float, float]]:
     """The band half-width ``delta`` maximising the PAN overall score on validation.
 
     Args:
         p: calibrated validation probabilities (Platt).
         grid: candidate deltas, scanned in increasing order; ties go to the smaller delta.
-        rule: F0.5u non-answer rule (2021 by default, where abstaining can pay off).
+        year: whose overall score to maximise (:func:`~mteb_contrastive.metrics.pan.evaluate_all`):
+            2021 (default; mean of five, F0.5u counting 0.5 as a non-answer) or 2020.
 
     Returns:
         (delta, {delta: validation overall}).
@@ -142,7 +143,7 @@ def fit_abstention(p: Any, labels: Any, *, grid: tuple[float, ...] = DELTA_GRID,
     curve: dict[float, float] = {}
     best_delta, best = None, -np.inf
     for d in sorted(grid):
-        score = evaluate_all(y, abstain(p, d), year=2021, rule=rule)["overall"]
+        score = evaluate_all(y, abstain(p, d), year=year)["overall"]
         curve[float(d)] = score
         if score > best + 1e-12:
             best_delta, best = float(d), score
@@ -153,11 +154,12 @@ def fit_abstention(p: Any, labels: Any, *, grid: tuple[float, ...] = DELTA_GRID,
 class Calibrator:
     """Threshold, Platt scaling and abstention band, fitted on validation together.
 
+    ``year`` (2021 or 2020) picks the overall score the abstention band maximises.
     Attributes (after :meth:`fit`): ``threshold``, ``platt``, ``delta``, ``delta_curve``.
     """
 
     grid: tuple[float, ...] = DELTA_GRID
-    rule: str = RULE_2021
+    year: int = 2021
     threshold: float | None = None
     platt: PlattScaler | None = None
     delta: float | None = None
@@ -172,7 +174,7 @@ class Calibrator:
         s, y = _check(scores, labels)
         self.threshold = fit_threshold(s, y)
         self.platt = fit_platt(s, y)
-        self.delta, self.delta_curve = fit_abstention(self.platt.predict(s), y, grid=self.grid, rule=self.rule)
+        self.delta, self.delta_curve = fit_abstention(self.platt.predict(s), y, grid=self.grid, year=self.year)
         return self
 
     def answers(self, scores: Any) -> dict[str, np.ndarray]:
