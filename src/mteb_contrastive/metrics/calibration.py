@@ -119,9 +119,13 @@ def fit_platt(scores: Any, labels: Any) -> PlattScaler:
 
 
 def abstain(p: Any, delta: float) -> np.ndarray:
-    """Answers with ``|p - 0.5| <= delta`` replaced by the PAN non-answer 0.5."""
+    """Answers with ``|p - 0.5| <= delta`` replaced by the PAN non-answer 0.5.
+
+    The comparison allows 1e-12 of floating-point slack, so that ``0.55`` is inside a band of
+    ``0.05`` (``0.55 - 0.5`` is ``0.05000000000000004`` in binary floating point).
+    """
     p = np.asarray(p, dtype=np.float64)
-    return np.where(np.abs(p - 0.5) <= delta, 0.5, p)
+    return np.where(np.abs(p - 0.5) <= delta + 1e-12, 0.5, p)
 
 
 def fit_abstention(p: Any, labels: Any, *, grid: tuple[float, ...] = DELTA_GRID, year: int = 2021) -> tuple[float, dict[float, float]]:
