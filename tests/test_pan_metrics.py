@@ -123,9 +123,14 @@ def test_every_team_file_has_a_leaderboard_entry():
     assert files == sorted(PAN20_LEADERBOARD)
 
 
+@pytest.fixture(scope="module")
+def pan20_truth():
+    return read_truth(SHARED / "pan" / "pan20_test_truth.jsonl")
+
+
 @pytest.mark.parametrize("team", sorted(PAN20_LEADERBOARD))
-def test_pan20_leaderboard_reproduced(team):
-    truth = read_truth(SHARED / "pan" / "pan20_test_truth.jsonl")
+def test_pan20_leaderboard_reproduced(team, pan20_truth):
+    truth = pan20_truth
     answers = read_answers(SHARED / "pan" / "pan20_answers" / f"{team}.jsonl")
     labels, values = align_answers(truth, answers)  # a missing id counts as 0.5
     assert len(labels) == 14311
@@ -134,10 +139,22 @@ def test_pan20_leaderboard_reproduced(team):
     assert got == PAN20_LEADERBOARD[team]
 
 
-def test_rules_differ_on_real_submission_with_non_answers():
+def test_pan_score_command():
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [str(Path(sys.executable).parent / "mteb-contrastive"), "pan-score", str(SHARED / "pan" / "pan20_test_truth.jsonl"), str(SHARED / "pan" / "pan20_answers" / "halvani20-small.jsonl"), "--year", "2020"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    r = json.loads(out)
+    assert (r["auc"], r["c@1"], r["f1"], r["f_05_u"], r["overall"]) == PAN20_LEADERBOARD["halvani20-small"]
+
+
+def test_rules_differ_on_real_submission_with_non_answers(pan20_truth):
     # boenninghoff20-large left 648 pairs unanswered: the 2021 rule scores its F0.5u differently
-    truth = read_truth(SHARED / "pan" / "pan20_test_truth.jsonl")
-    labels, values = align_answers(truth, read_answers(SHARED / "pan" / "pan20_answers" / "boenninghoff20-large.jsonl"))
+    labels, values = align_answers(pan20_truth, read_answers(SHARED / "pan" / "pan20_answers" / "boenninghoff20-large.jsonl"))
     assert int(np.sum(np.asarray(values) == 0.5)) == 648
     assert round(f_05_u(labels, values, rule=RULE_2020), 3) == 0.907
     assert round(f_05_u(labels, values, rule=RULE_2021), 3) == 0.918

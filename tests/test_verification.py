@@ -210,4 +210,10 @@ def test_stock_mteb_run_end_to_end(tmp_path):
     r = evaluate_all([int(t["same"]) for t in truth], [answers[t["id"]] for t in truth])
     assert r["overall"] == pytest.approx(scores["pan_platt_abstain_overall"], abs=1e-6)
     assert r["n_unanswered"] == scores["pan_platt_abstain_n_unanswered"]
+    # the README table command reads the same result
+    from mteb_contrastive.pan_cli import pan_table
+
+    table = pan_table(tmp_path / "results").splitlines()
+    assert len(table) == 5 and all("TinyEltecVerification" in line for line in table[2:])
+    assert f"| {scores['pan_platt_abstain_overall']:.3f} | {scores['pan_platt_abstain_n_unanswered']} | 20 |" in table[4]
     assert time.monotonic() - t0 < 120

@@ -20,6 +20,31 @@ PAN_BENCHMARKS = {
 }
 
 
+def pan_table(results_dir) -> str:
+    """Markdown table of every verification result under an mteb ``--output-folder``.
+
+    One row per (model, task, answers kind): hard / Platt / Platt+abstain, with AUC, c@1, F1,
+    F0.5u, Brier, overall (3 decimals), the number of non-answers and the test pair count.
+    """
+    from mteb_contrastive.report import load_results
+
+    lines = [
+        "| model | task | answers | AUC | c@1 | F1 | F0.5u | Brier | overall | non-answers | test pairs |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    found = []
+    for r in load_results(results_dir):
+        for split, entries in r.scores.items():
+            for s in entries:
+                if "pan_platt_abstain_overall" in s:
+                    found.append((r._model_dir, r.task_name, s))
+    for model, task, s in sorted(found, key=lambda x: (x[1], x[0])):
+        for variant, label in (("hard", "hard (threshold)"), ("platt", "Platt"), ("platt_abstain", f"Platt+abstain (delta {s['abstain_delta']:.2f})")):
+            vals = " | ".join(f"{s[f'pan_{variant}_{k}']:.3f}" for k in ("auc", "c_at_1", "f1", "f_05_u", "brier", "overall"))
+            lines.append(f"| {model} | {task} | {label} | {vals} | {s[f'pan_{variant}_n_unanswered']} | {s['n_pairs']} |")
+    return "\n".join(lines)
+
+
 def _documents(kind: str, path: str):
     from mteb_contrastive.data import verification_builder as vb
 
@@ -47,6 +72,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     s.add_argument("truth")
     s.add_argument("answers")
     s.add_argument("--year", type=int, choices=[2020, 2021], default=2021, help="2020: F0.5u with 0.5 -> same, overall of four; 2021: 0.5 = non-answer, overall of five")
+    r = sub.add_parser("pan-report", help="markdown table of the verification results in an mteb --output-folder")
+    r.add_argument("results")
 
 
 def run(args: argparse.Namespace, shared_dir) -> int | None:
@@ -71,6 +98,9 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
         labels, values = align_answers(truth, read_answers(args.answers), args.answers)
         res = evaluate_all(labels, values, year=args.year)
         print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in res.items()}))
+        return 0
+    if args.cmd == "pan-report":
+        print(pan_table(args.results))
         return 0
     return None
 
