@@ -5,7 +5,8 @@ Protocol of "Contrastive Learning for Authorship Verification" (Kirby) on PAN-fo
 1. every distinct text of the validation and test splits is embedded once (mteb's dataloader and
    the model's ``encode``; :func:`~mteb_contrastive.protocols.fitting.fit_if_needed` first, so
    fitted baselines see the test texts and the train split's texts);
-2. a pair's score is the cosine similarity of its two embeddings;
+2. a pair's score is the model's similarity of its two embeddings (mteb ``similarity_pairwise``):
+   cosine for sentence-transformers models and for the TF-IDF baselines (the protocol of the paper);
 3. on **validation only**: the cosine threshold maximising F1, Platt scaling of the cosine
    (logistic regression), and the abstention half-width ``delta`` (grid 0..0.20, maximising the
    PAN overall score, ties to the smaller delta) -- :mod:`mteb_contrastive.metrics.calibration`;
@@ -20,8 +21,10 @@ Protocol of "Contrastive Learning for Authorship Verification" (Kirby) on PAN-fo
    the task's ``pan_year`` (2021 default, 2020 for PAN20) picks the F0.5u non-answer rule and
    the overall score (mean of five, or of four without Brier).
 
-mteb's own pair-classification metrics of the test cosines stay in the result
-(``cosine_accuracy``, ``cosine_ap``, ``max_f1``, ... -- ``AbsTaskPairClassification._compute_metrics``),
+mteb's own pair-classification metrics of the test scores stay in the result
+(``similarity_accuracy``, ``cosine_accuracy``, ``cosine_ap``, ``max_f1``, ... --
+``AbsTaskPairClassification._compute_metrics``; for a model whose ``encode`` gives no vectors,
+such as a sparse baseline's row keys, only the ``similarity_*`` ones),
 plus the fitted parameters (``threshold``, ``platt_coef``, ``platt_intercept``, ``abstain_delta``).
 Main score: ``pan_platt_abstain_overall``.
 
@@ -78,15 +81,24 @@ def rows_to_dataset(rows: list[dict[str, Any]]):
     )
 
 
-def pair_scores(emb: np.ndarray, i1: list[int], i2: list[int]) -> dict[str, list[float]]:
-    """mteb's ``PairClassificationDistances`` for pairs of rows of ``emb`` (cosine, dot, distances)."""
+def pair_scores(model: Any, emb: np.ndarray, i1: list[int], i2: list[int]) -> dict[str, list[float]]:
+    """mteb's ``PairClassificationDistances`` for pairs of rows of ``emb``.
+
+    ``similarity_scores`` is the model's own pairwise similarity (mteb ``similarity_pairwise``:
+    cosine for sentence-transformers models and for this project's TF-IDF baselines, whose
+    ``encode`` returns row keys into a sparse store); the other four are computed from the
+    embedding vectors, as mteb's ``PairClassificationEvaluator`` does.
+    """
+    import torch
+    from mteb.similarity_functions import compute_pairwise_similarity
     from sklearn.metrics.pairwise import paired_cosine_distances, paired_euclidean_distances, paired_manhattan_distances
 
     e1, e2 = emb[i1], emb[i2]
-    cos = 1 - paired_cosine_distances(e1, e2)
+    sim = compute_pairwise_similarity(model, torch.as_tensor(e1, dtype=torch.float32), torch.as_tensor(e2, dtype=torch.float32))
+    sim = np.asarray(sim.detach().cpu() if hasattr(sim, "detach") else sim, dtype=np.float64).ravel()
     return {
-        "cosine_scores": cos.tolist(),
-        "similarity_scores": cos.tolist(),
+        "similarity_scores": sim.tolist(),
+        "cosine_scores": (1 - paired_cosine_distances(e1, e2)).tolist(),
         "euclidean_distances": paired_euclidean_distances(e1, e2).tolist(),
         "manhattan_distances": paired_manhattan_distances(e1, e2).tolist(),
         "dot_scores": np.einsum("ij,ij->i", e1, e2).tolist(),
@@ -140,6 +152,8 @@ class AbsTaskVerification(AbsTaskPairClassification):
             index.setdefault(t, len(index))
         emb = encode_texts(model, list(index), self, hf_split=split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
         emb = np.asarray(emb, dtype=np.float64)
+        if emb.ndim == 1:
+            emb = emb[:, None]
         return emb, [index[t] for t in ds["sentence1"]], [index[t] for t in ds["sentence2"]]
 
     def _evaluate_subset(self, model: Any, data_split: Any, *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Path | None = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, float]:
@@ -156,15 +170,18 @@ class AbsTaskVerification(AbsTaskPairClassification):
         fit_if_needed(model, test_texts, train_texts=train_texts)
 
         val_emb, v1, v2 = self._encode_split(model, val, self.calibration_split, hf_subset, encode_kwargs, num_proc)
-        val_cos = np.asarray(pair_scores(val_emb, v1, v2)["cosine_scores"])
-        calibrator = Calibrator(year=self.pan_year).fit(val_cos, np.asarray(val["labels"]))
+        val_sim = np.asarray(pair_scores(model, val_emb, v1, v2)["similarity_scores"])
+        calibrator = Calibrator(year=self.pan_year).fit(val_sim, np.asarray(val["labels"]))
 
         test_emb, t1, t2 = self._encode_split(model, data_split, hf_split, hf_subset, encode_kwargs, num_proc)
-        distances = pair_scores(test_emb, t1, t2)
+        distances = pair_scores(model, test_emb, t1, t2)
         labels = np.asarray(data_split["labels"], dtype=np.int64)
-        answers = calibrator.answers(np.asarray(distances["cosine_scores"]))
+        answers = calibrator.answers(np.asarray(distances["similarity_scores"]))
 
         scores: dict[str, Any] = dict(self._compute_metrics(distances, labels))
+        if test_emb.shape[1] < 2:
+            # not vectors (e.g. row keys of a sparse baseline): only the model's own similarity means anything
+            scores = {k: v for k, v in scores.items() if k.startswith("similarity_")}
         scores.update(pan_scores(labels, answers, self.pan_year))
         scores.update(calibrator.params())
         scores["pan_year"] = self.pan_year
@@ -177,7 +194,7 @@ class AbsTaskVerification(AbsTaskPairClassification):
         self._write_answers(model, ids, answers["platt_abstain"], hf_subset, prediction_folder)
         if prediction_folder:
             self._save_task_predictions(
-                {"id": ids, "cosine": distances["cosine_scores"], **{k: v.tolist() for k, v in answers.items()}},
+                {"id": ids, "similarity": distances["similarity_scores"], **{k: v.tolist() for k, v in answers.items()}},
                 model,
                 prediction_folder,
                 hf_subset=hf_subset,
