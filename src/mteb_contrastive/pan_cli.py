@@ -15,7 +15,8 @@ import json
 
 #: the README's real-data benchmarks: name -> (source kind, path under shared/data, builder options)
 PAN_BENCHMARKS = {
-    "ELTeCEng": ("eltec", "eltec/eng_novels.jsonl.gz", dict(chunk_words=1000, pairs_per_author=40, split_ratios=(0.4, 0.3, 0.3), positive_ratio=0.5, seed=0, languages=("eng-Latn",), description="ELTeC English novels 1840-1920: 1000-word chunks, same-author pairs from two different novels")),
+    # ELTeC has only 10 authors with more than one novel: all go to validation and test (5 + 5), no train split.
+    "ELTeCEng": ("eltec", "eltec/eng_novels.jsonl.gz", dict(chunk_words=1000, pairs_per_author=30, split_ratios=(0.0, 0.5, 0.5), positive_ratio=0.5, seed=0, languages=("eng-Latn",), description="ELTeC English novels 1840-1920: 1000-word chunks, same-author pairs from two different novels")),
     "PAN14Known": ("pan14", "pan/pan14_known.jsonl.gz", dict(chunk_words=400, pairs_per_author=2, split_ratios=(0.4, 0.3, 0.3), positive_ratio=0.5, seed=0, languages=("eng-Latn", "spa-Latn"), description="PAN 2014 known documents (English essays and novels, Spanish articles): 400-word chunks, author = PAN problem, same-author pairs from two different documents, negatives within a genre")),
 }
 
