@@ -2,7 +2,8 @@
 
 * ``PAN20Verification`` / ``PAN21Verification`` -- the PAN 2020 / 2021 cross-domain verification
   data (fanfiction pairs; texts on Zenodo on request only, not on the Hub). Set
-  ``MTEB_CONTRASTIVE_PAN20`` / ``MTEB_CONTRASTIVE_PAN21`` to a folder holding
+  ``MTEB_CONTRASTIVE_PAN20`` / ``MTEB_CONTRASTIVE_PAN21`` (or pass ``folder=`` when making the task
+  in Python: ``PAN21Verification(folder="...")``) to a folder holding
   ``validation/{pairs,truth}.jsonl`` and ``test/{pairs,truth}.jsonl`` (PAN publishes no validation
   split: hold out part of the training pairs; an optional ``train/`` is used only by fitted
   baselines). PAN20 is scored with the 2020 evaluator's rules (F0.5u with 0.5 -> "same", overall =
@@ -74,20 +75,34 @@ _PROTOCOL = (
 )
 
 
-def _env_folder(env: str, task: str) -> Path:
-    value = os.environ.get(env)
+class _OfficialPANTask(AbsTaskVerification):
+    """PAN20/PAN21: the folder comes from the ``folder`` argument, else from the environment variable."""
+
+    folder_env: str = ""
+
+    def __init__(self, folder: str | os.PathLike | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self.folder = folder
+
+    def pan_folder(self) -> Path:
+        return _env_folder(self.folder_env, self.metadata.name, self.folder)
+
+
+def _env_folder(env: str, task: str, value: str | os.PathLike | None = None) -> Path:
+    value = value or os.environ.get(env)
     if not value:
         raise FileNotFoundError(
             f"{task}: the PAN texts are not on the Hub; set {env} to a folder with validation/ and test/ (pairs.jsonl + truth.jsonl each)"
         )
     folder = Path(value).expanduser()
     if not (folder / "test" / "pairs.jsonl").is_file():
-        raise FileNotFoundError(f"{task}: {env}={value} has no test/pairs.jsonl (expected validation/ and test/ with pairs.jsonl + truth.jsonl)")
+        raise FileNotFoundError(f"{task}: {value} has no test/pairs.jsonl (expected validation/ and test/ with pairs.jsonl + truth.jsonl)")
     return folder
 
 
-class PAN20Verification(AbsTaskVerification):
+class PAN20Verification(_OfficialPANTask):
     pan_year = 2020
+    folder_env = PAN20_ENV
     metadata = TaskMetadata(
         name="PAN20Verification",
         description=f"PAN 2020 cross-domain authorship verification (fanfiction pairs, closed set), local folder from ${PAN20_ENV}. {_PROTOCOL} PAN 2020 rules: F0.5u turns 0.5 into 'same', overall = mean of four.",
@@ -99,12 +114,10 @@ class PAN20Verification(AbsTaskVerification):
         **_COMMON,
     )
 
-    def pan_folder(self) -> Path:
-        return _env_folder(PAN20_ENV, self.metadata.name)
 
-
-class PAN21Verification(AbsTaskVerification):
+class PAN21Verification(_OfficialPANTask):
     pan_year = 2021
+    folder_env = PAN21_ENV
     metadata = TaskMetadata(
         name="PAN21Verification",
         description=f"PAN 2021 cross-domain authorship verification (fanfiction pairs, unseen authors and fandoms), local folder from ${PAN21_ENV}. {_PROTOCOL} PAN 2021 rules: 0.5 is a non-answer, overall = mean of five.",
@@ -115,9 +128,6 @@ class PAN21Verification(AbsTaskVerification):
         bibtex_citation=_PAN21_CITATION,
         **_COMMON,
     )
-
-    def pan_folder(self) -> Path:
-        return _env_folder(PAN21_ENV, self.metadata.name)
 
 
 def verification_folders(value: str | None = None) -> list[Path]:

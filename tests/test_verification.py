@@ -195,6 +195,15 @@ def test_missing_pan_folder_is_a_one_line_message(monkeypatch, tmp_path, name, e
         _task(name).load_data()
 
 
+def test_pan_folder_as_argument(tmp_path, monkeypatch):
+    from mteb_contrastive.tasks.pan import PAN21Verification
+
+    monkeypatch.delenv("MTEB_CONTRASTIVE_PAN21", raising=False)
+    task = PAN21Verification(folder=_pan_folder(tmp_path / "arg"))
+    task.load_data()
+    assert len(task.dataset["default"]["test"]) == 30 and len(task.dataset["default"]["validation"]) == 24
+
+
 def test_single_class_validation_stops_the_task(tmp_path, monkeypatch):
     monkeypatch.setenv("MTEB_CONTRASTIVE_PAN21", str(_pan_folder(tmp_path / "one", one_class_validation=True)))
     with pytest.raises(CalibrationError, match="validation split has only same-author pairs"):
