@@ -21,6 +21,7 @@ from mteb.abstasks.abstask import AbsTask
 
 from mteb_contrastive.metrics.triplets import triplet_accuracy
 from mteb_contrastive.protocols.fitting import fit_if_needed
+from mteb_contrastive.protocols.triplet_source import TripletSource
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ def encode_texts(model: Any, texts: list[str], task: AbsTask, *, hf_split: str, 
     return np.asarray(emb.detach().cpu() if hasattr(emb, "detach") else emb)
 
 
-class AbsTaskTripletClassification(AbsTask):
+class AbsTaskTripletClassification(TripletSource, AbsTask):
     """Triplet accuracy task over rows with ``query``/``positive``/``negative`` texts.
 
     ``self.dataset[hf_subset][split]`` is a list of triplet rows (HALvest triplet schema, see
@@ -69,22 +70,6 @@ class AbsTaskTripletClassification(AbsTask):
     anchor_field: ClassVar[str] = "query"
     positive_field: ClassVar[str] = "positive"
     negative_field: ClassVar[str] = "negative"
-
-    def load_triplets(self, hf_subset: str, split: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Return (triplet rows, load info) for one subset/split. Implemented by each task."""
-        raise NotImplementedError
-
-    def load_data(self, num_proc: int | None = None, *, timer: Any = None, **kwargs: Any) -> None:
-        if self.data_loaded:
-            return
-        self.dataset = {}
-        self.load_info: dict[str, dict[str, Any]] = {}
-        for hf_subset in self.hf_subsets:
-            for split in self.eval_splits:
-                rows, info = self.load_triplets(hf_subset, split)
-                self.dataset.setdefault(hf_subset, {})[split] = rows
-                self.load_info[f"{hf_subset}/{split}"] = info
-        self.data_loaded = True
 
     def _evaluate_subset(self, model: Any, data_split: list[dict[str, Any]], *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Any = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, float]:
         from mteb.models.models_protocols import EncoderProtocol
@@ -107,8 +92,7 @@ class AbsTaskTripletClassification(AbsTask):
             "n_unique_texts": len(texts),
             "n_ties": int(np.sum(sim_pos[base] == sim_neg[base])),
         }
-        info = getattr(self, "load_info", {}).get(f"{hf_subset}/{hf_split}", {})
-        scores.update({k: v for k, v in info.items() if isinstance(v, (int, float))})
+        scores.update(self.split_counts(hf_subset, hf_split))
         return scores
 
     def _similarities(self, model: Any, emb: np.ndarray, index: dict[str, int], rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
