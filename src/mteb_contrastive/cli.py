@@ -9,6 +9,7 @@ Evaluation itself stays the stock ``mteb run``; this command prepares what it ne
     mteb-contrastive build-verification {eltec,pan14,corpus} PATH --name NAME --out DIR
     mteb-contrastive build-pan-benchmarks [--shared ../shared/data] [--out build/verification]
     mteb-contrastive pan-score TRUTH.jsonl ANSWERS.jsonl [--year 2020|2021]
+    mteb-contrastive pan-report RESULTS_DIR
 """
 
 from __future__ import annotations
