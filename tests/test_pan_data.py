@@ -245,3 +245,21 @@ def test_real_source_loaders():
     pan14 = pan14_documents(SHARED / "pan" / "pan14_known.jsonl.gz")
     assert len(pan14) == 1129 and len({d["author"] for d in pan14}) == 400
     assert {d["group"] for d in pan14} == {"essays", "novels", "articles"}
+
+
+def test_cli_build_verification_and_its_errors(tmp_path, capsys):
+    from mteb_contrastive.cli import main
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(d) + "\n" for d in _synthetic_docs()))
+    assert main(["build-verification", "corpus", str(corpus), "--name", "Synth", "--out", str(tmp_path / "out"), "--chunk-words", "40", "--pairs-per-author", "3"]) == 0
+    assert (tmp_path / "out" / "Synth" / "test" / "truth.jsonl").is_file()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"id": "x", "author": "a", "text": ""}) + "\n")
+    assert main(["build-verification", "corpus", str(bad), "--name", "Bad", "--out", str(tmp_path / "out")]) == 2
+    assert f"error: {bad}, row 0, field 'text': missing or empty" in capsys.readouterr().err
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text('{"id": "p0", "value": 2}\n')
+    truth = _jsonl(tmp_path / "truth.jsonl", [_truth(0)])
+    assert main(["pan-score", str(truth), str(answers)]) == 2
+    assert "row 0, field 'value': must be in [0, 1], got 2.0" in capsys.readouterr().err

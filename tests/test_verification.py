@@ -33,6 +33,7 @@ class LetterEncoder:
 
     def fit(self, texts, *, train_texts=None):
         self.fitted = (list(texts), train_texts)
+        self.fit_summary = {"fit_n_texts": len(texts), "fit_flag": True}
 
     def encode(self, inputs, **kwargs):
         out = []
@@ -120,6 +121,7 @@ def test_pan21_task_in_process(tmp_path, monkeypatch):
     test_texts = {t for r in test_pairs for t in r["pair"]}
     assert set(model.fitted[0]) == test_texts and len(model.fitted[0]) == len(test_texts)
     assert len(model.fitted[1]) == 12
+    assert scores["fit_n_texts"] == len(test_texts) and "fit_flag" not in scores  # numeric fit summary copied
     # each distinct validation and test text embedded once
     assert len(model.encoded) == len(set(model.encoded))
 

@@ -167,7 +167,8 @@ class AbsTaskVerification(AbsTaskPairClassification):
         train_texts = None
         if "train" in subset_data:
             train_texts = list(dict.fromkeys(list(subset_data["train"]["sentence1"]) + list(subset_data["train"]["sentence2"])))
-        fit_if_needed(model, test_texts, train_texts=train_texts)
+        if fit_if_needed(model, test_texts, train_texts=train_texts):
+            logger.info("%s: fitted %s on %d test texts (+%d train texts)", self.metadata.name, type(model).__name__, len(test_texts), len(train_texts or []))
 
         val_emb, v1, v2 = self._encode_split(model, val, self.calibration_split, hf_subset, encode_kwargs, num_proc)
         val_sim = np.asarray(pair_scores(model, val_emb, v1, v2)["similarity_scores"])
@@ -189,6 +190,10 @@ class AbsTaskVerification(AbsTaskPairClassification):
         scores["n_same_author"] = int(labels.sum())
         scores["n_validation_pairs"] = len(val)
         scores["validation_platt_abstain_overall"] = float(calibrator.delta_curve[calibrator.delta])
+        # what a fitted baseline learnt from (its optional ``fit_summary`` dict of numbers)
+        summary = getattr(model, "fit_summary", None)
+        if isinstance(summary, dict):
+            scores.update({str(k): v for k, v in summary.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})
 
         ids = list(data_split["id"])
         self._write_answers(model, ids, answers["platt_abstain"], hf_subset, prediction_folder)
