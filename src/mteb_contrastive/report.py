@@ -58,6 +58,6 @@ def author_table(results_dir: str | Path, timings: dict[str, float] | None = Non
     for (model, base, subset), v in sorted(rows.items()):
         k = subset.replace("base-", "")
         lines.append(
-            f"| {model} | {base} | {k} | {v['lang']} | {_fmt(v.get('pool'))} | {_fmt(v.get('triplets'))} | {_fmt(v.get('ndcg'))} | {_fmt(v.get('recall'))} | {_fmt(v.get('acc')) or 'n/a'} | {_fmt(v.get('t_ret'))} / {_fmt(v.get('t_trip')) or 'n/a'} |"
+            f"| {model} | {base} | {k} | {v['lang']} | {_fmt(v.get('pool'))} | {_fmt(v.get('triplets'))} | {_fmt(v.get('ndcg'))} | {_fmt(v.get('recall'))} | {_fmt(v.get('acc')) or 'n/a'} | {_fmt(v.get('t_ret'), 1)} / {_fmt(v.get('t_trip'), 1) or 'n/a'} |"
         )
     return "\n".join(lines)
