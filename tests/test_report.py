@@ -16,4 +16,7 @@ def test_author_table_from_result_files(tmp_path):
     lines = table.splitlines()
     assert len(lines) == 3
     # pool 3, 2 triplets, nDCG@10 0.9197, Recall@10 1, accuracy: Q-P1 .994 > Q-N1 .8 right, Q-P2 0 < .8 wrong
-    assert lines[2] == "| test/table-encoder | Toy | default | eng-Latn | 3 | 2 | 0.9197 | 1.0000 | 0.5000 | 12.5 / " + lines[2].rsplit("/ ", 1)[1]
+    assert lines[2].startswith("| test/table-encoder | Toy | default | eng-Latn | 3 | 2 | 0.9197 | 1.0000 | 0.5000 | 12.5 / ")
+    # without measured timings: the sum of the subset's phases stored in the result
+    t_ret, t_trip = author_table(tmp_path / "results").splitlines()[2].split(" | ")[-1].rstrip(" |").split(" / ")
+    assert 0 <= float(t_ret) < 5 and 0 <= float(t_trip) < 5
