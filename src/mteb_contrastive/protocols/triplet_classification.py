@@ -79,10 +79,15 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
                 f"{self.metadata.name} scores embeddings: it needs an encoder model, got {type(model).__name__}"
             )
         fields = (self.anchor_field, self.positive_field, self.negative_field)
+        from mteb.timing import TimingStack
+
+        timer = timer or TimingStack()
         texts, index = unique_texts(data_split, fields)
         fit_if_needed(model, texts)
-        emb = encode_texts(model, texts, self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
-        sim_pos, sim_neg = self._similarities(model, emb, index, data_split)
+        with timer("Encoding texts", split=hf_split, subset=hf_subset):
+            emb = encode_texts(model, texts, self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
+        with timer("Scoring", split=hf_split, subset=hf_subset):
+            sim_pos, sim_neg = self._similarities(model, emb, index, data_split)
         base = np.array([str(r["query_halid"]) != str(r["pos_halid"]) for r in data_split], dtype=bool)
         scores = {
             "accuracy": triplet_accuracy(sim_pos[base], sim_neg[base]),
