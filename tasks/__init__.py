@@ -7,6 +7,15 @@ def all_task_classes() -> list[type]:
     """Every task class of the extension, including those made from local dataset folders."""
     from mteb_contrastive.tasks.halvest import HALvestRetrieval, HALvestTripletClassification
     from mteb_contrastive.tasks.local import local_task_classes
+    from mteb_contrastive.tasks.pan import PAN20Verification, PAN21Verification, verification_task_classes
     from mteb_contrastive.tasks.quoter import QUOTER_TASKS
 
-    return [HALvestTripletClassification, HALvestRetrieval, *QUOTER_TASKS, *local_task_classes()]
+    return [
+        HALvestTripletClassification,
+        HALvestRetrieval,
+        *local_task_classes(),
+        PAN20Verification,
+        PAN21Verification,
+        *verification_task_classes(),
+        *QUOTER_TASKS,
+    ]

@@ -6,6 +6,10 @@ Evaluation itself stays the stock ``mteb run``; this command prepares what it ne
     mteb-contrastive build-triplets CORPUS.jsonl --name MyCorpus --out DIR [--k 2 4 8]
     mteb-contrastive build-taln [--shared ../shared/data] [--out build/datasets]
     mteb-contrastive main [--out build] [--models ...]
+    mteb-contrastive build-verification {eltec,pan14,corpus} PATH --name NAME --out DIR
+    mteb-contrastive build-pan-benchmarks [--shared ../shared/data] [--out build/verification]
+    mteb-contrastive pan-score TRUTH.jsonl ANSWERS.jsonl [--year 2020|2021]
+    mteb-contrastive pan-report RESULTS_DIR
 """
 
 from __future__ import annotations
@@ -69,10 +73,12 @@ def hub_reachable(timeout: float = 5.0) -> bool:
 def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
     """Evaluate on HALvest from the Hub when reachable; else build and evaluate the TALN tasks."""
     import subprocess
-    import time
 
     results = out / "results"
     shared = _shared_dir(shared_arg)
+    # a readable log: no per-batch progress bars (set TQDM_DISABLE=0 to see them)
+    os.environ.setdefault("TQDM_DISABLE", "1")
+    os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
     if hub_reachable():
         print(f"main job: HuggingFace Hub reachable -> HALvestRetrieval + HALvestTripletClassification from the Hub, results in {results}", flush=True)
         tasks = ["HALvestRetrieval", "HALvestTripletClassification"]
@@ -85,23 +91,18 @@ def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
     else:
         print(f"main job: needs either the HuggingFace Hub (almanach/HALvest-Contrastive) or the shared data at {shared}/taln/articles.jsonl.gz (set MTEB_CONTRASTIVE_SHARED); found neither.", flush=True)
         return 2
-    timings = {}
     for model in models:
-        for task in tasks:
-            if model == "mteb/baseline-bm25s" and "Triplet" in task:
-                continue  # BM25 is a search model: retrieval tasks only
-            cmd = ["mteb", "run", "-m", model, "-t", task, "--output-folder", str(results), "--overwrite-strategy", "always", "-v", "1"]
-            print("$ " + " ".join(cmd), flush=True)
-            t0 = time.monotonic()
-            rc = subprocess.call(cmd, env=env)
-            timings[f"{model} {task}"] = round(time.monotonic() - t0, 1)
-            if rc != 0:
-                print(f"failed: {' '.join(cmd)} (exit {rc})", flush=True)
-                return rc
-    (out / "timings.json").write_text(json.dumps(timings, indent=2))
+        # BM25 is a search model: retrieval tasks only
+        model_tasks = [t for t in tasks if not (model == "mteb/baseline-bm25s" and "Triplet" in t)]
+        cmd = ["mteb", "run", "-m", model, "-t", *model_tasks, "--output-folder", str(results), "--overwrite-strategy", "always", "-v", "1"]
+        print("$ " + " ".join(cmd), flush=True)
+        rc = subprocess.call(cmd, env=env)
+        if rc != 0:
+            print(f"failed: {' '.join(cmd)} (exit {rc})", flush=True)
+            return rc
     from mteb_contrastive.report import author_table
 
-    print(author_table(results, timings))
+    print(author_table(results))
     return 0
 
 
@@ -128,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("report", help="print the author-task table from a results folder")
     r.add_argument("results")
     r.add_argument("--timings")
+    from mteb_contrastive import pan_cli
+
+    pan_cli.add_parsers(sub)
     args = ap.parse_args(argv)
 
     from mteb_contrastive.data.errors import DataError
@@ -152,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
 
             timings = json.loads(Path(args.timings).read_text()) if args.timings else {}
             print(author_table(Path(args.results), timings))
+        else:
+            return pan_cli.run(args, _shared_dir) or 0
     except DataError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,338 @@
+"""Build a PAN-format authorship-verification dataset from an author-labelled corpus of long documents.
+
+Input: documents ``{"id", "author", "text"}`` (one document = one *work*; optional ``"title"``,
+``"group"``). The sampler:
+
+* **chunking** -- each document is cut into consecutive, non-overlapping chunks of
+  ``chunk_words`` whitespace tokens; a shorter last chunk is kept when it has at least
+  ``min_words`` tokens (a document shorter than ``chunk_words`` gives one chunk when it has at
+  least ``min_words``, else none). Chunks are re-joined with single spaces.
+* **author-disjoint splits** -- authors (not documents) are shuffled with the seed and shared
+  out over ``train`` / ``validation`` / ``test`` by ``split_ratios`` (largest remainder),
+  separately for authors with at least two works (they alone give same-author pairs) and the
+  others, so no author appears in two splits.
+* **same-author pairs** (PAN's cross-fandom condition) -- per author with >= 2 works,
+  ``pairs_per_author`` pairs of chunks from two *different* works (distinct pairs; fewer when the
+  author has fewer).
+* **different-author pairs** -- ``n_pos * (1 - positive_ratio) / positive_ratio`` pairs of chunks
+  of two different authors of the same split (and, when documents have a ``group``, the same
+  group: e.g. genre/language, so negatives are not trivially separable), authors drawn uniformly.
+* **determinism** -- one ``random.Random`` seeded from ``(seed, split)``; documents and authors
+  in sorted order. Pair ids are UUID5 of (dataset name, split, the two chunk ids).
+
+Output ``<out>/<name>/``: ``<split>/pairs.jsonl`` + ``<split>/truth.jsonl`` (PAN 2020/21 format,
+the ``fandoms`` field holds the two works' ids), ``mteb_contrastive.json`` (kind
+``pan-verification``; what :mod:`mteb_contrastive.tasks.pan` reads) and a ``README.md`` dataset
+card. The folder is written atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import re
+import uuid
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from mteb_contrastive.data.atomic import atomic_folder
+from mteb_contrastive.data.corpus import iter_jsonl
+from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.pan import write_pairs_and_truth
+
+KIND = "pan-verification"
+SPLITS = ("train", "validation", "test")
+_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+
+
+def chunk_text(text: str, chunk_words: int, min_words: int) -> list[str]:
+    """Consecutive chunks of ``chunk_words`` tokens; a last chunk shorter than ``min_words`` is dropped."""
+    if chunk_words < 1 or min_words < 1 or min_words > chunk_words:
+        raise ValueError(f"need 1 <= min_words <= chunk_words, got chunk_words={chunk_words}, min_words={min_words}")
+    words = text.split()
+    chunks = [words[i : i + chunk_words] for i in range(0, len(words), chunk_words)]
+    return [" ".join(c) for c in chunks if len(c) >= min_words]
+
+
+def _allocate(n: int, ratios: tuple[float, ...]) -> list[int]:
+    """Share ``n`` items by ``ratios`` (largest remainder, ties to the earlier split)."""
+    total = sum(ratios)
+    raw = [n * r / total for r in ratios]
+    base = [int(x) for x in raw]
+    order = sorted(range(len(ratios)), key=lambda i: (-(raw[i] - base[i]), i))
+    for i in order[: n - sum(base)]:
+        base[i] += 1
+    return base
+
+
+def validate_documents(docs: list[dict[str, Any]], source: object = "documents") -> list[dict[str, Any]]:
+    """Check documents ``{"id", "author", "text"}`` (optional ``title``, ``group``).
+
+    Raises:
+        DataError: missing/empty field, duplicate id (names the row and field).
+    """
+    out, seen = [], {}
+    for i, d in enumerate(docs):
+        for f in ("id", "author", "text"):
+            v = d.get(f)
+            if not isinstance(v, (str, int)) or isinstance(v, bool) or not str(v).strip():
+                raise DataError(source, "missing or empty", row=i, field=f)
+        did = str(d["id"])
+        if did in seen:
+            raise DataError(source, f"duplicate id {did!r} (first at row {seen[did]})", row=i, field="id")
+        seen[did] = i
+        out.append({"id": did, "author": str(d["author"]).strip(), "text": str(d["text"]), "title": str(d.get("title") or ""), "group": str(d.get("group") or "")})
+    if not out:
+        raise DataError(source, "no documents")
+    return out
+
+
+def split_authors(docs: list[dict[str, Any]], split_ratios: tuple[float, float, float], seed: int) -> dict[str, str]:
+    """author -> split, authors disjoint (see module docstring)."""
+    works = defaultdict(int)
+    for d in docs:
+        works[d["author"]] += 1
+    multi = sorted(a for a, n in works.items() if n >= 2)
+    single = sorted(a for a, n in works.items() if n < 2)
+    rng = random.Random(f"{seed}-authors")
+    rng.shuffle(multi)
+    rng.shuffle(single)
+    out = {}
+    for group in (multi, single):
+        start = 0
+        for split, k in zip(SPLITS, _allocate(len(group), split_ratios)):
+            for a in group[start : start + k]:
+                out[a] = split
+            start += k
+    return out
+
+
+def sample_split_pairs(docs: list[dict[str, Any]], chunks: dict[str, list[str]], split: str, *, name: str, pairs_per_author: int, positive_ratio: float, seed: int) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Same-author (different works) and different-author pairs of one split's documents."""
+    rng = random.Random(f"{seed}-{split}")
+    by_author: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for d in sorted(docs, key=lambda d: d["id"]):
+        if chunks[d["id"]]:
+            by_author[d["author"]].append(d)
+    authors = sorted(by_author)
+    rows: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+
+    def row(d1: dict, c1: int, d2: dict, c2: int, same: bool) -> dict[str, Any]:
+        k1, k2 = f"{d1['id']}#{c1}", f"{d2['id']}#{c2}"
+        return {
+            "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"mteb-contrastive/{name}/{split}/{k1}/{k2}")),
+            "fandoms": [d1["id"], d2["id"]],
+            "pair": [chunks[d1["id"]][c1], chunks[d2["id"]][c2]],
+            "same": same,
+            "authors": [d1["author"], d2["author"]],
+        }
+
+    n_pos = 0
+    for a in authors:
+        works = by_author[a]
+        if len(works) < 2:
+            continue
+        capacity = sum(len(chunks[x["id"]]) * len(chunks[y["id"]]) for i, x in enumerate(works) for y in works[i + 1 :])
+        want = min(pairs_per_author, capacity)
+        got, tries = 0, 0
+        while got < want and tries < 50 * want:
+            tries += 1
+            d1, d2 = rng.sample(works, 2)
+            c1, c2 = rng.randrange(len(chunks[d1["id"]])), rng.randrange(len(chunks[d2["id"]]))
+            key = tuple(sorted((f"{d1['id']}#{c1}", f"{d2['id']}#{c2}")))
+            if key in seen:
+                continue
+            seen.add(key)
+            rows.append(row(d1, c1, d2, c2, True))
+            got += 1
+        n_pos += got
+    n_neg_target = round(n_pos * (1 - positive_ratio) / positive_ratio) if n_pos else 0
+    by_group: dict[str, list[str]] = defaultdict(list)
+    for a in authors:
+        by_group[by_author[a][0]["group"]].append(a)
+    n_neg, tries = 0, 0
+    while n_neg < n_neg_target and tries < 50 * max(n_neg_target, 1):
+        tries += 1
+        a = rng.choice(authors)
+        group = by_author[a][0]["group"]
+        others = [b for b in by_group[group] if b != a]
+        if not others:
+            continue
+        b = rng.choice(others)
+        d1, d2 = rng.choice(by_author[a]), rng.choice(by_author[b])
+        c1, c2 = rng.randrange(len(chunks[d1["id"]])), rng.randrange(len(chunks[d2["id"]]))
+        key = tuple(sorted((f"{d1['id']}#{c1}", f"{d2['id']}#{c2}")))
+        if key in seen:
+            continue
+        seen.add(key)
+        pair = [(d1, c1), (d2, c2)]
+        rng.shuffle(pair)
+        rows.append(row(pair[0][0], pair[0][1], pair[1][0], pair[1][1], False))
+        n_neg += 1
+    rng.shuffle(rows)
+    counts = {
+        "authors": len(authors),
+        "authors_with_2_works": sum(len(by_author[a]) >= 2 for a in authors),
+        "documents": sum(len(v) for v in by_author.values()),
+        "chunks": sum(len(chunks[d["id"]]) for v in by_author.values() for d in v),
+        "pairs": len(rows),
+        "same_author": n_pos,
+        "different_author": n_neg,
+    }
+    return rows, counts
+
+
+def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike, name: str, *, chunk_words: int = 1000, min_words: int | None = None, split_ratios: tuple[float, float, float] = (0.4, 0.3, 0.3), pairs_per_author: int = 20, positive_ratio: float = 0.5, seed: int = 0, languages: tuple[str, ...] = ("eng-Latn",), source: str = "", description: str = "") -> Path:
+    """Write a PAN-format verification dataset ``<out_dir>/<name>`` (atomically).
+
+    Args:
+        docs: documents ``{"id", "author", "text"}`` (+ optional ``title``, ``group``).
+        name: letters and digits; the task is ``<name>Verification``.
+        chunk_words: chunk length in whitespace tokens; ``min_words``: shortest chunk kept
+            (default ``chunk_words // 2``).
+        split_ratios: shares of authors for train / validation / test (train may be 0).
+        pairs_per_author: same-author pairs per author with >= 2 works.
+        positive_ratio: share of same-author pairs in each split (0.5 = balanced).
+        languages: mteb language-script codes of the texts.
+
+    Raises:
+        DataError: bad documents, or validation/test got no same-author or no different-author
+            pair (too few authors with two works for the ratios).
+        ValueError: bad name or parameters.
+    """
+    if not _NAME_RE.match(name):
+        raise ValueError(f"dataset name must be letters and digits starting with a letter, got {name!r}")
+    if len(split_ratios) != 3 or any(r < 0 for r in split_ratios) or split_ratios[1] <= 0 or split_ratios[2] <= 0:
+        raise ValueError(f"split_ratios must be three shares (train, validation, test) with validation and test > 0, got {split_ratios}")
+    if not 0 < positive_ratio < 1:
+        raise ValueError(f"positive_ratio must be in (0, 1), got {positive_ratio}")
+    if pairs_per_author < 1:
+        raise ValueError(f"pairs_per_author must be >= 1, got {pairs_per_author}")
+    min_words = min_words or max(1, chunk_words // 2)
+    docs = validate_documents(docs, source or name)
+    chunks = {d["id"]: chunk_text(d["text"], chunk_words, min_words) for d in docs}
+    assignment = split_authors([d for d in docs if chunks[d["id"]]], split_ratios, seed)
+    params = {
+        "chunk_words": chunk_words,
+        "min_words": min_words,
+        "split_ratios": list(split_ratios),
+        "pairs_per_author": pairs_per_author,
+        "positive_ratio": positive_ratio,
+        "seed": seed,
+    }
+    target = Path(out_dir) / name
+    counts: dict[str, dict[str, int]] = {}
+    splits = []
+    with atomic_folder(target) as tmp:
+        for split in SPLITS:
+            split_docs = [d for d in docs if assignment.get(d["author"]) == split]
+            rows, c = sample_split_pairs(split_docs, chunks, split, name=name, pairs_per_author=pairs_per_author, positive_ratio=positive_ratio, seed=seed)
+            if split != "train" and (c["same_author"] == 0 or c["different_author"] == 0):
+                raise DataError(source or name, f"split {split}: {c['same_author']} same-author and {c['different_author']} different-author pairs; both are needed (more authors with two works, or other split_ratios)")
+            if not rows:
+                continue
+            write_pairs_and_truth(tmp / split, rows)
+            counts[split] = c
+            splits.append(split)
+        build_id = hashlib.sha256(
+            json.dumps({"params": params, "docs": [(d["id"], d["author"], len(d["text"])) for d in docs]}, sort_keys=True).encode()
+        ).hexdigest()[:16]
+        info = {
+            "kind": KIND,
+            "name": name,
+            "description": description,
+            "languages": list(languages),
+            "splits": splits,
+            "counts": counts,
+            "skipped_documents_too_short": sum(1 for d in docs if not chunks[d["id"]]),
+            "source": source,
+            "params": params,
+            "build_id": build_id,
+        }
+        (tmp / "mteb_contrastive.json").write_text(json.dumps(info, indent=2, ensure_ascii=False))
+        (tmp / "README.md").write_text(_card(info))
+    return target
+
+
+def _card(info: dict[str, Any]) -> str:
+    p = info["params"]
+    lines = [
+        f"# {info['name']} (PAN-format authorship verification)",
+        "",
+        info["description"] or "",
+        "",
+        f"- Source: {info['source']}",
+        f"- Languages: {', '.join(info['languages'])}; build id {info['build_id']}",
+        f"- Built by `mteb-contrastive build-verification`: chunks of {p['chunk_words']} whitespace tokens (last chunk kept",
+        f"  when >= {p['min_words']} tokens); authors shared out over train/validation/test by {p['split_ratios']} (no author",
+        f"  in two splits); up to {p['pairs_per_author']} same-author pairs per author with >= 2 works, the two chunks from",
+        f"  different works (cross-fandom); different-author pairs so that same-author pairs are {p['positive_ratio']:.0%} of",
+        f"  each split; seed {p['seed']}. {info['skipped_documents_too_short']} documents were too short for one chunk.",
+        "- Format: PAN 2020/21 -- `<split>/pairs.jsonl` `{id, fandoms, pair}` and `<split>/truth.jsonl` `{id, same, authors}`;",
+        "  `fandoms` holds the ids of the two source works.",
+        "- Task: `<name>Verification` (set `MTEB_CONTRASTIVE_VERIFICATION` to this folder or its parent): cosine per pair,",
+        "  calibration (threshold, Platt, abstention) fitted on validation, PAN metrics on test.",
+        "",
+        "| split | authors | authors with >= 2 works | documents | chunks | pairs | same-author | different-author |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for split, c in info["counts"].items():
+        lines.append(f"| {split} | {c['authors']} | {c['authors_with_2_works']} | {c['documents']} | {c['chunks']} | {c['pairs']} | {c['same_author']} | {c['different_author']} |")
+    return "\n".join(lines) + "\n"
+
+
+# --- source corpora -------------------------------------------------------------------------
+
+
+def eltec_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """ELTeC novels (``eltec/eng_novels.jsonl.gz``: ``id``, ``author``, ``title``, ``text``): one novel = one work.
+
+    Raises:
+        DataError: a row without ``id``, ``author`` or ``text``.
+    """
+    docs = []
+    for i, obj in iter_jsonl(path):
+        for f in ("id", "author", "text"):
+            if not obj.get(f):
+                raise DataError(path, "missing or empty", row=i, field=f)
+        docs.append({"id": obj["id"], "author": obj["author"], "title": obj.get("title", ""), "text": obj["text"]})
+    return validate_documents(docs, path)
+
+
+def pan14_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """PAN 2014 known documents (``pan/pan14_known.jsonl.gz``): author = problem, work = file, group = genre.
+
+    PAN publishes no author ids: different problems are taken as different authors (noisy
+    negatives, see the data README). Negatives are drawn within a genre (and so a language).
+
+    Raises:
+        DataError: a row without ``problem``, ``file`` or ``text``.
+    """
+    docs = []
+    for i, obj in iter_jsonl(path):
+        for f in ("problem", "file", "text"):
+            if not obj.get(f):
+                raise DataError(path, "missing or empty", row=i, field=f)
+        docs.append({"id": obj["file"].removesuffix(".txt"), "author": obj["problem"], "group": obj.get("genre", ""), "text": obj["text"]})
+    return validate_documents(docs, path)
+
+
+def corpus_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """A generic JSONL corpus ``{"id", "author" | "authors": [one], "text"}`` (optional ``title``, ``group``).
+
+    Raises:
+        DataError: a row without an id, a single author or a text.
+    """
+    docs = []
+    for i, obj in iter_jsonl(path):
+        author = obj.get("author")
+        if author is None and isinstance(obj.get("authors"), list):
+            if len(obj["authors"]) != 1:
+                raise DataError(path, "verification needs exactly one author per document", row=i, field="authors")
+            author = obj["authors"][0]
+        docs.append({**obj, "author": author})
+    return validate_documents(docs, path)

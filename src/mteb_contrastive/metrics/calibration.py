@@ -1,0 +1,203 @@
+"""Turning similarity scores into PAN answers, fitted on a validation split only.
+
+Protocol of "Contrastive Learning for Authorship Verification" (Kirby): a bi-encoder scores a pair
+by cosine similarity; everything that maps scores to answers is fitted on validation and then
+applied unchanged to test.
+
+* :func:`fit_threshold` -- the cosine threshold maximising F1 on validation (hard answers 0/1).
+* :func:`fit_platt` -- Platt scaling: a logistic regression ``p = sigmoid(a * s + b)`` fitted on
+  the validation scores (Platt 1999; ``sklearn.linear_model.LogisticRegression``).
+* :func:`fit_abstention` -- an abstention band: a calibrated ``p`` with ``|p - 0.5| <= delta``
+  becomes the PAN non-answer 0.5; ``delta`` is taken from a grid (0 to 0.20) to maximise the PAN
+  overall score on validation, ties going to the smaller delta.
+
+:class:`Calibrator` bundles the three; ``Calibrator.fit(val_scores, val_labels)`` then
+``calibrator.answers(test_scores)`` gives the three kinds of answers.
+
+Example::
+
+    >>> import numpy as np
+    >>> cal = Calibrator().fit(np.array([0.1, 0.2, 0.8, 0.9]), np.array([0, 0, 1, 1]))
+    >>> cal.threshold
+    0.5
+    >>> cal.answers(np.array([0.3, 0.7]))["hard"].tolist()
+    [0.0, 1.0]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mteb_contrastive.metrics.pan import evaluate_all
+
+#: the abstention grid: 0, 0.01, ..., 0.20
+DELTA_GRID = tuple(round(0.01 * i, 2) for i in range(21))
+
+
+class CalibrationError(ValueError):
+    """Calibration is impossible on the given validation data (e.g. a single class)."""
+
+
+def _check(scores: Any, labels: Any, what: str = "validation") -> tuple[np.ndarray, np.ndarray]:
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    y = np.asarray(labels, dtype=np.int64).ravel()
+    if s.shape != y.shape:
+        raise ValueError(f"{what}: {s.size} scores but {y.size} labels")
+    if s.size == 0:
+        raise CalibrationError(f"{what} split is empty: nothing to calibrate on")
+    if not np.all(np.isfinite(s)):
+        raise ValueError(f"{what}: scores contain NaN or infinity")
+    classes = np.unique(y)
+    if classes.size < 2:
+        name = "same-author" if classes[0] == 1 else "different-author"
+        raise CalibrationError(
+            f"{what} split has only {name} pairs ({y.size} pairs): threshold, Platt scaling and "
+            "abstention need both classes"
+        )
+    return s, y
+
+
+def fit_threshold(scores: Any, labels: Any) -> float:
+    """The score threshold maximising F1 of the "same" class on validation.
+
+    Candidates are midpoints between consecutive distinct sorted scores (a threshold never splits
+    tied scores) plus one below the minimum; a pair is "same" when ``score >= threshold``. Ties in
+    F1 go to the higher threshold (fewer "same" answers).
+
+    Raises:
+        CalibrationError: single-class or empty validation.
+    """
+    s, y = _check(scores, labels)
+    order = np.argsort(-s, kind="stable")
+    s_sorted, y_sorted = s[order], y[order]
+    tp = np.cumsum(y_sorted)
+    k = np.arange(1, s.size + 1)  # number predicted "same" when cutting after position k-1
+    pos = y.sum()
+    f1 = 2 * tp / (k + pos)
+    # a cut is only possible where the next score differs (or at the end)
+    valid = np.ones(s.size, dtype=bool)
+    valid[:-1] = s_sorted[:-1] != s_sorted[1:]
+    f1 = np.where(valid, f1, -1.0)
+    best = int(np.argmax(f1))  # first maximum = highest threshold
+    if best == s.size - 1:
+        return float(s_sorted[-1])  # everything "same": threshold at the lowest score
+    return float((s_sorted[best] + s_sorted[best + 1]) / 2)
+
+
+@dataclass
+class PlattScaler:
+    """``p = sigmoid(coef * score + intercept)``, fitted by logistic regression on validation."""
+
+    coef: float = 1.0
+    intercept: float = 0.0
+
+    @classmethod
+    def fit(cls, scores: Any, labels: Any) -> PlattScaler:
+        """Fit on validation scores/labels (``LogisticRegression``, L2, C=1e4 ~ unregularised, lbfgs).
+
+        Raises:
+            CalibrationError: single-class or empty validation.
+        """
+        from sklearn.linear_model import LogisticRegression
+
+        s, y = _check(scores, labels)
+        lr = LogisticRegression(C=1e4, solver="lbfgs", max_iter=1000)
+        lr.fit(s.reshape(-1, 1), y)
+        return cls(coef=float(lr.coef_[0, 0]), intercept=float(lr.intercept_[0]))
+
+    def predict(self, scores: Any) -> np.ndarray:
+        z = self.coef * np.asarray(scores, dtype=np.float64) + self.intercept
+        return 1.0 / (1.0 + np.exp(-z))
+
+
+def fit_platt(scores: Any, labels: Any) -> PlattScaler:
+    """Platt scaling fitted on validation (see :class:`PlattScaler`)."""
+    return PlattScaler.fit(scores, labels)
+
+
+def abstain(p: Any, delta: float) -> np.ndarray:
+    """Answers with ``|p - 0.5| <= delta`` replaced by the PAN non-answer 0.5.
+
+    The comparison allows 1e-12 of floating-point slack, so that ``0.55`` is inside a band of
+    ``0.05`` (``0.55 - 0.5`` is ``0.05000000000000004`` in binary floating point).
+    """
+    p = np.asarray(p, dtype=np.float64)
+    return np.where(np.abs(p - 0.5) <= delta + 1e-12, 0.5, p)
+
+
+def fit_abstention(p: Any, labels: Any, *, grid: tuple[float, ...] = DELTA_GRID, year: int = 2021) -> tuple[float, dict[float, float]]:
+    """The band half-width ``delta`` maximising the PAN overall score on validation.
+
+    Args:
+        p: calibrated validation probabilities (Platt).
+        grid: candidate deltas, scanned in increasing order; ties go to the smaller delta.
+        year: whose overall score to maximise (:func:`~mteb_contrastive.metrics.pan.evaluate_all`):
+            2021 (default; mean of five, F0.5u counting 0.5 as a non-answer) or 2020.
+
+    Returns:
+        (delta, {delta: validation overall}).
+
+    Raises:
+        CalibrationError: single-class or empty validation.
+    """
+    p, y = _check(p, labels)
+    curve: dict[float, float] = {}
+    best_delta, best = None, -np.inf
+    for d in sorted(grid):
+        score = evaluate_all(y, abstain(p, d), year=year)["overall"]
+        curve[float(d)] = score
+        if score > best + 1e-12:
+            best_delta, best = float(d), score
+    return best_delta, curve
+
+
+@dataclass
+class Calibrator:
+    """Threshold, Platt scaling and abstention band, fitted on validation together.
+
+    ``year`` (2021 or 2020) picks the overall score the abstention band maximises.
+    Attributes (after :meth:`fit`): ``threshold``, ``platt``, ``delta``, ``delta_curve``.
+    """
+
+    grid: tuple[float, ...] = DELTA_GRID
+    year: int = 2021
+    threshold: float | None = None
+    platt: PlattScaler | None = None
+    delta: float | None = None
+    delta_curve: dict[float, float] = field(default_factory=dict)
+
+    def fit(self, scores: Any, labels: Any) -> Calibrator:
+        """Fit everything on validation scores and labels.
+
+        Raises:
+            CalibrationError: single-class or empty validation.
+        """
+        s, y = _check(scores, labels)
+        self.threshold = fit_threshold(s, y)
+        self.platt = fit_platt(s, y)
+        self.delta, self.delta_curve = fit_abstention(self.platt.predict(s), y, grid=self.grid, year=self.year)
+        return self
+
+    def answers(self, scores: Any) -> dict[str, np.ndarray]:
+        """PAN answers for (test) scores: ``hard`` (0/1 at the threshold), ``platt``, ``platt_abstain``."""
+        if self.platt is None or self.threshold is None or self.delta is None:
+            raise RuntimeError("Calibrator.fit must be called first (on the validation split)")
+        s = np.asarray(scores, dtype=np.float64)
+        p = self.platt.predict(s)
+        return {
+            "hard": (s >= self.threshold).astype(np.float64),
+            "platt": p,
+            "platt_abstain": abstain(p, self.delta),
+        }
+
+    def params(self) -> dict[str, float]:
+        """The fitted parameters, for the result file."""
+        return {
+            "threshold": float(self.threshold),
+            "platt_coef": float(self.platt.coef),
+            "platt_intercept": float(self.platt.intercept),
+            "abstain_delta": float(self.delta),
+        }

@@ -1,0 +1,173 @@
+"""The official PAN authorship-verification metrics (PAN 2020 / PAN 2021).
+
+Inputs everywhere: ``true_y`` (0/1 or bool, 1 = same author) and ``pred_y`` (answers in [0, 1],
+``0.5`` = non-answer, "same author" when ``>= 0.5`` otherwise). Values are returned unrounded
+(the official evaluator rounds to 3 decimals for display only).
+
+Source of every rule: the PAN evaluator ``pan20_verif_evaluator.py`` in ``pan-webis-de/pan-code``:
+
+* ``clef20/authorship-verification/pan20_verif_evaluator.py`` -- the script that scored PAN 2020
+  (AUC, c@1, F1, F0.5u; overall = mean of the four). Its ``f_05_u_score`` first binarises with
+  ``>= 0.5 -> 1``, so a value of exactly 0.5 becomes "same author" and the non-answer count ``nu``
+  is always 0 (:data:`RULE_2020`).
+* ``clef21/authorship-verification/pan20_verif_evaluator.py`` -- the version corrected in May 2021
+  and used for PAN 2021: ``binarize(..., triple_valued=True)`` keeps 0.5 as a non-answer in F0.5u
+  (:data:`RULE_2021`, the default), and the Brier complement is added (overall = mean of five).
+
+Example::
+
+    >>> from mteb_contrastive.metrics.pan import evaluate_all
+    >>> r = evaluate_all([1, 0, 1, 0], [0.9, 0.2, 0.5, 0.7])
+    >>> r["c@1"], r["f_05_u"]
+    (0.625, 0.5)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+#: F0.5u as in the PAN 2021 evaluator: 0.5 is a non-answer (default).
+RULE_2021 = "2021"
+#: F0.5u as in the PAN 2020 evaluator: 0.5 is binarised to "same author" first (nu = 0).
+RULE_2020 = "2020"
+_RULES = (RULE_2021, RULE_2020)
+
+
+def _arrays(true_y: Sequence, pred_y: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    """Validated float arrays (labels 0/1, answers in [0, 1]).
+
+    Raises:
+        ValueError: different lengths, empty input, a label not 0/1, an answer NaN or outside [0, 1].
+    """
+    t = np.asarray(true_y, dtype=np.float64).ravel()
+    p = np.asarray(pred_y, dtype=np.float64).ravel()
+    if t.shape != p.shape:
+        raise ValueError(f"true_y and pred_y differ in length: {t.size} vs {p.size}")
+    if t.size == 0:
+        raise ValueError("no pairs to score")
+    if not np.all((t == 0) | (t == 1)):
+        raise ValueError("true_y must be 0/1 (or bool)")
+    bad = np.flatnonzero(~((p >= 0) & (p <= 1)))  # NaN fails both comparisons
+    if bad.size:
+        raise ValueError(f"answer {p[bad[0]]!r} at position {int(bad[0])} is NaN or outside [0, 1]")
+    return t, p
+
+
+def auc(true_y: Sequence, pred_y: Sequence) -> float:
+    """ROC AUC on the raw answers (non-answers 0.5 included as they are).
+
+    Source: ``auc`` of the PAN evaluator (``sklearn.metrics.roc_auc_score``; Stamatatos et al.,
+    Overview of the Author Identification Task at PAN 2014). As there, a single-class ``true_y``
+    (AUC undefined) gives 0.0.
+    """
+    from sklearn.metrics import roc_auc_score
+
+    t, p = _arrays(true_y, pred_y)
+    if np.unique(t).size < 2:
+        return 0.0
+    return float(roc_auc_score(t, p))
+
+
+def c_at_1(true_y: Sequence, pred_y: Sequence) -> float:
+    """c@1 = (nc + nu * nc / n) / n.
+
+    ``nu`` = answers of exactly 0.5 (non-answers), ``nc`` = answered pairs with
+    ``(value > 0.5) == same``. Source: ``c_at_1`` of the PAN evaluator (identical in 2020 and
+    2021); Peñas & Rodrigo, "A Simple Measure to Assess Non-response", ACL 2011.
+    """
+    t, p = _arrays(true_y, pred_y)
+    n = float(p.size)
+    answered = p != 0.5
+    nu = float(np.sum(~answered))
+    nc = float(np.sum(answered & ((p > 0.5) == (t > 0.5))))
+    return (nc + nu * nc / n) / n
+
+
+def f1(true_y: Sequence, pred_y: Sequence) -> float:
+    """F1 of the "same author" class on the answered pairs only.
+
+    Non-answers (exactly 0.5) are dropped, the rest binarised with ``>= 0.5 -> same`` and scored
+    with ``sklearn.metrics.f1_score``. Source: ``f1`` of the PAN evaluator (2020 and 2021).
+    With no answered pair, or no true/predicted positive, F1 is 0.0 (sklearn's zero division).
+    """
+    from sklearn.metrics import f1_score
+
+    t, p = _arrays(true_y, pred_y)
+    keep = p != 0.5
+    if not keep.any():
+        return 0.0
+    return float(f1_score(t[keep], (p[keep] >= 0.5).astype(np.float64), zero_division=0.0))
+
+
+def f_05_u(true_y: Sequence, pred_y: Sequence, rule: str = RULE_2021) -> float:
+    """F0.5u = 1.25 tp / (1.25 tp + 0.25 (fn + nu) + fp).
+
+    Bevendorff et al., "Generalizing Unmasking for Short Texts", NAACL 2019; source:
+    ``f_05_u_score`` of the PAN evaluator. Non-answers count like false negatives, at a quarter
+    of the weight of a false positive.
+
+    Args:
+        rule: :data:`RULE_2021` (default; the evaluator corrected in May 2021,
+            ``binarize(triple_valued=True)``): a value of exactly 0.5 is a non-answer (nu).
+            :data:`RULE_2020` (the script that scored PAN 2020): values are binarised with
+            ``>= 0.5 -> same`` first, so 0.5 counts as a "same author" answer and nu = 0.
+
+    A zero denominator (no positive, no answer) gives 0.0.
+    """
+    if rule not in _RULES:
+        raise ValueError(f"rule must be one of {_RULES}, got {rule!r}")
+    t, p = _arrays(true_y, pred_y)
+    if rule == RULE_2020:
+        b = np.where(p >= 0.5, 1.0, 0.0)
+    else:
+        b = np.where(p > 0.5, 1.0, np.where(p < 0.5, 0.0, 0.5))
+    nu = float(np.sum(b == 0.5))
+    tp = float(np.sum((b == 1) & (t == 1)))
+    fp = float(np.sum((b == 1) & (t == 0)))
+    fn = float(np.sum((b == 0) & (t == 1)))
+    denom = 1.25 * tp + 0.25 * (fn + nu) + fp
+    return 1.25 * tp / denom if denom else 0.0
+
+
+def brier(true_y: Sequence, pred_y: Sequence) -> float:
+    """Complement of the Brier score: 1 - mean((value - same)^2), non-answers included as 0.5.
+
+    Source: ``brier_score`` of the PAN 2021 evaluator (``1 - sklearn.metrics.brier_score_loss``).
+    """
+    t, p = _arrays(true_y, pred_y)
+    return float(1.0 - np.mean((p - t) ** 2))
+
+
+def evaluate_all(true_y: Sequence, pred_y: Sequence, *, year: int = 2021, rule: str | None = None) -> dict[str, float]:
+    """All PAN metrics and the overall score, unrounded.
+
+    Args:
+        year: 2021 (default): AUC, c@1, F1, F0.5u, Brier; ``overall`` = mean of the five
+            (``evaluate_all`` of the PAN 2021 evaluator). 2020: no Brier; ``overall`` = mean of
+            AUC, c@1, F1, F0.5u (PAN 2020 evaluator); ``brier`` is still reported but not
+            averaged.
+        rule: the F0.5u non-answer rule; default: the rule of ``year``'s evaluator
+            (:data:`RULE_2021` for 2021, :data:`RULE_2020` for 2020).
+
+    Returns:
+        ``{"auc", "c@1", "f1", "f_05_u", "brier", "overall", "n", "n_unanswered"}``.
+    """
+    if year not in (2020, 2021):
+        raise ValueError(f"year must be 2020 or 2021, got {year!r}")
+    rule = rule or (RULE_2020 if year == 2020 else RULE_2021)
+    t, p = _arrays(true_y, pred_y)
+    out = {
+        "auc": auc(t, p),
+        "c@1": c_at_1(t, p),
+        "f1": f1(t, p),
+        "f_05_u": f_05_u(t, p, rule=rule),
+        "brier": brier(t, p),
+    }
+    keys = ("auc", "c@1", "f1", "f_05_u") + (("brier",) if year == 2021 else ())
+    out["overall"] = float(math.fsum(out[k] for k in keys) / len(keys))
+    out["n"] = int(p.size)
+    out["n_unanswered"] = int(np.sum(p == 0.5))
+    return out

@@ -1,0 +1,109 @@
+"""``mteb-contrastive`` subcommands for authorship verification (PAN).
+
+    mteb-contrastive build-verification {eltec,pan14,corpus} PATH --name NAME --out DIR [options]
+    mteb-contrastive build-pan-benchmarks [--shared ../shared/data] [--out build/verification]
+    mteb-contrastive pan-score TRUTH.jsonl ANSWERS.jsonl [--year 2020|2021]
+
+The built folders become ``<NAME>Verification`` tasks when ``MTEB_CONTRASTIVE_VERIFICATION``
+names them (or their parent folder); evaluation is the stock ``mteb run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+#: the README's real-data benchmarks: name -> (source kind, path under shared/data, builder options)
+PAN_BENCHMARKS = {
+    # ELTeC has only 10 authors with more than one novel: all go to validation and test (5 + 5), no train split.
+    "ELTeCEng": ("eltec", "eltec/eng_novels.jsonl.gz", dict(chunk_words=1000, pairs_per_author=30, split_ratios=(0.0, 0.5, 0.5), positive_ratio=0.5, seed=0, languages=("eng-Latn",), description="ELTeC English novels 1840-1920: 1000-word chunks, same-author pairs from two different novels")),
+    "PAN14Known": ("pan14", "pan/pan14_known.jsonl.gz", dict(chunk_words=400, pairs_per_author=2, split_ratios=(0.4, 0.3, 0.3), positive_ratio=0.5, seed=0, languages=("eng-Latn", "spa-Latn"), description="PAN 2014 known documents (English essays and novels, Spanish articles): 400-word chunks, author = PAN problem, same-author pairs from two different documents, negatives within a genre")),
+}
+
+
+def pan_table(results_dir) -> str:
+    """Markdown table of every verification result under an mteb ``--output-folder``.
+
+    One row per (model, task, answers kind): hard / Platt / Platt+abstain, with AUC, c@1, F1,
+    F0.5u, Brier, overall (3 decimals), the number of non-answers and the test pair count.
+    """
+    from mteb_contrastive.report import load_results
+
+    lines = [
+        "| model | task | answers | AUC | c@1 | F1 | F0.5u | Brier | overall | non-answers | test pairs |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    found = []
+    for r in load_results(results_dir):
+        for split, entries in r.scores.items():
+            for s in entries:
+                if "pan_platt_abstain_overall" in s:
+                    found.append((r._model_dir, r.task_name, s))
+    for model, task, s in sorted(found, key=lambda x: (x[1], x[0])):
+        for variant, label in (("hard", "hard (threshold)"), ("platt", "Platt"), ("platt_abstain", f"Platt+abstain (delta {s['abstain_delta']:.2f})")):
+            vals = " | ".join(f"{s[f'pan_{variant}_{k}']:.3f}" for k in ("auc", "c_at_1", "f1", "f_05_u", "brier", "overall"))
+            lines.append(f"| {model} | {task} | {label} | {vals} | {s[f'pan_{variant}_n_unanswered']} | {s['n_pairs']} |")
+    return "\n".join(lines)
+
+
+def _documents(kind: str, path: str):
+    from mteb_contrastive.data import verification_builder as vb
+
+    return {"eltec": vb.eltec_documents, "pan14": vb.pan14_documents, "corpus": vb.corpus_documents}[kind](path)
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Add the PAN subcommands to ``mteb-contrastive``'s subparsers."""
+    b = sub.add_parser("build-verification", help="PAN-format verification pairs from an author-labelled corpus of long documents")
+    b.add_argument("kind", choices=["eltec", "pan14", "corpus"], help="eltec: eltec/eng_novels.jsonl.gz; pan14: pan/pan14_known.jsonl.gz; corpus: JSONL {id, author, text[, group]}")
+    b.add_argument("path")
+    b.add_argument("--name", required=True)
+    b.add_argument("--out", required=True)
+    b.add_argument("--chunk-words", type=int, default=1000)
+    b.add_argument("--min-words", type=int, default=None, help="shortest chunk kept (default chunk-words/2)")
+    b.add_argument("--split-ratios", type=float, nargs=3, default=[0.4, 0.3, 0.3], metavar=("TRAIN", "VALIDATION", "TEST"))
+    b.add_argument("--pairs-per-author", type=int, default=20)
+    b.add_argument("--positive-ratio", type=float, default=0.5)
+    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--languages", nargs="+", default=["eng-Latn"])
+    p = sub.add_parser("build-pan-benchmarks", help="the README's verification benchmarks (ELTeCEng, PAN14Known) from shared/data")
+    p.add_argument("--shared")
+    p.add_argument("--out", default="build/verification")
+    s = sub.add_parser("pan-score", help="score a PAN answers file against a truth file (official PAN metrics)")
+    s.add_argument("truth")
+    s.add_argument("answers")
+    s.add_argument("--year", type=int, choices=[2020, 2021], default=2021, help="2020: F0.5u with 0.5 -> same, overall of four; 2021: 0.5 = non-answer, overall of five")
+    r = sub.add_parser("pan-report", help="markdown table of the verification results in an mteb --output-folder")
+    r.add_argument("results")
+
+
+def run(args: argparse.Namespace, shared_dir) -> int | None:
+    """Run a PAN subcommand; None when ``args.cmd`` is not one of them."""
+    from mteb_contrastive.data.verification_builder import build_verification_dataset
+
+    if args.cmd == "build-verification":
+        docs = _documents(args.kind, args.path)
+        print(build_verification_dataset(docs, args.out, args.name, chunk_words=args.chunk_words, min_words=args.min_words, split_ratios=tuple(args.split_ratios), pairs_per_author=args.pairs_per_author, positive_ratio=args.positive_ratio, seed=args.seed, languages=tuple(args.languages), source=str(args.path)))
+        return 0
+    if args.cmd == "build-pan-benchmarks":
+        shared = shared_dir(args.shared)
+        for name, (kind, rel, opts) in PAN_BENCHMARKS.items():
+            src = shared / rel
+            print(build_verification_dataset(_documents(kind, str(src)), args.out, name, source=rel, **opts), flush=True)
+        return 0
+    if args.cmd == "pan-score":
+        from mteb_contrastive.data.pan import align_answers, read_answers, read_truth
+        from mteb_contrastive.metrics.pan import evaluate_all
+
+        truth = read_truth(args.truth)
+        labels, values = align_answers(truth, read_answers(args.answers), args.answers)
+        res = evaluate_all(labels, values, year=args.year)
+        print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in res.items()}))
+        return 0
+    if args.cmd == "pan-report":
+        print(pan_table(args.results))
+        return 0
+    return None
+
+
+__all__ = ["PAN_BENCHMARKS", "add_parsers", "run"]

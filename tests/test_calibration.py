@@ -1,0 +1,107 @@
+"""Calibration fitted on validation: threshold, Platt scaling, abstention band."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mteb_contrastive.metrics.calibration import (
+    DELTA_GRID,
+    CalibrationError,
+    Calibrator,
+    abstain,
+    fit_abstention,
+    fit_platt,
+    fit_threshold,
+)
+from mteb_contrastive.metrics.pan import evaluate_all
+
+
+def test_threshold_maximises_f1():
+    # sorted: 0.8 (1), 0.4 (0), 0.35 (1), 0.1 (0); F1 by cut: 2/3, 1/2, 4/5, 2/3 -> cut below 0.35
+    assert fit_threshold([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]) == pytest.approx(0.225)
+
+
+def test_threshold_never_splits_tied_scores():
+    # cutting between the two 0.5s would give F1 1.0 but depends on row order; next best: below both
+    assert fit_threshold([0.5, 0.5, 0.2], [1, 0, 0]) == pytest.approx(0.35)
+    assert fit_threshold([0.5, 0.5, 0.2], [0, 1, 0]) == pytest.approx(0.35)
+
+
+def test_threshold_everything_same_when_that_is_best():
+    t = fit_threshold([0.3, 0.2, 0.1], [1, 1, 0])
+    # F1 by cut: 2/3, 1.0 (cut below 0.2), 0.8 -> cut between 0.2 and 0.1
+    assert t == pytest.approx(0.15)
+
+
+def test_platt_matches_logistic_regression_and_is_calibrated_in_the_mean():
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 200)
+    s = np.concatenate([rng.normal(0.3, 0.1, 200), rng.normal(0.5, 0.1, 200)])
+    platt = fit_platt(s, y)
+    assert platt.coef > 0
+    p = platt.predict(s)
+    assert np.all((p > 0) & (p < 1))
+    # maximum-likelihood logistic regression with an intercept: mean prediction = base rate
+    assert p.mean() == pytest.approx(0.5, abs=1e-3)
+    # and the decision boundary sits half-way between the class means
+    assert -platt.intercept / platt.coef == pytest.approx(0.4, abs=0.03)
+
+
+def test_abstention_band():
+    assert abstain([0.45, 0.55, 0.6, 0.1], 0.05).tolist() == [0.5, 0.5, 0.6, 0.1]
+    assert abstain([0.45, 0.55], 0.0).tolist() == [0.45, 0.55]
+
+
+def test_abstention_delta_maximises_overall_ties_to_smaller():
+    y = [1, 1, 0, 0]
+    p = [0.9, 0.45, 0.1, 0.55]  # the two answers near 0.5 are wrong
+    delta, curve = fit_abstention(p, y)
+    assert sorted(curve) == list(DELTA_GRID)
+    # delta 0: AUC 0.75, c@1 0.5, F1 0.5, F0.5u 0.5, Brier 0.84375
+    assert curve[0.0] == pytest.approx((0.75 + 0.5 + 0.5 + 0.5 + 0.84375) / 5)
+    # from 0.05 to 0.20 the same two pairs abstain, so all those deltas tie: the smallest wins
+    assert delta == 0.05
+    assert curve[0.05] == pytest.approx(evaluate_all(y, [0.9, 0.5, 0.1, 0.5])["overall"])
+    assert len({round(curve[d], 12) for d in DELTA_GRID if d >= 0.05}) == 1
+
+
+def test_no_abstention_when_it_does_not_help():
+    delta, curve = fit_abstention([0.9, 0.8, 0.2, 0.1], [1, 1, 0, 0])
+    assert delta == 0.0
+    assert len(set(curve.values())) == 1
+
+
+@pytest.mark.parametrize("labels", [[1, 1, 1], [0, 0, 0]])
+def test_single_class_validation_is_a_clear_error(labels):
+    with pytest.raises(CalibrationError, match="only (same|different)-author pairs"):
+        Calibrator().fit([0.1, 0.5, 0.9], labels)
+    with pytest.raises(CalibrationError):
+        fit_threshold([0.1, 0.5, 0.9], labels)
+    with pytest.raises(CalibrationError):
+        fit_platt([0.1, 0.5, 0.9], labels)
+
+
+def test_empty_validation_is_a_clear_error():
+    with pytest.raises(CalibrationError, match="empty"):
+        Calibrator().fit([], [])
+
+
+def test_fitted_on_validation_applied_unchanged_to_test():
+    val_s, val_y = np.array([0.1, 0.2, 0.3, 0.6, 0.7, 0.35]), np.array([0, 0, 1, 1, 1, 0])
+    cal = Calibrator().fit(val_s, val_y)
+    params = cal.params()
+    test = np.array([0.05, 0.5, 0.95])
+    a = cal.answers(test)
+    assert cal.params() == params  # answering does not refit
+    assert a["hard"].tolist() == [float(x >= params["threshold"]) for x in test]
+    assert a["platt"] == pytest.approx(1 / (1 + np.exp(-(params["platt_coef"] * test + params["platt_intercept"]))))
+    assert a["platt_abstain"].tolist() == abstain(a["platt"], params["abstain_delta"]).tolist()
+    # refitting on other data changes the parameters: they really come from the data given to fit
+    other = Calibrator().fit(val_s + 0.2, val_y)
+    assert other.threshold == pytest.approx(cal.threshold + 0.2)
+
+
+def test_answers_before_fit_is_an_error():
+    with pytest.raises(RuntimeError, match="fit"):
+        Calibrator().answers([0.1])

@@ -1,0 +1,22 @@
+"""The README's author table is read back from mteb result files."""
+
+import mteb
+
+from conftest import TableEncoder
+from mteb_contrastive.report import author_table
+from test_author_retrieval import make_task, row
+
+
+def test_author_table_from_result_files(tmp_path):
+    rows = [row("Q", "P1", "N1"), row("Q", "P2", "N1")]
+    enc = TableEncoder({"Q": [1, 0], "P1": [0.9, 0.1], "N1": [0.8, 0.6], "P2": [0, 1]})
+    tasks = [make_task("retrieval", rows, "ToyAuthorRetrieval"), make_task("triplets", rows, "ToyAuthorTripletClassification")]
+    mteb.evaluate(enc, tasks, cache=mteb.ResultCache(tmp_path), overwrite_strategy="always")
+    table = author_table(tmp_path / "results", {"test/table-encoder ToyAuthorRetrieval": 12.5})
+    lines = table.splitlines()
+    assert len(lines) == 3
+    # pool 3, 2 triplets, nDCG@10 0.9197, Recall@10 1, accuracy: Q-P1 .994 > Q-N1 .8 right, Q-P2 0 < .8 wrong
+    assert lines[2].startswith("| test/table-encoder | Toy | default | eng-Latn | 3 | 2 | 0.9197 | 1.0000 | 0.5000 | 12.5 / ")
+    # without measured timings: the sum of the subset's phases stored in the result
+    t_ret, t_trip = author_table(tmp_path / "results").splitlines()[2].split(" | ")[-1].rstrip(" |").split(" / ")
+    assert 0 <= float(t_ret) < 5 and 0 <= float(t_trip) < 5
