@@ -54,16 +54,16 @@ def test_query_format_options():
     assert QueryFormat(language="en", use_right_context=False).query("A", "B") == "a [MASK]"
     assert QueryFormat(language="en", mask_marker="<q>").query("A", "B") == "a <q> b"
     zh = QueryFormat(language="zh")
-    assert zh.query("你的大衣白天穿，晚上盖，", "。") == "你的大衣白天穿，晚上盖，[MASK]。"
-    assert zh.quote("ABC一搭两用") == "ABC一搭两用"  # Chinese is not lower-cased
+    assert zh.query("他今天很早就到了，", "。") == "他今天很早就到了，[MASK]。"
+    assert zh.quote("ABC马到成功") == "ABC马到成功"  # Chinese is not lower-cased
     assert QueryFormat(language="en", lowercase=False).quote("Quote") == "Quote"
 
 
 def test_chinese_pool_keeps_case(tmp_path):
-    p = _write(tmp_path, ["左\tQuote A\t右", "左\tquote a\t右", "左二\t一搭两用\t。"])
+    p = _write(tmp_path, ["左\tQuote A\t右", "左\tquote a\t右", "左二\t马到成功\t。"])
     ex = read_quoter_file(p)
     data, _ = build_retrieval_data(ex, split_by_boundaries(ex, 1, 2, source=p), QueryFormat(language="zh"), "test")
-    assert [c["text"] for c in data["corpus"]] == ["Quote A", "quote a", "一搭两用"]
+    assert [c["text"] for c in data["corpus"]] == ["Quote A", "quote a", "马到成功"]
     assert data["queries"] == [{"id": "q2", "text": "左二[MASK]。"}]
 
 
