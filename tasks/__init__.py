@@ -7,5 +7,6 @@ def all_task_classes() -> list[type]:
     """Every task class of the extension, including those made from local dataset folders."""
     from mteb_contrastive.tasks.halvest import HALvestRetrieval, HALvestTripletClassification
     from mteb_contrastive.tasks.local import local_task_classes
+    from mteb_contrastive.tasks.paragraph_vector import CranfieldIRTriplets
 
-    return [HALvestTripletClassification, HALvestRetrieval, *local_task_classes()]
+    return [HALvestTripletClassification, HALvestRetrieval, CranfieldIRTriplets, *local_task_classes()]

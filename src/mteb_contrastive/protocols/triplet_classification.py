@@ -20,7 +20,7 @@ import numpy as np
 from mteb.abstasks.abstask import AbsTask
 
 from mteb_contrastive.metrics.triplets import triplet_accuracy
-from mteb_contrastive.protocols.fitting import fit_if_needed
+from mteb_contrastive.protocols.fitting import fit_if_needed, fit_summary
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +74,10 @@ class AbsTaskTripletClassification(AbsTask):
         """Return (triplet rows, load info) for one subset/split. Implemented by each task."""
         raise NotImplementedError
 
+    def fit_train_texts(self, hf_subset: str, split: str) -> list[str] | None:
+        """Texts a baseline may train on when ``split`` is evaluated (a train split's texts); None: no train part."""
+        return None
+
     def load_data(self, num_proc: int | None = None, *, timer: Any = None, **kwargs: Any) -> None:
         if self.data_loaded:
             return
@@ -95,7 +99,8 @@ class AbsTaskTripletClassification(AbsTask):
             )
         fields = (self.anchor_field, self.positive_field, self.negative_field)
         texts, index = unique_texts(data_split, fields)
-        fit_if_needed(model, texts)
+        candidates, _ = unique_texts(data_split, (self.positive_field, self.negative_field))
+        fitted = fit_if_needed(model, texts, self.fit_train_texts(hf_subset, hf_split), candidate_texts=candidates)
         emb = encode_texts(model, texts, self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
         sim_pos, sim_neg = self._similarities(model, emb, index, data_split)
         base = np.array([str(r["query_halid"]) != str(r["pos_halid"]) for r in data_split], dtype=bool)
@@ -107,6 +112,8 @@ class AbsTaskTripletClassification(AbsTask):
             "n_unique_texts": len(texts),
             "n_ties": int(np.sum(sim_pos[base] == sim_neg[base])),
         }
+        if fitted:
+            scores.update(fit_summary(model))
         info = getattr(self, "load_info", {}).get(f"{hf_subset}/{hf_split}", {})
         scores.update({k: v for k, v in info.items() if isinstance(v, (int, float))})
         return scores
