@@ -4,7 +4,7 @@ Data: the BEIR-layout Cranfield folder named by ``MTEB_CONTRASTIVE_CRANFIELD``, 
 ``<shared>/ir/cranfield`` (``<shared>`` = ``MTEB_CONTRASTIVE_SHARED`` or the ``shared/data`` folder
 beside the repository). On first load the triplets are built (graded gains of
 ``qrels/test_gain.tsv``, minimum gain 1, seed 0, at most 50 triplets per query, split by query
-80/10/10, negative = a document relevant to another query of the split) into a cache folder,
+80/10/10, negative = a document relevant to another query) into a cache folder,
 ``MTEB_CONTRASTIVE_CACHE`` (default ``~/.cache/mteb_contrastive``) ``/ir_triplets/<name>-<key>``,
 where the key hashes the source files and the parameters; later loads read that folder.
 Evaluated split: ``test``; trained baselines train on the ``train`` split's texts.
@@ -27,7 +27,7 @@ logger = logging.getLogger(__name__)
 CRANFIELD_ENV = "MTEB_CONTRASTIVE_CRANFIELD"
 CACHE_ENV = "MTEB_CONTRASTIVE_CACHE"
 BUILD_PARAMS = dict(seed=0, min_grade=1, max_per_query=50, negative="other-query")
-BUILDER_VERSION = "1"
+BUILDER_VERSION = "2"
 
 _LE_MIKOLOV = r"""
 @inproceedings{le2014distributed,
@@ -77,7 +77,7 @@ class CranfieldIRTriplets(AbsTaskIRTriplets):
         name="CranfieldIRTriplets",
         description=(
             "Paragraph Vector IR triplets (Le & Mikolov 2014, section 3.3) on Cranfield 1400 aeronautics abstracts: "
-            "p1, p2 relevant to the same query (gain >= 1), p3 relevant to another test query; error when "
+            "p1, p2 relevant to the same query (gain >= 1), p3 relevant to another query; error when "
             "d(p1,p2) >= d(p1,p3) under the model's similarity (cosine for neural models). Accuracy (main score) "
             "and error_rate = 100 * (1 - accuracy). Queries split 80/10/10 (seed 0); test split evaluated."
         ),

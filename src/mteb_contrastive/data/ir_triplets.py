@@ -17,8 +17,9 @@ Building (:func:`build_ir_triplets`):
 * queries are split into train/valid/test by query (80/10/10, the paper's proportions) after a
   seeded shuffle, so a trained baseline never sees a test query's triplets;
 * per query, the unordered pairs {p1, p2} of its relevant documents are shuffled and at most
-  ``max_per_query`` kept; for each, p3 is drawn from the documents relevant to *another query
-  of the same split* and not judged relevant (any positive score) to this query;
+  ``max_per_query`` kept; for each, p3 is drawn from the documents relevant to *another query*
+  of the collection (any split: a negative is only a text, its query's label is not used) and
+  not judged relevant (any positive score) to this query;
 * document text: ``title + " " + text`` unless the text already starts with the title (Cranfield
   repeats it); empty documents are never used (counted as ``empty_documents``).
 
@@ -192,14 +193,14 @@ def sample_ir_triplets(corpus: dict[str, str], qrels: dict[str, dict[str, float]
         "corpus_documents": len(corpus),
     }
     splits = split_queries(kept, seed, fractions)
+    doc_owner: dict[str, list[str]] = {}  # relevant doc -> the (kept) queries it is relevant to
+    for q in sorted(kept, key=lambda q: (len(q), q)):
+        for d in relevant[q]:
+            doc_owner.setdefault(d, []).append(q)
     out: dict[str, list[dict[str, Any]]] = {}
     for split, qids in splits.items():
         rng = random.Random(f"{seed}:{split}")
         rows: list[dict[str, Any]] = []
-        doc_owner = {}  # relevant doc -> sorted list of split queries it is relevant to
-        for q in qids:
-            for d in relevant[q]:
-                doc_owner.setdefault(d, []).append(q)
         pool_other = sorted(doc_owner, key=lambda d: (len(d), d))
         pool_random = sorted((d for d in corpus if d not in empty), key=lambda d: (len(d), d))
         no_negative = 0
@@ -288,7 +289,7 @@ def _card(info: dict[str, Any]) -> str:
         f"- Source: {info['source']}",
         f"- Build id {info['build_id']}; parameters {json.dumps(info['params'])}",
         "- Protocol: Le & Mikolov 2014, section 3.3. (p1, p2, p3): p1, p2 relevant to the same query; p3 relevant to",
-        "  another query of the same split (or random) and not judged relevant to the first. Error when d(p1,p2) >= d(p1,p3).",
+        "  another query (or random) and not judged relevant to the first. Error when d(p1,p2) >= d(p1,p3).",
         f"- Queries in qrels {c['queries_in_qrels']}; skipped (< 2 relevant documents) {c['queries_skipped_lt2_relevant']};"
         f" empty documents {c['empty_documents']}.",
         "",
