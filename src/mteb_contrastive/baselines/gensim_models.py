@@ -11,7 +11,7 @@ Tokens: lower-cased ``\\w+`` runs (Unicode, so French accents stay in words).
 * **word2vec-avg**: skip-gram Word2Vec (100 dims, window 5, min count 2, 20 epochs), a text's
   vector = mean of its in-vocabulary word vectors (zero when none); cosine.
 * **doc2vec**: Paragraph Vector as Le & Mikolov 2014: PV-DM (``dm=1``, mean of context, 100 dims,
-  window 5) and PV-DBOW (``dm=0``, 100 dims), each trained 40 epochs (min count 2); every
+  window 5) and PV-DBOW (``dm=0``, 100 dims), each trained 20 epochs (min count 2; inference also 20 epochs); every
   evaluated text's vector is *inferred* (``infer_vector``) by both and the two are concatenated
   (200 dims); cosine.
 
@@ -96,7 +96,7 @@ def _stable_inference():
 
 
 class Doc2VecBaseline(FittedBaseline):
-    def __init__(self, model_name: str | None = None, revision: str | None = None, *, vector_size: int = 100, window: int = 5, min_count: int = 2, epochs: int = 40, **kwargs: Any) -> None:
+    def __init__(self, model_name: str | None = None, revision: str | None = None, *, vector_size: int = 100, window: int = 5, min_count: int = 2, epochs: int = 20, **kwargs: Any) -> None:
         super().__init__(model_name, revision, **kwargs)
         self.params = dict(vector_size=vector_size, window=window, min_count=min_count, epochs=epochs)
         self.models: list[Any] = []
