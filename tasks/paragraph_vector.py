@@ -8,6 +8,10 @@ beside the repository). On first load the triplets are built (graded gains of
 ``MTEB_CONTRASTIVE_CACHE`` (default ``~/.cache/mteb_contrastive``) ``/ir_triplets/<name>-<key>``,
 where the key hashes the source files and the parameters; later loads read that folder.
 Evaluated split: ``test``; trained baselines train on the ``train`` split's texts.
+
+Any other collection: ``mteb-contrastive build-ir-triplets`` writes a folder; put it (or its parent)
+in ``MTEB_CONTRASTIVE_DATASETS`` and it becomes the task ``<name>IRTriplets``
+(:func:`ir_task_for_folder`).
 """
 
 from __future__ import annotations
@@ -112,3 +116,30 @@ class CranfieldIRTriplets(AbsTaskIRTriplets):
         from mteb_contrastive.data.ir_triplets import load_ir_triplets
 
         return load_ir_triplets(self._folder(), hf_subset, "train")[0]
+
+
+def ir_task_for_folder(folder: Path) -> type:
+    """The ``<name>IRTriplets`` task class of a folder built by ``mteb-contrastive build-ir-triplets``."""
+    import json
+
+    from mteb_contrastive.data.ir_triplets import load_ir_triplets
+
+    info = json.loads((Path(folder) / "mteb_contrastive.json").read_text())
+    name = f"{info['name']}IRTriplets"
+    path = str(Path(folder).resolve())
+    metadata = CranfieldIRTriplets.metadata.model_copy(update=dict(
+        name=name,
+        description=f"Paragraph Vector IR triplets (Le & Mikolov 2014, 3.3) built from {info.get('source') or folder}; "
+                    "accuracy (main score) and error_rate = 100 * (1 - accuracy); test split evaluated.",
+        dataset={"path": path, "revision": info["build_id"]},
+        eval_langs=[info.get("language", "eng-Latn")],
+        date=None,
+        domains=None,
+        annotations_creators="derived",
+    ))
+    return type(name, (AbsTaskIRTriplets,), {
+        "metadata": metadata,
+        "load_triplets": lambda self, hf_subset, split: load_ir_triplets(path, hf_subset, split),
+        "load_train_rows": lambda self, hf_subset: load_ir_triplets(path, hf_subset, "train")[0],
+        "__module__": __name__,
+    })

@@ -159,3 +159,54 @@ def test_cranfield_real_counts(tmp_path):
     assert c["empty_documents"] == 2  # docs 471 and 995
     assert [c[s]["queries"] for s in ("train", "valid", "test")] == [175, 22, 22]
     assert c["test"]["triplets"] == 350
+
+
+def _row(a, p, n, i):
+    return {"query": a, "positive": p, "negative": n, "query_halid": f"a{i}", "pos_halid": f"p{i}", "neg_halids": [f"n{i}"]}
+
+
+def test_protocol_error_rate_strict_rule_with_tfidf():
+    """Three hand-made triplets under TF-IDF cosine: right, wrong, tie (a tie is an error)."""
+    from mteb_contrastive.baselines.sparse import TfidfBaseline
+    from mteb_contrastive.tasks.paragraph_vector import CranfieldIRTriplets
+
+    rows = [
+        _row("wing lift slipstream", "slipstream wing lift data", "heat transfer", 0),  # right: shares words with p2 only
+        _row("shell buckling", "boundary layer", "shell buckling pressure", 1),          # wrong: shares with p3 only
+        _row("hypersonic flow", "laminar jet", "panel flutter", 2),                      # tie at 0: error
+    ]
+    task = CranfieldIRTriplets()
+    scores = task._evaluate_subset(TfidfBaseline(kind="words"), rows, hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 8})
+    assert scores["accuracy"] == pytest.approx(1 / 3)
+    assert scores["error_rate"] == pytest.approx(200 / 3)
+    assert scores["n_ties"] == 1 and scores["n_triplets"] == 3
+    assert scores["fit_n_texts"] == 9 and scores["fit_on_evaluated_texts"] == 1
+
+
+def test_cli_build_and_task_from_folder(tmp_path, monkeypatch):
+    """`mteb-contrastive build-ir-triplets` -> folder -> task <name>IRTriplets; TF-IDF gets every triplet right."""
+    from mteb_contrastive.baselines.sparse import TfidfBaseline
+    from mteb_contrastive.cli import main
+    from mteb_contrastive.tasks.local import local_task_classes
+
+    corpus = [{"_id": f"d{i}", "title": "", "text": f"topic{i // 3} word{i}"} for i in range(30)]
+    queries = [{"_id": f"q{k}", "text": f"query {k}"} for k in range(10)]
+    qrels = [f"q{k}\td{3 * k + j}\t1" for k in range(10) for j in range(3)]
+    src = write_beir(tmp_path / "src", corpus, queries, qrels)
+    assert main(["build-ir-triplets", str(src), "--name", "Tiny", "--out", str(tmp_path / "ds")]) == 0
+    monkeypatch.setenv("MTEB_CONTRASTIVE_DATASETS", str(tmp_path / "ds"))
+    [cls] = [c for c in local_task_classes() if c.metadata.name == "TinyIRTriplets"]
+    task = cls()
+    task.load_data()
+    rows = task.dataset["default"]["test"]
+    assert len(rows) == 3
+    train_rows = load_ir_triplets(tmp_path / "ds" / "Tiny", "default", "train")[0]
+    expected = {t for r in train_rows for t in (r["query"], r["positive"], r["negative"])}
+    assert set(task.fit_train_texts("default", "test")) == expected  # the train split's texts
+    assert {r["ir_query_id"] for r in train_rows}.isdisjoint({r["ir_query_id"] for r in rows})
+    scores = task._evaluate_subset(TfidfBaseline(kind="words"), rows, hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 8})
+    # p1, p2 share "topicK"; p3 is another topic's document: cosine(p1, p3) = 0 < cosine(p1, p2)
+    assert scores["accuracy"] == 1.0 and scores["error_rate"] == 0.0
+    # bad input through the CLI: an unknown corpus id is a clear error, exit 2
+    (src / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq0\tnope\t1\n")
+    assert main(["build-ir-triplets", str(src), "--name", "Bad", "--out", str(tmp_path / "ds")]) == 2
