@@ -51,8 +51,9 @@ SHORT = {
 
 
 def result_file(results: Path, model: str, task: str) -> Path | None:
-    folder = results / model.replace("/", "__")
-    found = sorted(folder.rglob(f"{task}.json")) if folder.is_dir() else []
+    """``<results>[/results]/<org__name>/<revision>/<task>.json`` (mteb 2.26 adds a ``results`` level)."""
+    name = model.replace("/", "__")
+    found = sorted(p for p in results.rglob(f"{task}.json") if p.parent.parent.name == name) if results.is_dir() else []
     return found[0] if found else None
 
 

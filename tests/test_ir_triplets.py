@@ -210,3 +210,29 @@ def test_cli_build_and_task_from_folder(tmp_path, monkeypatch):
     # bad input through the CLI: an unknown corpus id is a clear error, exit 2
     (src / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq0\tnope\t1\n")
     assert main(["build-ir-triplets", str(src), "--name", "Bad", "--out", str(tmp_path / "ds")]) == 2
+
+
+def test_collection_from_an_mteb_retrieval_task(monkeypatch):
+    """The builder's mteb-task input reads corpus / queries / relevant_docs of a loaded retrieval task."""
+    import mteb
+    from datasets import Dataset
+
+    from mteb_contrastive.data.ir_triplets import collection_from_mteb_task
+
+    class FakeTask:
+        dataset = {"default": {"test": {
+            "corpus": Dataset.from_list([{"id": "1", "title": "T", "text": "body one"}, {"id": "2", "title": "", "text": "body two"}]),
+            "queries": Dataset.from_list([{"id": "q", "text": "question"}]),
+            "relevant_docs": {"q": {"1": 1, "2": 2}},
+        }}}
+
+        def load_data(self):
+            pass
+
+    monkeypatch.setattr(mteb, "get_task", lambda name: FakeTask())
+    corpus, queries, qrels = collection_from_mteb_task("Fake")
+    assert corpus == {"1": "T body one", "2": "body two"} and queries == {"q": "question"}
+    assert qrels == {"q": {"1": 1.0, "2": 2.0}}
+    FakeTask.dataset["default"]["test"]["relevant_docs"] = {"q": {"3": 1}}
+    with pytest.raises(DataError, match="absent from the corpus"):
+        collection_from_mteb_task("Fake")
