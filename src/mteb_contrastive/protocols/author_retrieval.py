@@ -24,6 +24,8 @@ from typing import Any, ClassVar
 
 from mteb.abstasks.retrieval import AbsTaskRetrieval
 
+from mteb_contrastive.protocols.triplet_source import TripletSource
+
 logger = logging.getLogger(__name__)
 
 
@@ -87,7 +89,7 @@ def build_pool(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, in
     return data, stats
 
 
-class AbsTaskAuthorRetrieval(AbsTaskRetrieval):
+class AbsTaskAuthorRetrieval(TripletSource, AbsTaskRetrieval):
     """Retrieval of same-author candidates; data from triplet rows via :func:`build_pool`.
 
     Subclasses implement :meth:`load_triplets` (same contract as the triplet task). The pool
@@ -101,31 +103,19 @@ class AbsTaskAuthorRetrieval(AbsTaskRetrieval):
     #: FAISS index kind for dense models ("flat" exact; "hnsw"/"ivf" approximate).
     faiss_index: ClassVar[str] = "flat"
 
-    def load_triplets(self, hf_subset: str, split: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        raise NotImplementedError
-
-    def load_data(self, num_proc: int | None = None, *, timer: Any = None, **kwargs: Any) -> None:
+    def prepare_split(self, rows: list[dict[str, Any]], info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """Corpus, queries and qrels of one split (:func:`build_pool`) as mteb's ``RetrievalSplitData``."""
         from datasets import Dataset
         from mteb.abstasks.retrieval_dataset_loaders import RetrievalSplitData
 
-        if self.data_loaded:
-            return
-        self.dataset = {}
-        self.pool_stats: dict[str, dict[str, Any]] = {}
-        for hf_subset in self.hf_subsets:
-            for split in self.eval_splits:
-                rows, info = self.load_triplets(hf_subset, split)
-                data, stats = build_pool(rows)
-                stats.update({k: v for k, v in info.items() if isinstance(v, (int, float))})
-                self.pool_stats[f"{hf_subset}/{split}"] = stats
-                logger.info("%s %s/%s: %s", self.metadata.name, hf_subset, split, stats)
-                self.dataset.setdefault(hf_subset, {})[split] = RetrievalSplitData(
-                    corpus=Dataset.from_list(data["corpus"]),
-                    queries=Dataset.from_list(data["queries"]),
-                    relevant_docs=data["qrels"],
-                    top_ranked=None,
-                )
-        self.data_loaded = True
+        data, stats = build_pool(rows)
+        split = RetrievalSplitData(
+            corpus=Dataset.from_list(data["corpus"]),
+            queries=Dataset.from_list(data["queries"]),
+            relevant_docs=data["qrels"],
+            top_ranked=None,
+        )
+        return split, stats
 
     def _evaluate_subset(self, model: Any, data_split: Any, **kwargs: Any) -> dict[str, Any]:
         from mteb.models.models_protocols import EncoderProtocol, SearchProtocol
@@ -141,4 +131,4 @@ class AbsTaskAuthorRetrieval(AbsTaskRetrieval):
         return scores
 
     def task_specific_scores(self, scores: Any, qrels: Any, results: Any, hf_split: str, hf_subset: str) -> dict[str, float]:
-        return dict(getattr(self, "pool_stats", {}).get(f"{hf_subset}/{hf_split}", {}))
+        return self.split_counts(hf_subset, hf_split)

