@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     mteb_bin = str(Path(sys.executable).with_name("mteb"))
     if not args.no_run:
         if any(t.startswith("TALN") for t in args.tasks) and not (out / "datasets").is_dir():
-            subprocess.run([sys.executable, "-m", "mteb_contrastive.cli", "build-taln", "--out", str(out / "datasets")], env=env, check=True)
+            subprocess.run([sys.executable, "-m", "mteb_contrastive.cli", "build-taln", "--out", str(out / "datasets")], env=env, check=True, stdout=sys.stderr)
         for m in args.models:
             for t in args.tasks:
                 if result_file(results, m, t) is not None and not args.overwrite:
