@@ -8,6 +8,7 @@ def all_task_classes() -> list[type]:
     from mteb_contrastive.tasks.halvest import HALvestRetrieval, HALvestTripletClassification
     from mteb_contrastive.tasks.local import local_task_classes
     from mteb_contrastive.tasks.pan import PAN20Verification, PAN21Verification, verification_task_classes
+    from mteb_contrastive.tasks.paragraph_vector import CranfieldIRTriplets
     from mteb_contrastive.tasks.quoter import QUOTER_TASKS
 
     return [
@@ -18,4 +19,5 @@ def all_task_classes() -> list[type]:
         PAN21Verification,
         *verification_task_classes(),
         *QUOTER_TASKS,
+        CranfieldIRTriplets,
     ]

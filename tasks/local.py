@@ -3,7 +3,8 @@
 Set ``MTEB_CONTRASTIVE_DATASETS`` to one or more folders (separated by ``os.pathsep``, ``:`` on
 Linux); each is either a dataset folder (it holds ``mteb_contrastive.json``) or a folder of
 such folders. A dataset named ``N`` becomes two tasks, ``NAuthorRetrieval`` and
-``NAuthorTripletClassification``, with one subset per config (``base-<k>``). A folder that
+``NAuthorTripletClassification``, with one subset per config (``base-<k>``); an IR-triplet folder
+(``mteb-contrastive build-ir-triplets``) named ``N`` becomes ``NIRTriplets``. A folder that
 cannot be read is skipped with a warning; it never stops mteb from starting.
 """
 
@@ -48,6 +49,10 @@ def _load(self, hf_subset: str, split: str):
 def tasks_for_folder(folder: Path) -> list[type]:
     """The retrieval and triplet task classes for one built dataset folder."""
     info = json.loads((folder / "mteb_contrastive.json").read_text())
+    if info.get("kind") == "ir-triplets":  # built by `mteb-contrastive build-ir-triplets`
+        from mteb_contrastive.tasks.paragraph_vector import ir_task_for_folder
+
+        return [ir_task_for_folder(folder)]
     if info.get("kind") != KIND:
         raise ValueError(f"{folder}: unknown dataset kind {info.get('kind')!r}")
     name = info["name"]

@@ -5,6 +5,7 @@ Evaluation itself stays the stock ``mteb run``; this command prepares what it ne
     mteb-contrastive seed-model
     mteb-contrastive build-triplets CORPUS.jsonl --name MyCorpus --out DIR [--k 2 4 8]
     mteb-contrastive build-taln [--shared ../shared/data] [--out build/datasets]
+    mteb-contrastive build-ir-triplets (BEIR_FOLDER | --mteb-task NAME) --name MyColl --out DIR
     mteb-contrastive main [--out build] [--models ...]
     mteb-contrastive build-verification {eltec,pan14,corpus} PATH --name NAME --out DIR
     mteb-contrastive build-pan-benchmarks [--shared ../shared/data] [--out build/verification]
@@ -122,6 +123,18 @@ def main(argv: list[str] | None = None) -> int:
     t = sub.add_parser("build-taln", help="the TALN author-triplet folders from shared/data")
     t.add_argument("--shared")
     t.add_argument("--out", default="build/datasets")
+    ir = sub.add_parser("build-ir-triplets", help="Paragraph Vector IR triplets (Le & Mikolov 2014, 3.3) from a BEIR folder or an mteb retrieval task")
+    ir.add_argument("beir_folder", nargs="?", help="folder with corpus.jsonl, queries.jsonl, qrels/")
+    ir.add_argument("--mteb-task", help="an installed mteb retrieval task instead of a folder")
+    ir.add_argument("--mteb-split", default="test")
+    ir.add_argument("--qrels", help="qrels file relative to the folder (default qrels/test_gain.tsv if present, else qrels/test.tsv); scores are gains")
+    ir.add_argument("--name", required=True, help="letters and digits; the task is <name>IRTriplets")
+    ir.add_argument("--out", required=True)
+    ir.add_argument("--seed", type=int, default=0)
+    ir.add_argument("--min-grade", type=float, default=1)
+    ir.add_argument("--max-per-query", type=int, default=50)
+    ir.add_argument("--negative", choices=["other-query", "random"], default="other-query")
+    ir.add_argument("--language", default="eng-Latn")
     m = sub.add_parser("main", help="the main job (see README)")
     m.add_argument("--out", default="build")
     m.add_argument("--shared")
@@ -149,6 +162,21 @@ def main(argv: list[str] | None = None) -> int:
             print(build_halvest_dataset(docs, args.out, args.name, ks=tuple(args.k), language=args.language, mteb_language=args.mteb_language, n_triplets=args.n_triplets, seed=args.seed, source=str(args.corpus)))
         elif args.cmd == "build-taln":
             build_taln(_shared_dir(args.shared), Path(args.out))
+        elif args.cmd == "build-ir-triplets":
+            from mteb_contrastive.data import ir_triplets as irt
+
+            if bool(args.beir_folder) == bool(args.mteb_task):
+                ap.error("give either BEIR_FOLDER or --mteb-task")
+            if not args.name.isalnum() or not args.name[0].isalpha():
+                ap.error(f"--name must be letters and digits starting with a letter, got {args.name!r}")
+            if args.mteb_task:
+                corpus, queries, qrels = irt.collection_from_mteb_task(args.mteb_task, args.mteb_split)
+                source = f"mteb task {args.mteb_task} ({args.mteb_split})"
+            else:
+                corpus, queries, qrels = irt.read_beir_folder(args.beir_folder, args.qrels)
+                source = str(Path(args.beir_folder).resolve())
+            print(irt.build_ir_triplets(corpus, qrels, args.out, args.name, queries=queries, seed=args.seed, min_grade=args.min_grade,
+                                        max_per_query=args.max_per_query, negative=args.negative, language=args.language, source=source))
         elif args.cmd == "main":
             return main_job(Path(args.out), args.shared, args.models)
         elif args.cmd == "report":

@@ -124,7 +124,11 @@ class AbsTaskAuthorRetrieval(TripletSource, AbsTaskRetrieval):
             from mteb_contrastive.search.faiss_backend import FaissSearchEncoderWrapper
 
             model = FaissSearchEncoderWrapper(model, index=self.faiss_index)
-        return super()._evaluate_subset(model, data_split, **kwargs)
+        scores = super()._evaluate_subset(model, data_split, **kwargs)
+        from mteb_contrastive.protocols.fitting import fit_summary
+
+        scores.update(fit_summary(model))  # what a baseline fitted at index time learnt from ({} otherwise)
+        return scores
 
     def task_specific_scores(self, scores: Any, qrels: Any, results: Any, hf_split: str, hf_subset: str) -> dict[str, float]:
         return self.split_counts(hf_subset, hf_split)

@@ -18,9 +18,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mteb.abstasks.abstask import AbsTask
+from mteb.timing import TimingStack
 
 from mteb_contrastive.metrics.triplets import triplet_accuracy
-from mteb_contrastive.protocols.fitting import fit_if_needed
+from mteb_contrastive.protocols.fitting import fit_if_needed, fit_summary
 from mteb_contrastive.protocols.triplet_source import TripletSource
 
 logger = logging.getLogger(__name__)
@@ -71,6 +72,10 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
     positive_field: ClassVar[str] = "positive"
     negative_field: ClassVar[str] = "negative"
 
+    def fit_train_texts(self, hf_subset: str, split: str) -> list[str] | None:
+        """Texts a baseline may train on when ``split`` is evaluated (a train split's texts); None: no train part."""
+        return None
+
     def _evaluate_subset(self, model: Any, data_split: list[dict[str, Any]], *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Any = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, float]:
         from mteb.models.models_protocols import EncoderProtocol
 
@@ -79,11 +84,10 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
                 f"{self.metadata.name} scores embeddings: it needs an encoder model, got {type(model).__name__}"
             )
         fields = (self.anchor_field, self.positive_field, self.negative_field)
-        from mteb.timing import TimingStack
-
         timer = timer or TimingStack()
         texts, index = unique_texts(data_split, fields)
-        fit_if_needed(model, texts)
+        candidates, _ = unique_texts(data_split, (self.positive_field, self.negative_field))
+        fitted = fit_if_needed(model, texts, self.fit_train_texts(hf_subset, hf_split), candidate_texts=candidates)
         with timer("Encoding texts", split=hf_split, subset=hf_subset):
             emb = encode_texts(model, texts, self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
         with timer("Scoring", split=hf_split, subset=hf_subset):
@@ -97,6 +101,8 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
             "n_unique_texts": len(texts),
             "n_ties": int(np.sum(sim_pos[base] == sim_neg[base])),
         }
+        if fitted:
+            scores.update(fit_summary(model))
         scores.update(self.split_counts(hf_subset, hf_split))
         return scores
 

@@ -1,0 +1,110 @@
+"""The baselines table: every baseline and all-MiniLM-L6-v2 on CranfieldIRTriplets and the TALN tasks.
+
+Runs the stock ``mteb run -m MODEL -t TASK`` command (one fresh process per pair, ``nice``d) and
+prints one Markdown table, models x tasks. A pair whose result file already exists is not rerun
+unless ``--overwrite``; ``--no-run`` only prints the table from existing results.
+
+    PYTHONPATH=src HF_HUB_OFFLINE=1 python scripts/baselines_table.py [--out build/baselines]
+
+Cells: CranfieldIRTriplets -- error rate in percent (lower is better) and, in brackets, accuracy;
+triplet tasks -- base triplet accuracy (strict >), one value per subset k (``k=2 / 4 / 8``);
+retrieval tasks -- nDCG@10 per subset. The TALN folders are built into ``<out>/datasets`` with
+``mteb-contrastive build-taln`` when absent; Cranfield triplets are built into
+``<out>/cache`` on first load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MODELS = [
+    "mteb-contrastive/bm25-halvest",
+    "mteb-contrastive/tfidf-words",
+    "mteb-contrastive/tfidf-bigrams",
+    "mteb-contrastive/tfidf-char3",
+    "mteb-contrastive/word2vec-avg",
+    "mteb-contrastive/doc2vec",
+    "sentence-transformers/all-MiniLM-L6-v2",
+]
+TASKS = [
+    "CranfieldIRTriplets",
+    "TALNAbstractEnAuthorTripletClassification",
+    "TALNFullTextFrAuthorTripletClassification",
+    "TALNAbstractEnAuthorRetrieval",
+    "TALNFullTextFrAuthorRetrieval",
+]
+SHORT = {
+    "CranfieldIRTriplets": "Cranfield IR triplets: error % (acc.)",
+    "TALNAbstractEnAuthorTripletClassification": "TALN abstract-en triplets acc. (k=2)",
+    "TALNFullTextFrAuthorTripletClassification": "TALN fulltext-fr triplets acc. (k=2 / 4 / 8)",
+    "TALNAbstractEnAuthorRetrieval": "TALN abstract-en retrieval nDCG@10 (k=2)",
+    "TALNFullTextFrAuthorRetrieval": "TALN fulltext-fr retrieval nDCG@10 (k=2 / 4 / 8)",
+}
+
+
+def result_file(results: Path, model: str, task: str) -> Path | None:
+    """``<results>[/results]/<org__name>/<revision>/<task>.json`` (mteb 2.26 adds a ``results`` level)."""
+    name = model.replace("/", "__")
+    found = sorted(p for p in results.rglob(f"{task}.json") if p.parent.parent.name == name) if results.is_dir() else []
+    return found[0] if found else None
+
+
+def cell(path: Path | None, task: str) -> str:
+    if path is None:
+        return "not run"
+    scores = sorted(json.loads(path.read_text())["scores"]["test"], key=lambda s: int(s["hf_subset"].split("-")[-1]) if s["hf_subset"].split("-")[-1].isdigit() else 0)
+    if task == "CranfieldIRTriplets":
+        s = scores[0]
+        return f"{s['error_rate']:.2f} ({s['accuracy']:.4f})"
+    key = "ndcg_at_10" if task.endswith("Retrieval") else "accuracy"
+    return " / ".join(f"{s[key]:.4f}" for s in scores)
+
+
+def table(results: Path, models: list[str], tasks: list[str]) -> str:
+    lines = ["| model | " + " | ".join(SHORT.get(t, t) for t in tasks) + " |", "|---" * (len(tasks) + 1) + "|"]
+    for m in models:
+        lines.append(f"| {m} | " + " | ".join(cell(result_file(results, m, t), t) for t in tasks) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "build" / "baselines")
+    ap.add_argument("--models", nargs="+", default=MODELS)
+    ap.add_argument("--tasks", nargs="+", default=TASKS)
+    ap.add_argument("--overwrite", action="store_true", help="rerun pairs whose result exists")
+    ap.add_argument("--no-run", action="store_true", help="only print the table from existing results")
+    args = ap.parse_args(argv)
+    out = args.out.resolve()
+    results = out / "results"
+    env = dict(os.environ, HF_HUB_OFFLINE="1", MTEB_CONTRASTIVE_DATASETS=str(out / "datasets"), MTEB_CONTRASTIVE_CACHE=str(out / "cache"))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))
+    mteb_bin = str(Path(sys.executable).with_name("mteb"))
+    if not args.no_run:
+        if any(t.startswith("TALN") for t in args.tasks) and not (out / "datasets").is_dir():
+            subprocess.run([sys.executable, "-m", "mteb_contrastive.cli", "build-taln", "--out", str(out / "datasets")], env=env, check=True, stdout=sys.stderr)
+        for m in args.models:
+            for t in args.tasks:
+                if result_file(results, m, t) is not None and not args.overwrite:
+                    continue
+                cmd = ["nice", mteb_bin, "run", "-m", m, "-t", t, "--output-folder", str(results), "--overwrite-strategy", "always", "-v", "0"]
+                print("$ " + " ".join(cmd[1:]), file=sys.stderr, flush=True)
+                t0 = time.monotonic()
+                rc = subprocess.call(cmd, env=env, stdout=subprocess.DEVNULL)
+                print(f"  exit {rc}, {time.monotonic() - t0:.0f} s", file=sys.stderr, flush=True)
+                if rc != 0:
+                    return rc
+    print(table(results, args.models, args.tasks))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
