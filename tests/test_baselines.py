@@ -72,17 +72,27 @@ def test_tfidf_bigrams_and_char3_vocabularies():
 
 def test_bm25_halvest_protocol_by_hand():
     m = BM25TripletBaseline()
-    # background = the candidates only; the anchor "b" is scored against each candidate
-    m.fit(["b", "a b", "a c"], candidate_texts=["a b", "a c"])
+    # background = the 4 candidates only; the anchor "b" is scored against each candidate
+    m.fit(["b", "a b", "a c", "d e", "d f"], candidate_texts=["a b", "a c", "d e", "d f"])
     e = encode(m, ["b", "a b", "a c"])
     pos, neg = m.similarity_pairwise(e[[0, 0]], e[[1, 2]]).numpy()
-    # N=2, df(b)=1: idf = ln(1 + 1.5/1.5) = ln 2; |d| = avgdl = 2, tf=1 -> tf part = 2.5/2.5 = 1
-    assert pos == pytest.approx(math.log(2)) and neg == 0.0
-    assert m.fit_summary["bm25_background_n_texts"] == 2 and m.avgdl == 2.0
-    # asymmetric: candidate as query against the anchor as document
+    # BM25Okapi: N=4, df(b)=1: idf = ln((4 - 1 + .5) / 1.5) = ln(7/3); |d| = avgdl = 2, tf=1 -> tf part 1
+    assert pos == pytest.approx(math.log(7 / 3)) and neg == 0.0
+    assert m.fit_summary["bm25_background_n_texts"] == 4 and m.avgdl == 2.0
+    # asymmetric: candidate "a b" as query against the anchor "b" as document (|d| = 1)
     back = float(m.similarity_pairwise(e[[1]], e[[0]])[0])
-    # query "a b" vs doc "b" (|d| = 1): only b matches: ln2 * 2.5 / (1 + 1.5 * (0.25 + 0.75 / 2))
-    assert back == pytest.approx(math.log(2) * 2.5 / (1 + 1.5 * (0.25 + 0.375)))
+    # only b matches (idf(a) = ln(2.5/2.5) = 0): ln(7/3) * 2.5 / (1 + 1.5 * (0.25 + 0.75 / 2))
+    assert back == pytest.approx(math.log(7 / 3) * 2.5 / (1 + 1.5 * (0.25 + 0.375)))
+
+
+def test_bm25_negative_idf_floor_as_bm25okapi():
+    m = BM25TripletBaseline()
+    m.fit(["a b", "a c", "a d"], candidate_texts=["a b", "a c", "a d"])
+    # idf(a) = ln(.5 / 3.5) < 0 -> 0.25 * mean(ln(1/7), 3 x ln(5/3)); idf(b) = ln(2.5 / 1.5)
+    floor = 0.25 * (math.log(1 / 7) + 3 * math.log(5 / 3)) / 4
+    e = encode(m, ["a b", "a c"])
+    pos, neg = m.similarity_pairwise(e[[0, 0]], e[[0, 1]]).numpy()
+    assert pos == pytest.approx(floor + math.log(5 / 3)) and neg == pytest.approx(floor)
 
 
 def test_sparse_keys_are_exact_rows():

@@ -9,19 +9,22 @@ anchors, positives and negatives of the split; retrieval: the split's corpus, at
 * ``char3`` -- character 3-grams (``analyzer="char"``), the PAN authorship-verification baseline.
 
 BM25 on triplet tasks follows the HALvest-Contrastive BM25 protocol (Kulumba et al., arXiv
-2407.20595, authors' ``bm25_experiments.py``, as described in this project's issue; the script
-itself is not available here): tokens are the lower-cased whitespace-separated words; document
-frequencies and the average document length come from a *background corpus* = all distinct
-positives and negatives of the split; the anchor is the query and each of its two candidates is
-scored as a document:
+2407.20595; the authors' ``bm25_experiments.py``, which scores each triplet with
+``rank_bm25.BM25Okapi`` over the two candidates after injecting ``idf`` and ``avgdl`` from a
+"master" BM25Okapi fitted on the background corpus): tokens are the lower-cased
+whitespace-separated words; document frequencies and the average document length come from a
+*background corpus* = all distinct positives and negatives of the split; the anchor is the query
+and each of its two candidates is scored as a document:
 
     score(a, c) = sum over tokens t of a (with multiplicity)
                   idf(t) * tf(t, c) * (k1 + 1) / (tf(t, c) + k1 * (1 - b + b * |c| / avgdl))
-    idf(t)      = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))           (N = background size)
+    idf(t)      = ln((N - df(t) + 0.5) / (df(t) + 0.5))                 (N = background size)
 
-with k1 = 1.5, b = 0.75 (Lucene/ATIRE non-negative IDF); the triplet is right when
-``score(a, p) > score(a, n)`` (strict, ties are errors). On retrieval tasks the BM25 baseline is
-mteb's own ``mteb/baseline-bm25s`` search (bm25s, language stopwords and stemmer), unchanged.
+with BM25Okapi's defaults k1 = 1.5, b = 0.75 and its floor for negative IDFs: a word whose idf is
+negative gets ``epsilon * mean idf`` (epsilon = 0.25, mean over the background vocabulary); a word
+absent from the background scores 0. The triplet is right when ``score(a, p) > score(a, n)``
+(strict, ties are errors). On retrieval tasks the BM25 baseline is mteb's own
+``mteb/baseline-bm25s`` search (bm25s, language stopwords and stemmer), unchanged.
 """
 
 from __future__ import annotations
@@ -75,9 +78,9 @@ class BM25TripletBaseline(FittedBaseline):
 
     sparse = True
 
-    def __init__(self, model_name: str | None = None, revision: str | None = None, *, k1: float = 1.5, b: float = 0.75, **kwargs: Any) -> None:
+    def __init__(self, model_name: str | None = None, revision: str | None = None, *, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25, **kwargs: Any) -> None:
         super().__init__(model_name, revision, **kwargs)
-        self.k1, self.b = k1, b
+        self.k1, self.b, self.epsilon = k1, b, epsilon
         self.vocab: dict[str, int] = {}
         self.idf: np.ndarray | None = None
         self.avgdl = 0.0
@@ -99,7 +102,11 @@ class BM25TripletBaseline(FittedBaseline):
             for tok in set(toks):
                 df[self.vocab[tok]] += 1
         n = len(background)
-        self.idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        idf = np.log((n - df + 0.5) / (df + 0.5))
+        in_background = df > 0
+        idf[in_background & (idf < 0)] = self.epsilon * idf[in_background].mean()  # BM25Okapi floor
+        idf[~in_background] = 0.0
+        self.idf = idf
         self.avgdl = float(np.mean(lengths)) if lengths else 0.0
         self.fit_summary = {"bm25_background_n_texts": n, "bm25_background_is_candidates": int(bool(candidate_texts)), "fit_n_texts": len(texts), "fit_on_train_split": 0, "bm25_avgdl": self.avgdl}
 
