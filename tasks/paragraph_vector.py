@@ -49,9 +49,9 @@ def cranfield_source() -> Path:
     env = os.environ.get(CRANFIELD_ENV)
     if env:
         return Path(env).expanduser()
-    from mteb_contrastive.cli import _shared_dir
+    from mteb_contrastive.paths import shared_data_dir
 
-    return _shared_dir(None) / "ir" / "cranfield"
+    return shared_data_dir() / "ir" / "cranfield"
 
 
 def cache_root() -> Path:

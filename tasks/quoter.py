@@ -97,9 +97,9 @@ class _Shared(AbsTaskQuoteRetrieval):
         d = env_dir(SHARED_ENV)
         if d is not None:
             return d
-        from mteb_contrastive.cli import _shared_dir
+        from mteb_contrastive.paths import shared_data_dir
 
-        return _shared_dir(None) / "quoter"
+        return shared_data_dir() / "quoter"
 
     @classmethod
     def missing_data_message(cls, path: Path) -> str:

@@ -19,4 +19,4 @@ def test_author_table_from_result_files(tmp_path):
     assert lines[2].startswith("| test/table-encoder | Toy | default | eng-Latn | 3 | 2 | 0.9197 | 1.0000 | 0.5000 | 12.5 / ")
     # without measured timings: the sum of the subset's phases stored in the result
     t_ret, t_trip = author_table(tmp_path / "results").splitlines()[2].split(" | ")[-1].rstrip(" |").split(" / ")
-    assert 0 <= float(t_ret) < 5 and 0 <= float(t_trip) < 5
+    assert 0 <= float(t_ret) < 120 and 0 <= float(t_trip) < 120

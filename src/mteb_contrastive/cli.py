@@ -21,26 +21,13 @@ import os
 import sys
 from pathlib import Path
 
-DEFAULT_SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+from mteb_contrastive.paths import shared_data_dir
 
 #: the TALN benchmarks of the main job: (dataset name, TALN view, ks, splitter language, mteb language)
 TALN_DATASETS = (
     ("TALNFullTextFr", "fulltext-fr", (2, 4, 8), "fr", "fra-Latn"),
     ("TALNAbstractEn", "abstract-en", (2,), "en", "eng-Latn"),
 )
-
-
-def _shared_dir(arg: str | None) -> Path:
-    if arg:
-        return Path(arg)
-    env = os.environ.get("MTEB_CONTRASTIVE_SHARED")
-    if env:
-        return Path(env)
-    cwd = Path.cwd().resolve()
-    for base in (cwd, *cwd.parents):
-        if (base.parent / "shared" / "data").is_dir():
-            return base.parent / "shared" / "data"
-    return DEFAULT_SHARED
 
 
 def build_taln(shared: Path, out: Path, *, seed: int = 0, n_triplets: int = 2) -> list[Path]:
@@ -76,10 +63,14 @@ def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
     import subprocess
 
     results = out / "results"
-    shared = _shared_dir(shared_arg)
+    shared = shared_data_dir(shared_arg)
     # a readable log: no per-batch progress bars (set TQDM_DISABLE=0 to see them)
     os.environ.setdefault("TQDM_DISABLE", "1")
     os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
+    if os.environ["HF_DATASETS_DISABLE_PROGRESS_BARS"] == "1":
+        import datasets
+
+        datasets.disable_progress_bars()  # datasets is already imported in this process
     if hub_reachable():
         print(f"main job: HuggingFace Hub reachable -> HALvestRetrieval + HALvestTripletClassification from the Hub, results in {results}", flush=True)
         tasks = ["HALvestRetrieval", "HALvestTripletClassification"]
@@ -161,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             docs = read_corpus(args.corpus)
             print(build_halvest_dataset(docs, args.out, args.name, ks=tuple(args.k), language=args.language, mteb_language=args.mteb_language, n_triplets=args.n_triplets, seed=args.seed, source=str(args.corpus)))
         elif args.cmd == "build-taln":
-            build_taln(_shared_dir(args.shared), Path(args.out))
+            build_taln(shared_data_dir(args.shared), Path(args.out))
         elif args.cmd == "build-ir-triplets":
             from mteb_contrastive.data import ir_triplets as irt
 
@@ -185,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
             timings = json.loads(Path(args.timings).read_text()) if args.timings else {}
             print(author_table(Path(args.results), timings))
         else:
-            return pan_cli.run(args, _shared_dir) or 0
+            return pan_cli.run(args, shared_data_dir) or 0
     except DataError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
