@@ -105,3 +105,24 @@ def test_fitted_on_validation_applied_unchanged_to_test():
 def test_answers_before_fit_is_an_error():
     with pytest.raises(RuntimeError, match="fit"):
         Calibrator().answers([0.1])
+
+
+def test_platt_is_the_maximum_likelihood_fit_even_with_weak_signal():
+    """A narrow range of cosines with little signal: the fit must not stop at slope 0 (all p = 0.5)."""
+    import numpy as np
+    from scipy.optimize import minimize
+
+    from mteb_contrastive.metrics.calibration import PlattScaler
+
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 150)
+    s = 0.6 + 0.08 * rng.standard_normal(300) + 0.01 * y  # weak signal, like char 3-grams on PAN14
+    p = PlattScaler.fit(s, y)
+
+    def nll(w):  # log-loss + sklearn's L2 penalty on the slope only, C = 1e4
+        z = w[0] * s + w[1]
+        return np.sum(np.logaddexp(0, z) - y * z) + 0.5 * w[0] ** 2 / 1e4
+
+    ref = minimize(nll, np.zeros(2), method="BFGS", options={"gtol": 1e-10}).x
+    assert p.coef != 0.0
+    assert p.coef == pytest.approx(ref[0], rel=1e-4) and p.intercept == pytest.approx(ref[1], rel=1e-4)

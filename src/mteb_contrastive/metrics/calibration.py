@@ -96,7 +96,7 @@ class PlattScaler:
 
     @classmethod
     def fit(cls, scores: Any, labels: Any) -> PlattScaler:
-        """Fit on validation scores/labels (``LogisticRegression``, L2, C=1e4 ~ unregularised, lbfgs).
+        """Fit on validation scores/labels (``LogisticRegression``, L2, C=1e4 ~ unregularised, lbfgs to tol 1e-10).
 
         Raises:
             CalibrationError: single-class or empty validation.
@@ -104,7 +104,9 @@ class PlattScaler:
         from sklearn.linear_model import LogisticRegression
 
         s, y = _check(scores, labels)
-        lr = LogisticRegression(C=1e4, solver="lbfgs", max_iter=1000)
+        # tol far below the default 1e-4: with weak signal (a narrow range of cosines) lbfgs otherwise
+        # stops at its starting point (slope 0, every p = 0.5) instead of the maximum-likelihood fit
+        lr = LogisticRegression(C=1e4, solver="lbfgs", tol=1e-10, max_iter=10_000)
         lr.fit(s.reshape(-1, 1), y)
         return cls(coef=float(lr.coef_[0, 0]), intercept=float(lr.intercept_[0]))
 
