@@ -27,9 +27,12 @@ logger = logging.getLogger(__name__)
 DATASETS_ENV = "MTEB_CONTRASTIVE_DATASETS"
 
 
-def dataset_folders(value: str | None = None) -> list[Path]:
-    """Dataset folders named by ``MTEB_CONTRASTIVE_DATASETS`` (or ``value``), sorted by path."""
-    value = os.environ.get(DATASETS_ENV, "") if value is None else value
+def dataset_folders(value: str | None = None, env: str = DATASETS_ENV) -> list[Path]:
+    """Built dataset folders named by the environment variable ``env`` (or ``value``), sorted by path.
+
+    Each ``os.pathsep``-separated entry is a folder holding ``mteb_contrastive.json`` or a folder of such folders.
+    """
+    value = os.environ.get(env, "") if value is None else value
     found = []
     for part in filter(None, value.split(os.pathsep)):
         p = Path(part).expanduser()
@@ -38,7 +41,7 @@ def dataset_folders(value: str | None = None) -> list[Path]:
         elif p.is_dir():
             found.extend(sorted(c for c in p.iterdir() if (c / "mteb_contrastive.json").is_file()))
         else:
-            logger.warning("%s=%s: %s is not a folder", DATASETS_ENV, value, p)
+            logger.warning("%s=%s: %s is not a folder", env, value, p)
     return found
 
 

@@ -132,17 +132,9 @@ class PAN21Verification(_OfficialPANTask):
 
 def verification_folders(value: str | None = None) -> list[Path]:
     """Built verification folders named by ``MTEB_CONTRASTIVE_VERIFICATION`` (or ``value``)."""
-    value = os.environ.get(VERIFICATION_ENV, "") if value is None else value
-    found = []
-    for part in filter(None, value.split(os.pathsep)):
-        p = Path(part).expanduser()
-        if (p / "mteb_contrastive.json").is_file():
-            found.append(p)
-        elif p.is_dir():
-            found.extend(sorted(c for c in p.iterdir() if (c / "mteb_contrastive.json").is_file()))
-        else:
-            logger.warning("%s=%s: %s is not a folder", VERIFICATION_ENV, value, p)
-    return found
+    from mteb_contrastive.tasks.local import dataset_folders
+
+    return dataset_folders(value, env=VERIFICATION_ENV)
 
 
 def _folder_of(self) -> Path:

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.atomic import atomic_folder
+from mteb_contrastive.data.corpus import iter_jsonl
 from mteb_contrastive.data.errors import DataError
 
 KIND = "ir-triplets"
@@ -61,20 +62,13 @@ def _read_jsonl(path: Path, kind: str) -> dict[str, str]:
     if not path.is_file():
         raise DataError(path, f"{kind} file not found")
     out: dict[str, str] = {}
-    with path.open(encoding="utf-8") as fh:
-        for i, line in enumerate(fh):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(path, f"not JSON: {exc}", row=i) from None
-            if "_id" not in row:
-                raise DataError(path, "missing id", row=i, field="_id")
-            did = str(row["_id"])
-            if did in out:
-                raise DataError(path, f"duplicate {kind} id {did!r}", row=i, field="_id")
-            out[did] = _doc_text(row.get("title", ""), row.get("text", ""))
+    for i, row in iter_jsonl(path):
+        if "_id" not in row:
+            raise DataError(path, "missing id", row=i, field="_id")
+        did = str(row["_id"])
+        if did in out:
+            raise DataError(path, f"duplicate {kind} id {did!r}", row=i, field="_id")
+        out[did] = _doc_text(row.get("title", ""), row.get("text", ""))
     return out
 
 
