@@ -39,6 +39,7 @@ class CachedFirstStage:
         self.results: dict[int, Any] = {}
         self.seconds = 0.0
         self.gold_ranks: dict[str, int] = {}
+        self.gold_ties: dict[str, Any] = {}
         self.gold_ranks_exact, self.n_lower_bound = True, 0
 
     def set_gold(self, gold: dict[str, str]) -> None:
@@ -63,6 +64,7 @@ class CachedFirstStage:
             self.results[top_k] = self.inner.search(queries, top_k=top_k, **kwargs)
             self.seconds += time.monotonic() - t0
             self.gold_ranks = dict(getattr(self.inner, "gold_ranks", {}))
+            self.gold_ties = dict(getattr(self.inner, "gold_ties", {}))
             self.gold_ranks_exact = bool(getattr(self.inner, "gold_ranks_exact", True))
             self.n_lower_bound = int(getattr(self.inner, "n_lower_bound", 0))
         return {q: dict(v) for q, v in self.results[top_k].items()}

@@ -4,7 +4,8 @@ Set ``MTEB_CONTRASTIVE_DATASETS`` to one or more folders (separated by ``os.path
 Linux); each is either a dataset folder (it holds ``mteb_contrastive.json``) or a folder of
 such folders. A dataset named ``N`` becomes two tasks, ``NAuthorRetrieval`` and
 ``NAuthorTripletClassification``, with one subset per config (``base-<k>``); an IR-triplet folder
-(``mteb-contrastive build-ir-triplets``) named ``N`` becomes ``NIRTriplets``. A folder that
+(``mteb-contrastive build-ir-triplets``) named ``N`` becomes ``NIRTriplets``. A QuoteR folder
+(``mteb-contrastive build-quoter``) named ``N`` becomes ``NQuoteRRetrieval``. A folder that
 cannot be read is skipped with a warning; it never stops mteb from starting.
 """
 
@@ -56,6 +57,10 @@ def tasks_for_folder(folder: Path) -> list[type]:
         from mteb_contrastive.tasks.paragraph_vector import ir_task_for_folder
 
         return [ir_task_for_folder(folder)]
+    if info.get("kind") == "quoter":  # built by `mteb-contrastive build-quoter`
+        from mteb_contrastive.tasks.quoter import quoter_task_for_folder
+
+        return [quoter_task_for_folder(folder)]
     if info.get("kind") != KIND:
         raise ValueError(f"{folder}: unknown dataset kind {info.get('kind')!r}")
     name = info["name"]

@@ -38,10 +38,12 @@ _COMMON = dict(
     dialect=[],
     sample_creation="found",
     type="Retrieval",
-    main_score="mrr",
+    main_score="mrr_tie_expected",
 )
 
-_DESC = " Candidates: every distinct quote of the file; query: left context [MASK] right context. Main score: MRR over the full ranking."
+_DESC = " Candidates: every distinct quote of the file; query: left context + [MASK] + right context (nothing added between). Main score: MRR over the full ranking, expected under a random order within ties."
+#: the query rule, part of every revision (it changes the queries' text): left + "[MASK]" + right, no added spaces
+_QUERY_RULE = "query-mask-nospace"
 
 
 class _Official(AbsTaskQuoteRetrieval):
@@ -66,7 +68,7 @@ def _official_meta(name: str, key: str, lang: str, desc: str) -> TaskMetadata:
     return TaskMetadata(
         name=name,
         description=desc + f" Official file {f}, test = lines [{b}:]." + _DESC,
-        dataset={"path": f"thunlp/QuoteR:{f}", "revision": f"lines-{a}-{b}"},
+        dataset={"path": f"thunlp/QuoteR:{f}", "revision": f"lines-{a}-{b}-{_QUERY_RULE}"},
         reference="https://arxiv.org/abs/2202.13145",
         eval_langs=[lang],
         date=("2022-01-01", "2022-05-31"),
@@ -111,7 +113,7 @@ def _shared_meta(name: str, f: str, lang: str, desc: str, domains: list[str], li
     return TaskMetadata(
         name=name,
         description=desc + f" File {f} (QuoteR line format), split 80/10/10 after random.Random(20240611).shuffle; test split evaluated." + _DESC,
-        dataset={"path": f"shared/data/quoter/{f}", "revision": "shuffle-20240611-80-10-10"},
+        dataset={"path": f"shared/data/quoter/{f}", "revision": f"shuffle-20240611-80-10-10-{_QUERY_RULE}"},
         reference=None,
         eval_langs=[lang],
         date=("1611-01-01", "2024-06-11"),
@@ -144,3 +146,48 @@ QUOTER_TASKS = [
     QuoteRKJVNovelsEnglishRetrieval,
     QuoteRIdiomChineseRetrieval,
 ]
+
+
+def quoter_task_for_folder(folder: Path) -> type:
+    """The ``<name>QuoteRRetrieval`` task of a folder built by ``mteb-contrastive build-quoter``
+    (:func:`mteb_contrastive.data.quoter.build_quoter_folder`): its file, language and split rule as built."""
+    import json
+
+    from mteb_contrastive.data.quoter import QUOTER_KIND
+
+    folder = Path(folder).resolve()
+    info = json.loads((folder / "mteb_contrastive.json").read_text(encoding="utf-8"))
+    if info.get("kind") != QUOTER_KIND:
+        raise ValueError(f"{folder}: not a QuoteR task folder (kind {info.get('kind')!r})")
+    name = f"{info['name']}QuoteRRetrieval"
+    if info["split"] == "shuffled":
+        rule = f"split {info['proportions'][0]:g}/{info['proportions'][1]:g} cut after random.Random({info['seed']}).shuffle"
+    elif info.get("boundaries"):
+        rule = f"split in line order at lines {info['boundaries'][0]} and {info['boundaries'][1]}"
+    else:
+        rule = f"split in line order at {info['proportions'][0]:g}/{info['proportions'][1]:g} of the lines"
+    metadata = TaskMetadata(
+        name=name,
+        description=f"Quote recommendation (QuoteR format) from your file {info['source']} ({info['n_lines']} lines), {rule}; test split evaluated." + _DESC,
+        dataset={"path": str(folder), "revision": info["build_id"]},
+        reference=None,
+        eval_langs=[info["language"]],
+        date=None,
+        license="not specified",
+        bibtex_citation="",
+        **dict(_COMMON, domains=None),
+    )
+    attrs = {
+        "metadata": metadata,
+        "quoter_file": info["file"],
+        "language": info["query_language"],
+        "boundaries": tuple(info["boundaries"]) if info.get("boundaries") else None,
+        "shuffle": info["split"] == "shuffled",
+        "data_dir": classmethod(lambda cls: folder),
+        "__module__": __name__,
+    }
+    if info.get("proportions"):
+        attrs["proportions"] = tuple(info["proportions"])
+    if info.get("seed") is not None:
+        attrs["shuffle_seed"] = int(info["seed"])
+    return type(name, (AbsTaskQuoteRetrieval,), attrs)

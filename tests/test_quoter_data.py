@@ -42,17 +42,19 @@ def test_pool_and_official_split(tmp_path):
     # pool: every distinct lower-cased quote of the WHOLE file, first-appearance order
     assert [c["text"] for c in data["corpus"]] == ["quote a", "quote b", "quote c", "quote d", "quote e", "quote f", "quote g"]
     assert [c["id"] for c in data["corpus"]] == [f"c{i}" for i in range(7)]
-    assert data["queries"] == [{"id": "q8", "text": "left eight [MASK] right eight"}, {"id": "q9", "text": "left nine [MASK] right nine"}]
+    # the official query: left + "[MASK]" + right, nothing added (thunlp/QuoteR english_train_test.py line 68)
+    assert data["queries"] == [{"id": "q8", "text": "left eight[MASK]right eight"}, {"id": "q9", "text": "left nine[MASK]right nine"}]
     assert data["qrels"] == {"q8": {"c2": 1}, "q9": {"c6": 1}}  # line 8's quote C is the candidate of line 3
     assert stats == {"n_lines": 10, "n_train": 6, "n_valid": 2, "n_test": 2, "pool_size": 7, "n_queries": 2}
 
 
 def test_query_format_options():
     en = QueryFormat(language="en")
-    assert en.query("The Left", "The Right") == "the left [MASK] the right"
-    assert en.query("", "Right") == "[MASK] right"
-    assert QueryFormat(language="en", use_right_context=False).query("A", "B") == "a [MASK]"
-    assert QueryFormat(language="en", mask_marker="<q>").query("A", "B") == "a <q> b"
+    assert en.query("The Left", "The Right") == "the left[MASK]the right"
+    assert en.query("The Left ", " The Right") == "the left [MASK] the right"  # spaces in the file stay
+    assert en.query("", "Right") == "[MASK]right"
+    assert QueryFormat(language="en", use_right_context=False).query("A", "B") == "a[MASK]"
+    assert QueryFormat(language="en", mask_marker="<q>").query("A", "B") == "a<q>b"
     zh = QueryFormat(language="zh")
     assert zh.query("他今天很早就到了，", "。") == "他今天很早就到了，[MASK]。"
     assert zh.quote("ABC马到成功") == "ABC马到成功"  # Chinese is not lower-cased
@@ -67,6 +69,16 @@ def test_chinese_pool_keeps_case(tmp_path):
     assert data["queries"] == [{"id": "q2", "text": "左二[MASK]。"}]
 
 
+def test_fields_kept_as_the_official_reader_keeps_them(tmp_path):
+    # official: line.strip().lower().split('\t') -> only the line's two ends are stripped
+    p = _write(tmp_path, ["  Left A \t Quote \t Right A  ", "\tQ2\t", "l\tq3\tr\r"])
+    ex = read_quoter_file(p)
+    assert (ex[0].left, ex[0].quote, ex[0].right) == ("Left A ", " Quote ", " Right A")
+    assert (ex[1].left, ex[1].quote, ex[1].right) == ("", "Q2", "")  # empty contexts keep their tabs
+    assert ex[2].right == "r"  # a CRLF line end is not part of the right context
+    assert QueryFormat(language="en").query(ex[0].left, ex[0].right) == "left a [MASK] right a"
+
+
 def test_proportion_split_is_the_documented_shuffle(tmp_path):
     p = _write(tmp_path, LINES)
     ex = read_quoter_file(p)
@@ -76,6 +88,8 @@ def test_proportion_split_is_the_documented_shuffle(tmp_path):
     assert [e.line for e in s["train"]] == order[:8]
     assert [e.line for e in s["valid"]] == order[8:9]
     assert [e.line for e in s["test"]] == order[9:]
+    lo = split_by_proportions(ex, (0.8, 0.9), source=p, shuffle=False)  # line order, same cut points
+    assert [e.line for e in lo["train"]] == list(range(8)) and [e.line for e in lo["test"]] == [9]
 
 
 @pytest.mark.parametrize(

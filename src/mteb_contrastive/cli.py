@@ -136,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     from mteb_contrastive import pan_cli
 
     pan_cli.add_parsers(sub)
+    from mteb_contrastive import quoter_cli
+
+    quoter_cli.add_parsers(sub)
     args = ap.parse_args(argv)
 
     from mteb_contrastive.data.errors import DataError
@@ -175,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
 
             timings = json.loads(Path(args.timings).read_text()) if args.timings else {}
             print(author_table(Path(args.results), timings))
+        elif args.cmd in quoter_cli.COMMANDS:
+            return quoter_cli.run(args, ap) or 0
         else:
             return pan_cli.run(args, shared_data_dir) or 0
     except DataError as exc:

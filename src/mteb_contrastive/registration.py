@@ -45,6 +45,9 @@ def register() -> None:
     from mteb_contrastive.search.rerank import registered_model_metas as rerank_model_metas
 
     register_models(rerank_model_metas())
+    from mteb_contrastive.search.bm25_lang import registered_model_metas as bm25_lang_metas
+
+    register_models(bm25_lang_metas())
 
 
 def register_tasks(task_classes: list[type]) -> None:

@@ -9,10 +9,17 @@ Rules (the paper's, made explicit):
   and then cut at ``int(0.8 n)`` and ``int(0.9 n)`` (:func:`split_by_proportions`).
 * **Candidate pool** = every distinct quote of the *whole* file (train + valid + test), in order of
   first appearance in the file; identical quotes (after normalisation) are one candidate.
-* **Query** = left context + mask marker + right context (``use_right_context`` and ``mask_marker``
-  are parameters; the paper's choice, both contexts around a ``[MASK]`` slot, is the default).
-  English is lower-cased (the paper's scripts), Chinese is not. English parts are joined with a
-  space, Chinese parts with nothing.
+* **Query** = ``left + mask_marker + right``, nothing added between the parts, as the official
+  scripts build it (``sent = f + "[MASK]" + l``, thunlp/QuoteR ``english_train_test.py`` line 68,
+  ``modern_chinese_train_test.py`` line 68, ``ancient_chinese_train_test.py`` line 67);
+  ``use_right_context`` and ``mask_marker`` are parameters (defaults: both contexts, ``[MASK]``).
+  English is lower-cased (``line.strip().lower()``, ``english_train_test.py`` line 24), the other
+  languages are not (the Chinese scripts' line 24 has no ``lower()``); the marker keeps its case.
+* **Fields** are kept as they are in the file, as the official ``line.strip().split('\t')``: only
+  the whitespace at the two ends of the line goes (the start of the left context, the end of the
+  right context); spaces next to a tab stay, so ``"a \tq\t b"`` gives the query ``"a [MASK] b"``.
+  Unlike the official reader, an empty left or right context keeps its tab (the official
+  ``strip()`` would drop it and misread the line).
 
 Bad input raises :class:`~mteb_contrastive.data.errors.DataError` naming the file and the line:
 a line without exactly two tabs, an empty quote, a split boundary past the end of the file.
@@ -20,8 +27,10 @@ a line without exactly two tabs, an empty quote, a split boundary past the end o
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,7 +70,7 @@ class QueryFormat:
     """How a query and a quote are written for the encoder.
 
     Args:
-        language: "en" or "zh" (decides the default lower-casing and the joiner).
+        language: "en" lower-cases by default (the official English script); any other value ("zh", ...) does not.
         mask_marker: the slot marker between the contexts (default ``[MASK]``, as the paper's BERT).
         use_right_context: include the right context (default True, as the paper).
         lowercase: lower-case queries and quotes; None = the paper's rule (English yes, Chinese no).
@@ -76,18 +85,13 @@ class QueryFormat:
     def do_lowercase(self) -> bool:
         return self.language == "en" if self.lowercase is None else self.lowercase
 
-    @property
-    def joiner(self) -> str:
-        return "" if self.language == "zh" else " "
-
     def quote(self, text: str) -> str:
         return text.lower() if self.do_lowercase else text
 
     def query(self, left: str, right: str) -> str:
         if self.do_lowercase:  # the contexts, not the marker (a tokenizer's special token keeps its case)
             left, right = left.lower(), right.lower()
-        parts = [left, self.mask_marker] + ([right] if self.use_right_context else [])
-        return self.joiner.join(p for p in parts if p)
+        return left + self.mask_marker + (right if self.use_right_context else "")
 
 
 def read_quoter_file(path: str | os.PathLike) -> list[QuoteRExample]:
@@ -104,12 +108,11 @@ def read_quoter_file(path: str | os.PathLike) -> list[QuoteRExample]:
         lines.pop()
     out = []
     for i, raw in enumerate(lines):
-        raw = raw.rstrip("\r")
         parts = raw.split("\t")
         if len(parts) != 3:
             raise DataError(path, f"line {i + 1}: expected 3 tab-separated fields (left, quote, right), found {len(parts)}", row=i)
-        left, quote, right = (p.strip() for p in parts)
-        if not quote:
+        left, quote, right = parts[0].lstrip(), parts[1], parts[2].rstrip()  # the official line.strip()
+        if not quote.strip():
             raise DataError(path, f"line {i + 1}: empty quote", row=i, field="quote")
         out.append(QuoteRExample(i, left, quote, right))
     return out
@@ -130,10 +133,13 @@ def split_by_boundaries(examples: Sequence[QuoteRExample], train_end: int, valid
     return {"train": list(examples[:train_end]), "valid": list(examples[train_end:valid_end]), "test": list(examples[valid_end:])}
 
 
-def split_by_proportions(examples: Sequence[QuoteRExample], proportions: tuple[float, float] = SHARED_PROPORTIONS, *, seed: int = SHUFFLE_SEED, source: Any = "<examples>") -> dict[str, list[QuoteRExample]]:
-    """Shared-file split: shuffle with ``random.Random(seed).shuffle``, then cut at ``int(p n)``."""
+def split_by_proportions(examples: Sequence[QuoteRExample], proportions: tuple[float, float] = SHARED_PROPORTIONS, *, seed: int = SHUFFLE_SEED, source: Any = "<examples>", shuffle: bool = True) -> dict[str, list[QuoteRExample]]:
+    """Proportional split: shuffle with ``random.Random(seed).shuffle`` (when ``shuffle``; else keep the
+    line order, for files already ordered for a disjoint split), then cut at ``int(p n)`` for each
+    ``p`` of ``proportions`` (train end, valid end; fractions in [0, 1])."""
     lines = list(examples)
-    random.Random(seed).shuffle(lines)
+    if shuffle:
+        random.Random(seed).shuffle(lines)
     n = len(lines)
     a, b = int(proportions[0] * n), int(proportions[1] * n)
     return split_by_boundaries(lines, a, b, source=source)
@@ -170,3 +176,109 @@ def build_retrieval_data(examples: Sequence[QuoteRExample], splits: dict[str, li
         qrels[qid] = {ids[fmt.quote(ex.quote)]: 1}
     stats = {"n_lines": len(examples), **{f"n_{s}": len(splits[s]) for s in SPLITS}, "pool_size": len(corpus), "n_queries": len(queries)}
     return {"corpus": corpus, "queries": queries, "qrels": qrels}, stats
+
+
+# ----------------------------------------------------------------------------- your own QuoteR file
+
+#: ``kind`` of a folder built by :func:`build_quoter_folder` (in its ``mteb_contrastive.json``)
+QUOTER_KIND = "quoter"
+#: the copied file's name inside a built folder
+BUILT_FILE = "quoter.txt"
+SPLIT_RULES = ("shuffled", "line-order")
+_LANG_TAG = re.compile(r"^[a-z]{3}-[A-Z][a-z]{3}$")
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+
+
+def query_language(mteb_language: str) -> str:
+    """The :class:`QueryFormat` language of an mteb language tag: ``"en"`` for ``eng-*`` (lower-cased), else the ISO 639-3 code."""
+    code = mteb_language.split("-", 1)[0]
+    return "en" if code == "eng" else code
+
+
+def build_quoter_folder(
+    path: str | os.PathLike,
+    out: str | os.PathLike,
+    name: str,
+    language: str,
+    *,
+    split: str = "shuffled",
+    proportions: tuple[float, float] = SHARED_PROPORTIONS,
+    seed: int = SHUFFLE_SEED,
+    boundaries: tuple[int, int] | None = None,
+) -> Path:
+    """Make a task folder ``out/<name>`` from your own QuoteR-format file; it becomes the task
+    ``<name>QuoteRRetrieval`` when ``MTEB_CONTRASTIVE_DATASETS`` names ``out`` (or the folder).
+
+    The file is checked (:func:`read_quoter_file`), split once to check the rule, and copied with its
+    rule into ``mteb_contrastive.json`` (``kind``, ``name``, ``language``, ``query_language``,
+    ``split``, ``seed``, ``proportions``, ``boundaries``, ``n_lines``, ``n_train``/``n_valid``/``n_test``,
+    ``source``, ``build_id``). ``build_id`` (the task's dataset revision) is a fingerprint of the
+    file's bytes and the rule: it changes exactly when the file or the rule changes. Written atomically.
+
+    Args:
+        path: the QuoteR line file (``left<TAB>quote<TAB>right`` per line, UTF-8).
+        out: parent folder of the built folder.
+        name: letters and digits, starting with a letter (the task is ``<name>QuoteRRetrieval``).
+        language: mteb language tag ``xxx-Xxxx`` (ISO 639-3 + script), e.g. ``eng-Latn``, ``lzh-Hant``;
+            ``eng`` queries and quotes are lower-cased (the official English script), others not.
+        split: ``"shuffled"`` (``random.Random(seed).shuffle`` then cut at ``int(p n)``; the shared
+            files' rule) or ``"line-order"`` (cut in file order: for files already ordered for a
+            disjoint split, e.g. the official QuoteR files).
+        proportions: (train end, valid end) as fractions of the line count, 0 <= a <= b <= 1.
+        seed: the shuffle seed (``"shuffled"`` only).
+        boundaries: explicit (train end, valid end) line counts, ``"line-order"`` only (the official
+            files: ``(101171, 113942)`` for English); instead of ``proportions``.
+
+    Returns:
+        The built folder.
+
+    Raises:
+        ValueError: a bad name, language tag, split rule, proportions or boundaries with ``"shuffled"``.
+        DataError: a bad line of the file, or boundaries past its end (file and line named).
+    """
+    from mteb_contrastive.data.atomic import atomic_folder
+    from mteb_contrastive.identity import fingerprint
+
+    if not _NAME.match(name):
+        raise ValueError(f"--name must be letters and digits starting with a letter, got {name!r}")
+    if not _LANG_TAG.match(language):
+        raise ValueError(f"--language must be an mteb language tag xxx-Xxxx (ISO 639-3 code and script), e.g. eng-Latn, cmn-Hans, lzh-Hant; got {language!r}")
+    if split not in SPLIT_RULES:
+        raise ValueError(f"--split must be one of {', '.join(SPLIT_RULES)}, got {split!r}")
+    a, b = proportions
+    if not 0.0 <= a <= b <= 1.0:
+        raise ValueError(f"--proportions must satisfy 0 <= train_end <= valid_end <= 1, got {a} {b}")
+    if boundaries is not None and split != "line-order":
+        raise ValueError("--boundaries needs --split line-order (boundaries are line counts in file order)")
+    path = Path(path)
+    examples = read_quoter_file(path)
+    if boundaries is not None:
+        splits = split_by_boundaries(examples, *boundaries, source=path)
+    else:
+        splits = split_by_proportions(examples, proportions, seed=seed, source=path, shuffle=split == "shuffled")
+    raw = path.read_bytes()
+    import hashlib
+
+    rule = {
+        "language": language,
+        "query_language": query_language(language),
+        "split": split,
+        "seed": seed if split == "shuffled" else None,
+        "proportions": None if boundaries is not None else [a, b],
+        "boundaries": list(boundaries) if boundaries is not None else None,
+    }
+    info = {
+        "kind": QUOTER_KIND,
+        "name": name,
+        **rule,
+        "n_lines": len(examples),
+        **{f"n_{s}": len(splits[s]) for s in SPLITS},
+        "source": str(path.resolve()),
+        "file": BUILT_FILE,
+        "build_id": fingerprint(QUOTER_KIND, hashlib.sha256(raw).hexdigest(), rule),
+    }
+    target = Path(out) / name
+    with atomic_folder(target) as tmp:
+        (tmp / BUILT_FILE).write_bytes(raw)
+        (tmp / "mteb_contrastive.json").write_text(json.dumps(info, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return target

@@ -6,13 +6,24 @@ Protocol:
   boundaries) or by proportions after the fixed-seed shuffle (shared files);
 * candidate pool = every distinct quote of the whole file; queries = the test lines' contexts
   around a mask marker; one relevant candidate per query (its gold quote);
-* metrics (:mod:`mteb_contrastive.metrics.ranking`): ``mrr`` over the full ranking (main score),
-  ``ndcg_at_5``, ``recall_at_1/10/100``, ``median_rank`` (1-based), ``mean_rank``; the gold's rank
-  is ``1 + #candidates scored strictly higher``. These keys replace mteb's own ``ndcg_at_5`` and
-  ``recall_at_*``; mteb's other retrieval scores (``map_at_*``, ``mrr_at_*``, ``precision_at_*``,
-  computed on the returned top-100) stay in the result. ``gold_ranks_exact`` is 1 when every
-  gold rank is over the full pool (dense encoders, mteb's BM25, two-stage models), 0 when some are
-  lower bounds read from a truncated result list (``gold_ranks_lower_bound`` counts them).
+* metrics (:mod:`mteb_contrastive.metrics.ranking`), over the full ranking of the pool, each
+  under three tie rules (a gold tied with ``t - 1`` other candidates and below ``h`` has a rank in
+  ``{h+1..h+t}``): ``<metric>_tie_expected`` (exact expectation under a random order within the
+  tie; the main values, main score ``mrr_tie_expected``), ``<metric>_optimistic`` (rank ``h+1``,
+  the official scripts' MRR/NDCG rule) and ``<metric>_pessimistic`` (rank ``h+t``), for metric in
+  ``mrr``, ``ndcg_at_5``, ``recall_at_1/10/100``, ``median_rank``, ``mean_rank``;
+* tie counts: ``n_gold_tied`` (golds tied with at least one other candidate), ``n_gold_tied_at_zero``
+  (of those, golds whose score is exactly 0: the model found nothing for them, e.g. BM25 with no
+  shared token), ``max_gold_tie`` (the largest tie, gold included);
+* mteb's own retrieval scores (``ndcg_at_k``, ``recall_at_k``, ``mrr_at_k``, ``map_at_k``,
+  ``precision_at_k``, computed by mteb on the returned top 100 with its own order within ties) are
+  left exactly as mteb computes them: no key of mteb's name holds one of our values;
+* ``gold_ranks_exact`` is 1 when every gold's tie range is over the full pool (dense encoders,
+  BM25 models, two-stage models), 0 when some are lower bounds read from a truncated result list
+  (``gold_ranks_lower_bound`` counts them);
+* the task's data rule is recorded beside the scores: ``quoter_language`` (the query-format language,
+  ``en``/``zh``/...), ``quoter_split`` (``line-order`` or ``shuffled``), ``quoter_train_end``,
+  ``quoter_valid_end`` (the cut lines), ``quoter_shuffle_seed`` (-1 for line order).
 
 Full-pool ranks come from :func:`mteb_contrastive.search.full_rank.with_gold_ranks` (dense: from the
 embeddings by query chunks).
@@ -25,10 +36,11 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
 from mteb.abstasks.retrieval import AbsTaskRetrieval
 
 from mteb_contrastive.data.quoter import QueryFormat, build_retrieval_data, read_quoter_file, split_by_boundaries, split_by_proportions
-from mteb_contrastive.metrics.ranking import ranking_metrics
+from mteb_contrastive.metrics.ranking import tie_aware_metrics
 
 logger = logging.getLogger(__name__)
 
@@ -37,8 +49,9 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
     """Retrieval of the missing quote among all quotes of a QuoteR file.
 
     Subclasses set (declaratively): ``quoter_file`` (file name), :meth:`data_dir` (where it is),
-    the split rule (``boundaries = (train_end, valid_end)`` in line order, or ``proportions`` after
-    the shuffle with ``shuffle_seed``) and ``language`` ("en" / "zh"). ``mask_marker`` and
+    the split rule (``boundaries = (train_end, valid_end)`` in line order, or ``proportions``, after
+    the shuffle with ``shuffle_seed`` when ``shuffle`` is true, else in line order) and ``language``
+    ("en" lower-cases, as the official English script; anything else is kept as is). ``mask_marker`` and
     ``use_right_context`` set the query format (paper's defaults).
     """
 
@@ -48,6 +61,8 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
     boundaries: ClassVar[tuple[int, int] | None] = None
     proportions: ClassVar[tuple[float, float]] = (0.8, 0.9)
     shuffle_seed: ClassVar[int] = 20240611
+    shuffle: ClassVar[bool] = True
+    split_record: dict[str, Any] = {}
     mask_marker: ClassVar[str] = "[MASK]"
     use_right_context: ClassVar[bool] = True
     faiss_index: ClassVar[str] = "flat"
@@ -77,7 +92,15 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         if self.boundaries is not None:
             splits = split_by_boundaries(examples, *self.boundaries, source=path)
         else:
-            splits = split_by_proportions(examples, self.proportions, seed=self.shuffle_seed, source=path)
+            splits = split_by_proportions(examples, self.proportions, seed=self.shuffle_seed, source=path, shuffle=self.shuffle)
+        shuffled = self.boundaries is None and self.shuffle
+        self.split_record = {
+            "quoter_language": self.language,
+            "quoter_split": "shuffled" if shuffled else "line-order",
+            "quoter_train_end": len(splits["train"]),
+            "quoter_valid_end": len(splits["train"]) + len(splits["valid"]),
+            "quoter_shuffle_seed": self.shuffle_seed if shuffled else -1,
+        }
         self.dataset, self.pool_stats = {}, {}
         for split in self.eval_splits:
             data, stats = build_retrieval_data(examples, splits, self.query_format(), split)
@@ -101,12 +124,17 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         gold = {qid: next(iter(rel)) for qid, rel in data_split["relevant_docs"].items() if rel}
         search_model = with_gold_ranks(model, gold, faiss_index=self.faiss_index)
         scores = super()._evaluate_subset(search_model, data_split, **kwargs)
-        ranks = [search_model.gold_ranks[q] for q in gold if q in search_model.gold_ranks]
-        if len(ranks) != len(gold):
-            raise RuntimeError(f"{self.metadata.name}: gold ranks for {len(ranks)} of {len(gold)} queries")
-        scores.update(ranking_metrics(ranks, ks=(1, 10, 100), ndcg_k=5))
+        ties_by_query = getattr(search_model, "gold_ties", {})
+        ties = [ties_by_query[q] for q in gold if q in ties_by_query]
+        if len(ties) != len(gold):
+            raise RuntimeError(f"{self.metadata.name}: gold tie ranges for {len(ties)} of {len(gold)} queries")
+        higher = np.array([x.higher for x in ties], dtype=np.int64)
+        tied = np.array([x.tied for x in ties], dtype=np.int64)
+        scores.update(tie_aware_metrics(higher, tied, ks=(1, 10, 100), ndcg_k=5))
+        scores["n_gold_tied_at_zero"] = int(sum(1 for x in ties if x.tied > 1 and x.score == 0))
         scores["gold_ranks_exact"] = int(bool(getattr(search_model, "gold_ranks_exact", True)))
         scores["gold_ranks_lower_bound"] = int(getattr(search_model, "n_lower_bound", 0))
+        scores.update(self.split_record)
         scores.update(self.pool_stats.get(kwargs.get("hf_split", "test"), {}))
         describe = getattr(search_model, "stage_scores", None)
         if callable(describe):

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from mteb_contrastive.metrics.ranking import rank_of
+from mteb_contrastive.metrics.ranking import tie_range_of
 
 logger = logging.getLogger(__name__)
 
@@ -261,6 +261,7 @@ class TwoStageSearch:
         self.mteb_model_meta = two_stage_meta(name or f"rerank/{_slug(first_name)}+{getattr(reranker, 'kind', 'custom')}@{self.k}", first_name, reranker, self.k)
         self.gold: dict[str, str] = {}
         self.gold_ranks: dict[str, int] = {}
+        self.gold_ties: dict[str, Any] = {}
         self.gold_ranks_exact = True
         self.n_lower_bound = 0
         self.last_timings: dict[str, float] = {}
@@ -298,14 +299,17 @@ class TwoStageSearch:
         return final
 
     def _gold_ranks(self, reranked: dict[str, dict[str, float]]) -> None:
-        fs = getattr(self._first, "gold_ranks", {})
-        self.gold_ranks, self.n_lower_bound = {}, int(getattr(self._first, "n_lower_bound", 0))
+        from mteb_contrastive.search.full_rank import GoldTie, below_head
+
+        fs = getattr(self._first, "gold_ties", {})
+        self.gold_ties, self.n_lower_bound = {}, int(getattr(self._first, "n_lower_bound", 0))
         for q, g in self.gold.items():
             head = reranked.get(q, {})
-            if g in head:
-                self.gold_ranks[q] = rank_of(head[g], head.values())
-            else:  # below the reranked k, in first-stage order (exact unless the first stage tied at the cut)
-                self.gold_ranks[q] = max(int(fs.get(q, len(head) + 1)), len(head) + 1)
+            if g in head:  # within the reranked head: ties among the reranker's scores
+                self.gold_ties[q] = GoldTie(*tie_range_of(head[g], head.values()), float(head[g]))
+            else:  # below the reranked k, in first-stage order (its tie range cut at the head)
+                self.gold_ties[q] = below_head(fs.get(q), len(head))
+        self.gold_ranks = {q: t.higher + 1 for q, t in self.gold_ties.items()}
         self.gold_ranks_exact = bool(getattr(self._first, "gold_ranks_exact", True))
 
     def stage_scores(self) -> dict[str, float]:
