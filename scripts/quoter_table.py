@@ -2,34 +2,48 @@
 
     python scripts/quoter_table.py results/
 
-One row per (model, task): pool size, test queries, MRR (full ranking, main score), NDCG@5,
-Recall@1/10/100, median rank, and mteb's recorded evaluation time.
+One row per (model, task) with QuoteR's tie-aware results (:mod:`mteb_contrastive.metrics.ranking`):
+each metric as ``expected (optimistic / pessimistic)``: the exact expectation under a random order
+within ties (the main value), then the gold-first and gold-last bounds; MRR over the full ranking,
+NDCG@5, Recall@1/10/100, median rank. ``tied at 0``: golds tied with other candidates at score 0
+(the model found nothing for them), of the test queries. Eval time: mteb's recorded evaluation
+time (s). Results without the tie-aware keys (written before they existed) are skipped with a note
+on stderr.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
+METRICS = (("mrr", "MRR", 4), ("ndcg_at_5", "NDCG@5", 4), ("recall_at_1", "R@1", 4), ("recall_at_10", "R@10", 4), ("recall_at_100", "R@100", 4), ("median_rank", "median rank", 1))
+
+
+def _cell(s: dict, key: str, digits: int) -> str:
+    f = (lambda v: f"{v:.{digits}f}") if digits > 1 else (lambda v: f"{v:g}")
+    return f"{f(s[key + '_tie_expected'])} ({f(s[key + '_optimistic'])} / {f(s[key + '_pessimistic'])})"
+
 
 def quoter_table(results_dir: str | Path) -> str:
+    """The table (module docstring) for every QuoteR result under ``results_dir``."""
+    from mteb_contrastive.report import load_results
+
     rows = []
-    for f in sorted(Path(results_dir).rglob("QuoteR*.json")):
-        d = json.loads(f.read_text())
-        s = d["scores"]["test"][0]
-        model = f.parent.parent.name.replace("__", "/")
-        rows.append((model, d["task_name"], dict(s, evaluation_time=d.get("evaluation_time"))))
+    for r in load_results(results_dir):
+        if "QuoteR" not in r.task_name:
+            continue
+        s = r.scores["test"][0]
+        if "mrr_tie_expected" not in s:
+            print(f"skipped (no tie-aware keys, an older result): {r._model_dir}/{r.task_name}", file=sys.stderr)
+            continue
+        rows.append((r._model_dir.replace("__", "/"), r.task_name, s, r.evaluation_time))
     out = [
-        "| model | task | pool | queries | MRR | NDCG@5 | R@1 | R@10 | R@100 | median rank | eval time (s) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| model | task | pool | queries | " + " | ".join(label for _, label, _ in METRICS) + " | tied at 0 | eval time (s) |",
+        "|---|---|---|---|" + "---|" * len(METRICS) + "---|---|",
     ]
-    for model, task, s in sorted(rows, key=lambda r: (r[1], r[0])):
-        t = s.get("evaluation_time")
-        out.append(
-            f"| {model} | {task} | {s['pool_size']} | {s['n_queries']} | {s['mrr']:.4f} | {s['ndcg_at_5']:.4f} | {s['recall_at_1']:.4f} | "
-            f"{s['recall_at_10']:.4f} | {s['recall_at_100']:.4f} | {s['median_rank']:g} | {'' if t is None else round(t, 1)} |"
-        )
+    for model, task, s, t in sorted(rows, key=lambda x: (x[1], x[0])):
+        cells = " | ".join(_cell(s, key, d) for key, _, d in METRICS)
+        out.append(f"| {model} | {task} | {s['pool_size']} | {s['n_queries']} | {cells} | {s['n_gold_tied_at_zero']} | {'' if t is None else round(t, 1)} |")
     return "\n".join(out)
 
 
