@@ -105,6 +105,14 @@ def test_bad_lines_name_file_and_line(tmp_path, line, needle):
     assert e.value.row == 2
 
 
+def test_not_utf8_names_file_and_line(tmp_path):
+    p = tmp_path / "latin1.txt"
+    p.write_bytes("l\tq\tr\nl\tcaf\u00e9\tr\n".encode("latin-1"))
+    with pytest.raises(DataError) as e:
+        read_quoter_file(p)
+    assert "latin1.txt" in str(e.value) and "line 2: not UTF-8" in str(e.value) and e.value.row == 1
+
+
 def test_boundary_past_end(tmp_path):
     p = _write(tmp_path, LINES[:5], name="short.txt")
     ex = read_quoter_file(p)

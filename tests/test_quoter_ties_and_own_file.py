@@ -139,3 +139,29 @@ def test_own_file_through_the_build_command_and_mteb_run(tmp_path):
     assert d["dataset_revision"] == json.loads((tmp_path / "ds" / "Lunyu" / "mteb_contrastive.json").read_text())["build_id"]
     assert s["main_score"] == pytest.approx((3 + H5 / 5) / 4)
     assert (s["quoter_language"], s["quoter_split"], s["quoter_train_end"], s["quoter_valid_end"]) == ("lzh", "line-order", 5, 6)
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "needle"),
+    [
+        (None, [], "no such file"),
+        ("a\tb\tc\nonly one field\n", [], "line 2: expected 3 tab-separated fields"),
+        ("\n".join(LINES) + "\n", ["--split", "line-order", "--boundaries", "5", "99"], "past the end of the file"),
+        ("\n".join(LINES) + "\n", ["--proportions", "0.9", "0.8"], "--proportions must satisfy"),
+    ],
+)
+def test_build_command_bad_input_is_one_line_exit_2(tmp_path, capsys, content, args, needle):
+    from mteb_contrastive.cli import main
+
+    f = tmp_path / "in.txt"
+    if content is not None:
+        f.write_text(content, encoding="utf-8")
+    try:
+        rc = main(["build-quoter", str(f), "--name", "X", "--language", "eng-Latn", "--out", str(tmp_path / "o"), *args])
+    except SystemExit as exc:
+        rc = exc.code
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and needle in err and "\n" not in err and "Traceback" not in err
+    if not needle.startswith("--"):  # a data error names the file
+        assert "in.txt" in err
+    assert not (tmp_path / "o" / "X").exists()

@@ -38,7 +38,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int | None
     try:
         folder = build_quoter_folder(args.file, args.out, args.name, args.language, split=args.split, proportions=tuple(args.proportions), seed=args.seed, boundaries=tuple(args.boundaries) if args.boundaries else None)
     except FileNotFoundError as exc:
-        parser.exit(2, f"error: {args.file}: no such file ({exc.strerror}); give the path of your QuoteR file\n")
+        parser.exit(2, f"error: {exc.filename or args.file}: no such file; give the path of your QuoteR file\n")
+    except OSError as exc:
+        parser.exit(2, f"error: {exc.filename or args.file}: {exc.strerror or exc}; check the file and --out\n")
     except ValueError as exc:
         from mteb_contrastive.data.errors import DataError
 

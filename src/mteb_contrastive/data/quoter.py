@@ -99,10 +99,16 @@ def read_quoter_file(path: str | os.PathLike) -> list[QuoteRExample]:
 
     Raises:
         FileNotFoundError: no such file.
-        DataError: a line without exactly two tabs, or with an empty quote (names file and line).
+        DataError: bytes that are not UTF-8, a line without exactly two tabs, or with an empty
+            quote (names file and line).
     """
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n")
+        raise DataError(path, f"line {line + 1}: not UTF-8 (byte {raw[exc.start]:#04x} at offset {exc.start}); save the file as UTF-8", row=line) from None
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
