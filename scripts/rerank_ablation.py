@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"#   +{kind}@{k}: {s['main_score']:.4f} rerank {rr.seconds:.1f}s (this call {t.get('rerank_seconds', 0):.1f}s, {rr.scored} pairs scored so far)", file=sys.stderr, flush=True)
 
     main_score = task.metadata.main_score
-    extra = [m for m in ("mrr", "ndcg_at_10", "recall_at_10", "median_rank") if m != main_score]
+    extra = [m for m in ("mrr_tie_expected", "ndcg_at_10", "recall_at_10", "median_rank_tie_expected") if m != main_score]
     print(f"\nTask {args.task}" + (f" [{args.subset}]" if args.subset else "") + f", queries: {counts}")
     print(f"| first stage | reranker | k | {main_score} (main) | " + " | ".join(extra) + " | first stage (s) | rerank (s) | pairs |")
     print("|---|---|---|---|" + "---|" * len(extra) + "---|---|---|")

@@ -1,4 +1,4 @@
-"""Hand-computed QuoteR ranking metrics, ties counted in the gold's favour."""
+"""Hand-computed ranking metrics of given ranks; `gold_ranks` is the optimistic rule (1 + candidates strictly higher)."""
 
 import math
 
