@@ -6,6 +6,8 @@
   ``en_gcide.txt``): read from ``MTEB_CONTRASTIVE_QUOTER_DATA`` when set, else from
   ``<shared>/quoter`` where ``<shared>`` is the project's shared data folder
   (``MTEB_CONTRASTIVE_SHARED``, else ``../shared/data`` beside the checkout).
+* Your own QuoteR-format file: ``mteb-contrastive build-quoter`` makes a folder that becomes
+  ``<name>QuoteRRetrieval`` (:func:`quoter_task_for_folder`, through ``MTEB_CONTRASTIVE_DATASETS``).
 """
 
 from __future__ import annotations
