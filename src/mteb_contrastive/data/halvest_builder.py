@@ -30,14 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.atomic import atomic_folder
-from mteb_contrastive.data.corpus import split_sentences
+from mteb_contrastive.data.corpus import sentence_offsets, sentence_span
 from mteb_contrastive.data.errors import DataError
 
 KIND = "halvest-triplets"
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 
 
-def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, seed: int = 0, language: str = "en", sentence_cache: dict[str, list[str]] | None = None) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, seed: int = 0, language: str = "en", sentence_cache: dict[str, list[tuple[int, int]]] | None = None) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Triplets of k-sentence spans from validated corpus rows (see module docstring).
 
     Returns:
@@ -60,14 +60,18 @@ def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, 
     everyone = set(range(len(docs)))
 
     def span(i: int) -> str:
+        # a span is a substring of the document: sentences taken by character offsets, so the
+        # source's own separators are kept (none between CJK sentences)
         d = docs[i]
         if d["id"] not in sentence_cache:
-            sentence_cache[d["id"]] = split_sentences(d["text"], d.get("language") or language)
-        sents = sentence_cache[d["id"]]
-        if len(sents) <= k:
-            return " ".join(sents) if sents else d["text"].strip()
-        start = rng.randint(0, len(sents) - k)
-        return " ".join(sents[start : start + k])
+            sentence_cache[d["id"]] = sentence_offsets(d["text"], d.get("language") or language)
+        offs = sentence_cache[d["id"]]
+        if not offs:
+            return d["text"].strip()
+        if len(offs) <= k:
+            return sentence_span(d["text"], offs, 0, len(offs))
+        start = rng.randint(0, len(offs) - k)
+        return sentence_span(d["text"], offs, start, k)
 
     counts = {"documents": len(docs), "skipped_no_positive": 0, "skipped_no_negative": 0, "query_documents": 0}
     rows = []
