@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from mteb_contrastive.data.corpus import ends_with_abbreviation, sentence_offsets, sentence_span, split_sentences
 from mteb_contrastive.data.halvest_builder import sample_triplets
-from mteb_contrastive.data.verification_builder import chunk_text
 
 
 def test_word_ending_like_an_abbreviation_does_not_merge():
@@ -55,9 +54,3 @@ def test_sampled_spans_are_substrings_of_their_document():
         assert r["positive"] in text_of[r["pos_halid"]]
         assert r["negative"] in text_of[r["neg_halids"]]
     assert any(r["query"] in ("我喜欢苹果。你呢？", "你呢？很好！", "很好！我们走吧。") for r in rows if r["query_halid"] == "a")
-
-
-def test_chunks_are_substrings():
-    text = "one two\nthree  four five\n\nsix"
-    assert chunk_text(text, 2, 1) == ["one two", "three  four", "five\n\nsix"]
-    assert chunk_text(text, 4, 3) == ["one two\nthree  four"]  # last chunk (2 words) < min_words

@@ -2,6 +2,10 @@
 
 Row schema: ``id`` (str/int, unique), ``authors`` (non-empty list of str), ``text`` (non-empty),
 optional ``domains`` (list of str), ``year`` (int/str), ``language`` (ISO 639-1 like ``fr``).
+
+Identity fields (``id``, ``authors``, ``domains``) are returned in Unicode NFC
+(:func:`mteb_contrastive.identity.nfc`): an author typed in NFC in one row and NFD in another is
+one author. ``text`` is kept exactly as given.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.errors import DataError, not_utf8, reading
+from mteb_contrastive.identity import nfc
 
 #: Abbreviations after which a sentence break is undone -- ``MERGE_TRIGGERS`` of the
 #: HALvest-Contrastive sampler (``halvesting_contrastive/utils/data/sampler.py``).
@@ -23,30 +28,44 @@ MERGE_TRIGGERS = (
 
 
 def open_text(path: str | os.PathLike):
-    """Open a UTF-8 text file, gzip-compressed when the name ends in ``.gz``."""
+    """Open a UTF-8 text file, gzip-compressed when the name ends in ``.gz``.
+
+    Prefer :func:`iter_jsonl` or :func:`mteb_contrastive.data.errors.read_text`, whose errors are
+    one-line :class:`DataError` s.
+    """
     path = Path(path)
     if path.suffix == ".gz":
         return gzip.open(path, "rt", encoding="utf-8")
     return open(path, encoding="utf-8")
 
 
-def iter_jsonl(path: str | os.PathLike):
-    """Yield (row index, object) from a JSONL file.
+def iter_jsonl(path: str | os.PathLike, *, what: str = "file"):
+    """Yield (row index, object) from a JSONL file (``.jsonl`` or ``.jsonl.gz``), 0-based rows.
+
+    Lines are decoded one by one, so a non-UTF-8 byte is reported with its row.
 
     Raises:
-        DataError: a line that is not a JSON object (names file and row).
+        DataError: missing file, not UTF-8 (names the row), truncated gzip, a line that is not a
+            JSON object (names file and row).
     """
-    with open_text(path) as fh:
-        for i, line in enumerate(fh):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(path, f"not JSON Lines: {exc.msg}", row=i) from None
-            if not isinstance(obj, dict):
-                raise DataError(path, f"expected a JSON object, got {type(obj).__name__}", row=i)
-            yield i, obj
+    path = Path(path)
+    with reading(path, what=what):
+        fh = gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+        with fh:
+            for i, raw in enumerate(fh):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise not_utf8(path, exc, row=i) from None
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataError(path, f"not JSON Lines: {exc.msg}", row=i) from None
+                if not isinstance(obj, dict):
+                    raise DataError(path, f"expected a JSON object, got {type(obj).__name__}", row=i)
+                yield i, obj
 
 
 def validate_corpus_row(obj: dict[str, Any], source: object, row: int) -> dict[str, Any]:
@@ -70,10 +89,10 @@ def validate_corpus_row(obj: dict[str, Any], source: object, row: int) -> dict[s
     if not isinstance(domains, list):
         raise DataError(source, "domains must be a list", row=row, field="domains")
     return {
-        "id": str(obj["id"]),
-        "authors": [a.strip() for a in authors],
+        "id": nfc(str(obj["id"])),  # identity fields in NFC (see mteb_contrastive.identity)
+        "authors": [nfc(a.strip()) for a in authors],
         "text": text,
-        "domains": [str(d) for d in domains],
+        "domains": [nfc(str(d)) for d in domains],
         "year": obj.get("year"),
         "language": obj.get("language"),
     }

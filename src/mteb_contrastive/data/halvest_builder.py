@@ -32,6 +32,7 @@ from typing import Any
 from mteb_contrastive.data.atomic import atomic_folder
 from mteb_contrastive.data.corpus import sentence_offsets, sentence_span
 from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.identity import fingerprint, nfc, nfc_key
 
 KIND = "halvest-triplets"
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
@@ -52,11 +53,12 @@ def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, 
     by_author: dict[str, set[int]] = defaultdict(set)
     by_domainset: dict[frozenset, set[int]] = defaultdict(set)
     use_domains = any(d["domains"] for d in docs)
+    # identities compared in NFC (an author in NFC and in NFD is one author)
     for i, d in enumerate(docs):
-        by_authorset[frozenset(d["authors"])].append(i)
+        by_authorset[nfc_key(d["authors"])].append(i)
         for a in d["authors"]:
-            by_author[a].add(i)
-        by_domainset[frozenset(d["domains"])].add(i)
+            by_author[nfc(a)].add(i)
+        by_domainset[nfc_key(d["domains"])].add(i)
     everyone = set(range(len(docs)))
 
     def span(i: int) -> str:
@@ -76,14 +78,14 @@ def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, 
     counts = {"documents": len(docs), "skipped_no_positive": 0, "skipped_no_negative": 0, "query_documents": 0}
     rows = []
     for i, d in enumerate(docs):
-        pos_pool = [j for j in by_authorset[frozenset(d["authors"])] if j != i]
+        pos_pool = [j for j in by_authorset[nfc_key(d["authors"])] if j != i]
         if not pos_pool:
             counts["skipped_no_positive"] += 1
             continue
-        sharing = set().union(*(by_author[a] for a in d["authors"]))
+        sharing = set().union(*(by_author[nfc(a)] for a in d["authors"]))
         neg_pool = everyone - sharing
         if use_domains:
-            neg_pool &= by_domainset[frozenset(d["domains"])]
+            neg_pool &= by_domainset[nfc_key(d["domains"])]
         if not neg_pool:
             counts["skipped_no_negative"] += 1
             continue

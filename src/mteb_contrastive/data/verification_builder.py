@@ -6,7 +6,7 @@ Input: documents ``{"id", "author", "text"}`` (one document = one *work*; option
 * **chunking** -- each document is cut into consecutive, non-overlapping chunks of
   ``chunk_words`` whitespace tokens; a shorter last chunk is kept when it has at least
   ``min_words`` tokens (a document shorter than ``chunk_words`` gives one chunk when it has at
-  least ``min_words``, else none). A chunk is a substring of the document (separators kept).
+  least ``min_words``, else none). Chunks are re-joined with single spaces.
 * **author-disjoint splits** -- authors (not documents) are shuffled with the seed and shared
   out over ``train`` / ``validation`` / ``test`` by ``split_ratios`` (largest remainder),
   separately for authors with at least two works (they alone give same-author pairs) and the
@@ -42,6 +42,7 @@ from mteb_contrastive.data.atomic import atomic_folder
 from mteb_contrastive.data.corpus import iter_jsonl
 from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.data.pan import write_pairs_and_truth
+from mteb_contrastive.identity import fingerprint, nfc
 
 KIND = "pan-verification"
 SPLITS = ("train", "validation", "test")
@@ -51,17 +52,17 @@ _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 def chunk_text(text: str, chunk_words: int, min_words: int) -> list[str]:
     """Consecutive chunks of ``chunk_words`` whitespace tokens; a last chunk shorter than ``min_words`` is dropped.
 
-    Each chunk is a substring of ``text`` (from its first token's start to its last token's end),
-    so line breaks and other separators inside a chunk are the source's own.
+    Tokens are re-joined with single spaces: only whitespace is replaced, so no separator is
+    added inside a script written without spaces.
 
     Raises:
         ValueError: unless ``1 <= min_words <= chunk_words``.
     """
     if chunk_words < 1 or min_words < 1 or min_words > chunk_words:
         raise ValueError(f"need 1 <= min_words <= chunk_words, got chunk_words={chunk_words}, min_words={min_words}")
-    tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
-    chunks = [tokens[i : i + chunk_words] for i in range(0, len(tokens), chunk_words)]
-    return [text[c[0][0] : c[-1][1]] for c in chunks if len(c) >= min_words]
+    words = text.split()
+    chunks = [words[i : i + chunk_words] for i in range(0, len(words), chunk_words)]
+    return [" ".join(c) for c in chunks if len(c) >= min_words]
 
 
 def _allocate(n: int, ratios: tuple[float, ...]) -> list[int]:
@@ -87,11 +88,11 @@ def validate_documents(docs: list[dict[str, Any]], source: object = "documents")
             v = d.get(f)
             if not isinstance(v, (str, int)) or isinstance(v, bool) or not str(v).strip():
                 raise DataError(source, "missing or empty", row=i, field=f)
-        did = str(d["id"])
+        did = nfc(str(d["id"]))  # identities in NFC
         if did in seen:
             raise DataError(source, f"duplicate id {did!r} (first at row {seen[did]})", row=i, field="id")
         seen[did] = i
-        out.append({"id": did, "author": str(d["author"]).strip(), "text": str(d["text"]), "title": str(d.get("title") or ""), "group": str(d.get("group") or "")})
+        out.append({"id": did, "author": nfc(str(d["author"]).strip()), "text": str(d["text"]), "title": str(d.get("title") or ""), "group": nfc(str(d.get("group") or "")), "language": d.get("language")})
     if not out:
         raise DataError(source, "no documents")
     return out
