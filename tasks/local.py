@@ -49,6 +49,15 @@ def _load(self, hf_subset: str, split: str):
     return load_triplets(self.metadata.dataset["path"], hf_subset, split)
 
 
+def _revision(folder: Path, info: dict) -> str:
+    """The builder's content fingerprint ``build_id``; for a folder without one, a fingerprint of its files."""
+    if info.get("build_id"):
+        return info["build_id"]
+    from mteb_contrastive.identity import folder_revision
+
+    return "content-" + folder_revision(folder, patterns=("**/*.parquet",))
+
+
 def tasks_for_folder(folder: Path) -> list[type]:
     """The retrieval and triplet task classes for one built dataset folder."""
     info = json.loads((folder / "mteb_contrastive.json").read_text())
@@ -60,7 +69,7 @@ def tasks_for_folder(folder: Path) -> list[type]:
         raise ValueError(f"{folder}: unknown dataset kind {info.get('kind')!r}")
     name = info["name"]
     common = dict(
-        dataset={"path": str(folder.resolve()), "revision": info["build_id"]},
+        dataset={"path": str(folder.resolve()), "revision": _revision(folder, info)},
         reference=None,
         category="t2t",
         modalities=["text"],

@@ -9,7 +9,8 @@ module:
   ``mteb run -t HALvestRetrieval`` and ``mteb.get_task("HALvestRetrieval")`` find them;
 * lets ``mteb.get_model`` / ``mteb run -m ./path/to/model`` load a local sentence-transformers
   folder (a checkpoint before release), recorded as ``local/<folder name>`` with a revision
-  derived from the folder's absolute path.
+  that fingerprints the folder's weights, configs and tokenizer files (:func:`local_model_revision`):
+  it changes when a weight changes, not when the folder moves.
 
 :func:`register` is idempotent; it is called by the start-up hook when mteb is imported and by
 ``import mteb_contrastive``.
@@ -17,7 +18,6 @@ module:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -81,6 +81,18 @@ def register_models(metas: list[Any]) -> None:
         MODEL_REGISTRY.setdefault(meta.name, meta)
 
 
+def local_model_revision(folder: str | os.PathLike) -> str:
+    """``local-<fingerprint>`` of a model folder's weights, configs and tokenizer files.
+
+    Files: :data:`mteb_contrastive.identity.MODEL_FILE_PATTERNS` (``*.json``, ``*.safetensors``,
+    ``*.bin``, ``*.pt``, ``*.txt``, ...), at any depth, hidden files excluded; a README does not
+    count. Equal for two copies of the same model in different places.
+    """
+    from mteb_contrastive.identity import MODEL_FILE_PATTERNS, folder_revision
+
+    return "local-" + folder_revision(folder, patterns=MODEL_FILE_PATTERNS)
+
+
 def local_model_meta(path: str | os.PathLike) -> Any:
     """A ``ModelMeta`` for a local sentence-transformers folder.
 
@@ -116,7 +128,7 @@ def local_model_meta(path: str | os.PathLike) -> Any:
         overwrites=dict(
             loader=loader,
             name=f"local/{folder.name}",
-            revision="local-" + hashlib.sha256(str(folder).encode()).hexdigest()[:12],
+            revision=local_model_revision(folder),
             reference=folder.as_uri(),
             similarity_fn_name=sim,
             max_tokens=max_tokens,

@@ -20,7 +20,6 @@ written atomically.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -143,6 +142,7 @@ def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike
     target = Path(out_dir) / name
     cache: dict[str, list[str]] = {}
     configs = {}
+    content = {}
     with atomic_folder(target) as tmp:
         for k in ks:
             rows, counts = sample_triplets(docs, k, n_triplets=n_triplets, seed=seed, language=language, sentence_cache=cache)
@@ -151,10 +151,10 @@ def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike
             (tmp / f"base-{k}").mkdir()
             datasets.Dataset.from_list(rows).to_parquet(str(tmp / f"base-{k}" / "test.parquet"))
             configs[f"base-{k}"] = counts
+            content[f"base-{k}"] = rows
         params = {"ks": list(ks), "n_triplets": n_triplets, "seed": seed, "language": language}
-        build_id = hashlib.sha256(
-            json.dumps({"params": params, "docs": [(d["id"], d["authors"], len(d["text"])) for d in docs]}, sort_keys=True).encode()
-        ).hexdigest()[:16]
+        # the revision is the content: every row's texts and ids, the parameters and the language
+        build_id = fingerprint(KIND, params, mteb_language, content)
         info = {
             "kind": KIND,
             "name": name,

@@ -33,7 +33,6 @@ corpus (or query) id, a qrels row naming an unknown corpus or query id, a non-nu
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import os
 import random
@@ -252,7 +251,8 @@ def build_ir_triplets(corpus: dict[str, str], qrels: dict[str, dict[str, float]]
     if not splits["test"]:
         raise DataError(source or name, f"no triplet in the test split ({counts})")
     params = {"seed": seed, "min_grade": min_grade, "max_per_query": max_per_query, "negative": negative, "split": [0.8, 0.1, 0.1]}
-    build_id = hashlib.sha256(json.dumps({"params": params, "corpus": sorted(corpus.items()), "qrels": sorted((q, sorted(d.items())) for q, d in qrels.items())}, sort_keys=True).encode()).hexdigest()[:16]
+    # the revision is the content: every triplet row of every split, the parameters, the language
+    build_id = fingerprint(KIND, params, language, splits)
     target = Path(out_dir) / name
     with atomic_folder(target) as tmp:
         (tmp / "default").mkdir()

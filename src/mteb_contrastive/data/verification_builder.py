@@ -28,7 +28,6 @@ card. The folder is written atomically.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -235,6 +234,7 @@ def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.Pat
     target = Path(out_dir) / name
     counts: dict[str, dict[str, int]] = {}
     splits = []
+    content = {}
     with atomic_folder(target) as tmp:
         for split in SPLITS:
             split_docs = [d for d in docs if assignment.get(d["author"]) == split]
@@ -246,9 +246,9 @@ def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.Pat
             write_pairs_and_truth(tmp / split, rows)
             counts[split] = c
             splits.append(split)
-        build_id = hashlib.sha256(
-            json.dumps({"params": params, "docs": [(d["id"], d["author"], len(d["text"])) for d in docs]}, sort_keys=True).encode()
-        ).hexdigest()[:16]
+            content[split] = rows
+        # the revision is the content: every pair's texts, ids and labels, the parameters, the languages
+        build_id = fingerprint(KIND, params, list(languages), content)
         info = {
             "kind": KIND,
             "name": name,

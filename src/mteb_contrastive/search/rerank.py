@@ -40,7 +40,6 @@ From Python::
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import re
@@ -320,6 +319,19 @@ def _slug(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", s).strip("-")[:60]
 
 
+def reranker_identity(model: str) -> str:
+    """8 hex characters naming a reranker model by content: the fingerprint of a local folder's
+    weights and configs (:func:`mteb_contrastive.registration.local_model_revision`), else of the
+    Hub name."""
+    from mteb_contrastive.identity import fingerprint
+
+    if os.path.isdir(model):
+        from mteb_contrastive.registration import local_model_revision
+
+        return local_model_revision(model).removeprefix("local-")[:8]
+    return fingerprint(model, length=8)
+
+
 def two_stage_meta(name: str, first_name: str, reranker: Any, k: int, *, reranker_kind: str | None = None, reranker_model: str | None = None, loader: Any = None) -> Any:
     """mteb ``ModelMeta`` of a two-stage model: name as given, revision = reranker model + k."""
     from mteb.models.model_meta import ModelMeta
@@ -328,7 +340,7 @@ def two_stage_meta(name: str, first_name: str, reranker: Any, k: int, *, reranke
     rmodel = reranker_model or getattr(reranker, "model_name", type(reranker).__name__)
     parts = str(rmodel).rstrip("/").replace(os.sep, "/").split("/")
     base = "-".join(parts[-2:])  # "org-name" for Hub names, "parent-folder" for local folders
-    rev = f"{kind}-{_slug(base)}-{hashlib.sha256(str(rmodel).encode()).hexdigest()[:8]}-k{k}"
+    rev = f"{kind}-{_slug(base)}-{reranker_identity(str(rmodel))}-k{k}"
     return ModelMeta.create_empty(
         overwrites=dict(
             loader=loader,
