@@ -74,7 +74,7 @@ def tasks_for_folder(folder: Path) -> list[type]:
         category="t2t",
         modalities=["text"],
         eval_splits=info.get("splits", ["test"]),
-        eval_langs={cfg: [info["language"]] for cfg in info["configs"]},
+        eval_langs={cfg: list(info.get("languages") or [info["language"]]) for cfg in info["configs"]},
         domains=["Written"],
         license="not specified",
         annotations_creators="derived",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,73 @@ def register() -> None:
     from mteb_contrastive.search.rerank import registered_model_metas as rerank_model_metas
 
     register_models(rerank_model_metas())
+    _patch_predictions_path()
+    if os.path.basename(sys.argv[0] if sys.argv else "") == "mteb":
+        _one_line_errors_in_mteb_cli()
+
+
+def is_input_error(exc: BaseException) -> bool:
+    """True for bad input that our code reports: a ``DataError``, or a ``ValueError`` /
+    ``FileNotFoundError`` / ``KeyError`` raised inside ``mteb_contrastive`` (a bad model name, a
+    missing data folder)."""
+    from mteb_contrastive.data.errors import DataError
+
+    if isinstance(exc, DataError):
+        return True
+    if not isinstance(exc, (ValueError, FileNotFoundError, KeyError)):
+        return False
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    return last is not None and f"{os.sep}mteb_contrastive{os.sep}" in last.tb_frame.f_code.co_filename
+
+
+def _one_line_errors_in_mteb_cli() -> None:
+    """Under the ``mteb`` command, our bad-input errors print one line and exit 2 (not a traceback)."""
+    import importlib
+
+    cli = importlib.import_module("mteb.cli.build_cli")
+    original = cli.run
+    if getattr(original, "_mteb_contrastive", False):
+        return
+
+    def run(args: Any) -> None:
+        try:
+            return original(args)
+        except Exception as exc:
+            if not is_input_error(exc):
+                raise
+            msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+            print(f"mteb: error: {' '.join(str(msg).split())}", file=sys.stderr)
+            raise SystemExit(2) from None
+
+    run._mteb_contrastive = True  # type: ignore[attr-defined]
+    cli.run = run
+
+
+def prediction_subfolder(prediction_folder: str | os.PathLike, model_name: str, revision: str | None) -> Path:
+    """``<prediction_folder>/<model name, / -> __>/<revision>``: where one model's predictions go
+    (the layout of mteb's results folder), so several models can share one ``--prediction-folder``."""
+    return Path(prediction_folder) / str(model_name).replace("/", "__") / str(revision or "no_revision_available")
+
+
+def _patch_predictions_path() -> None:
+    """mteb writes ``<folder>/<task>_predictions.json`` for every model, merging into the file the
+    previous model wrote (first model's name, last model's values); write per model instead."""
+    from mteb.abstasks.abstask import AbsTask
+
+    original = AbsTask._save_task_predictions
+    if getattr(original, "_mteb_contrastive", False):
+        return
+
+    def _save_task_predictions(self: Any, predictions: Any, model: Any, prediction_folder: Path, hf_split: str, hf_subset: str) -> None:
+        meta = model.mteb_model_meta
+        return original(self, predictions, model, prediction_subfolder(prediction_folder, meta.name, meta.revision), hf_split, hf_subset)
+
+    _save_task_predictions._mteb_contrastive = True  # type: ignore[attr-defined]
+    AbsTask._save_task_predictions = _save_task_predictions
 
 
 def register_tasks(task_classes: list[type]) -> None:
@@ -79,6 +147,15 @@ def register_models(metas: list[Any]) -> None:
 
     for meta in metas:
         MODEL_REGISTRY.setdefault(meta.name, meta)
+
+
+def iso_to_mteb_language(code: str) -> str | None:
+    """An ISO 639-1 / 639-3 / ``xxx-Xxxx`` code in mteb's language-script form (mteb's default
+    script for the language), None when mteb does not know it. Wraps mteb's private
+    ``languages.iso_mappings._hf_lang_to_iso_lang_script``."""
+    from mteb.languages.iso_mappings import _hf_lang_to_iso_lang_script
+
+    return _hf_lang_to_iso_lang_script(code)
 
 
 def local_model_revision(folder: str | os.PathLike) -> str:
@@ -153,6 +230,13 @@ def _enable_local_model_folders() -> None:
     def get_model_meta(model_name: str, revision: str | None = None, *args: Any, **kwargs: Any):
         if isinstance(model_name, (str, os.PathLike)) and Path(model_name).expanduser().is_dir():
             return local_model_meta(model_name)
+        if isinstance(model_name, str) and model_name.startswith("rerank/"):
+            from mteb.models.model_implementations import MODEL_REGISTRY
+
+            if model_name not in MODEL_REGISTRY:  # any k, or one line naming the valid names
+                from mteb_contrastive.search.rerank import model_meta_for_name
+
+                return model_meta_for_name(model_name)
         return original(model_name, revision, *args, **kwargs)
 
     get_model_meta._mteb_contrastive = True  # type: ignore[attr-defined]

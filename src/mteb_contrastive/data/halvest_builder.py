@@ -31,13 +31,14 @@ from typing import Any
 from mteb_contrastive.data.atomic import atomic_folder
 from mteb_contrastive.data.corpus import sentence_offsets, sentence_span
 from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.languages import languages_from_rows, resolve_languages, splitter_language, stated_fallback
 from mteb_contrastive.identity import fingerprint, nfc, nfc_key
 
 KIND = "halvest-triplets"
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 
 
-def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, seed: int = 0, language: str = "en", sentence_cache: dict[str, list[tuple[int, int]]] | None = None) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, seed: int = 0, language: str | None = "en", sentence_cache: dict[str, list[tuple[int, int]]] | None = None) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Triplets of k-sentence spans from validated corpus rows (see module docstring).
 
     Returns:
@@ -65,7 +66,7 @@ def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, 
         # source's own separators are kept (none between CJK sentences)
         d = docs[i]
         if d["id"] not in sentence_cache:
-            sentence_cache[d["id"]] = sentence_offsets(d["text"], d.get("language") or language)
+            sentence_cache[d["id"]] = sentence_offsets(d["text"], splitter_language(d.get("language") or language or "en"))
         offs = sentence_cache[d["id"]]
         if not offs:
             return d["text"].strip()
@@ -117,7 +118,7 @@ def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, 
     return rows, counts
 
 
-def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike, name: str, *, ks: tuple[int, ...] = (2, 4, 8), language: str = "en", mteb_language: str = "eng-Latn", n_triplets: int = 2, seed: int = 0, source: str = "", description: str = "") -> Path:
+def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike, name: str, *, ks: tuple[int, ...] = (2, 4, 8), language: str | None = None, mteb_language: str | None = None, n_triplets: int = 2, seed: int = 0, source: str = "", description: str = "") -> Path:
     """Write a HALvest-format dataset folder ``<out_dir>/<name>`` (atomically).
 
     Args:
@@ -125,8 +126,11 @@ def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike
         name: dataset name, letters and digits (task names are ``<name>AuthorRetrieval`` and
             ``<name>AuthorTripletClassification``).
         ks: sentences per span, one config ``base-<k>`` each.
-        language: ISO 639-1 code for the sentence splitter; ``mteb_language``: the tasks'
-            language-script code.
+        language: the texts' language for rows without a ``language`` field (ISO 639-1 such as
+            ``fr``, used by the sentence splitter); ``mteb_language``: the tasks' language-script
+            code. Both default to the rows' ``language`` fields (:mod:`mteb_contrastive.data.languages`);
+            a value contradicting them raises; when neither the rows nor the caller say, eng-Latn
+            is used and a warning says so.
 
     Returns:
         the folder path.
@@ -139,8 +143,11 @@ def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike
         raise ValueError(f"dataset name must be letters and digits starting with a letter, got {name!r}")
     import datasets
 
+    given = [mteb_language] if mteb_language else ([language] if language else None)
+    langs = stated_fallback(resolve_languages(languages_from_rows(docs, source or name), given, source=source or name, option="mteb_language"), ["eng-Latn"], source=source or name, option="mteb_language")
+    language = language or splitter_language(langs[0])
     target = Path(out_dir) / name
-    cache: dict[str, list[str]] = {}
+    cache: dict[str, list[tuple[int, int]]] = {}
     configs = {}
     content = {}
     with atomic_folder(target) as tmp:
@@ -154,12 +161,13 @@ def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike
             content[f"base-{k}"] = rows
         params = {"ks": list(ks), "n_triplets": n_triplets, "seed": seed, "language": language}
         # the revision is the content: every row's texts and ids, the parameters and the language
-        build_id = fingerprint(KIND, params, mteb_language, content)
+        build_id = fingerprint(KIND, params, langs, content)
         info = {
             "kind": KIND,
             "name": name,
             "description": description,
-            "language": mteb_language,
+            "language": langs[0],
+            "languages": langs,
             "configs": configs,
             "splits": ["test"],
             "source": source,
@@ -178,7 +186,7 @@ def _card(info: dict[str, Any]) -> str:
         info["description"] or "",
         "",
         f"- Source: {info['source']}",
-        f"- Language: {info['language']}; build id {info['build_id']}; parameters {json.dumps(info['params'])}",
+        f"- Language: {', '.join(info['languages'])}; build id {info['build_id']}; parameters {json.dumps(info['params'])}",
         "- Built by `mteb-contrastive build-triplets` with the HALvest-Contrastive sampler: positive = other",
         "  document with exactly the same author set; negative = document sharing no author (same domain set",
         "  when domains are given); spans of k contiguous sentences; documents without a partner are skipped.",

@@ -40,6 +40,7 @@ from typing import Any
 from mteb_contrastive.data.atomic import atomic_folder
 from mteb_contrastive.data.corpus import iter_jsonl
 from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.languages import eltec_language, languages_from_rows, resolve_languages, stated_fallback
 from mteb_contrastive.data.pan import write_pairs_and_truth
 from mteb_contrastive.identity import fingerprint, nfc
 
@@ -193,7 +194,7 @@ def sample_split_pairs(docs: list[dict[str, Any]], chunks: dict[str, list[str]],
     return rows, counts
 
 
-def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike, name: str, *, chunk_words: int = 1000, min_words: int | None = None, split_ratios: tuple[float, float, float] = (0.4, 0.3, 0.3), pairs_per_author: int = 20, positive_ratio: float = 0.5, seed: int = 0, languages: tuple[str, ...] = ("eng-Latn",), source: str = "", description: str = "") -> Path:
+def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike, name: str, *, chunk_words: int = 1000, min_words: int | None = None, split_ratios: tuple[float, float, float] = (0.4, 0.3, 0.3), pairs_per_author: int = 20, positive_ratio: float = 0.5, seed: int = 0, languages: tuple[str, ...] | None = None, source: str = "", description: str = "") -> Path:
     """Write a PAN-format verification dataset ``<out_dir>/<name>`` (atomically).
 
     Args:
@@ -204,7 +205,9 @@ def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.Pat
         split_ratios: shares of authors for train / validation / test (train may be 0).
         pairs_per_author: same-author pairs per author with >= 2 works.
         positive_ratio: share of same-author pairs in each split (0.5 = balanced).
-        languages: mteb language-script codes of the texts.
+        languages: mteb language-script codes of the texts; default: the documents' ``language``
+            fields (a contradicting value raises); when neither says, eng-Latn with a warning
+            (:mod:`mteb_contrastive.data.languages`).
 
     Raises:
         DataError: bad documents, or validation/test got no same-author or no different-author
@@ -221,6 +224,7 @@ def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.Pat
         raise ValueError(f"pairs_per_author must be >= 1, got {pairs_per_author}")
     min_words = min_words or max(1, chunk_words // 2)
     docs = validate_documents(docs, source or name)
+    languages = stated_fallback(resolve_languages(languages_from_rows(docs, source or name), languages, source=source or name, option="languages"), ["eng-Latn"], source=source or name, option="languages")
     chunks = {d["id"]: chunk_text(d["text"], chunk_words, min_words) for d in docs}
     assignment = split_authors([d for d in docs if chunks[d["id"]]], split_ratios, seed)
     params = {
@@ -299,6 +303,9 @@ def _card(info: dict[str, Any]) -> str:
 def eltec_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
     """ELTeC novels (``eltec/eng_novels.jsonl.gz``: ``id``, ``author``, ``title``, ``text``): one novel = one work.
 
+    Language: the row's ``language`` when present, else the ELTeC id's collection prefix
+    (``ENG18400_Trollope`` -> eng, ``FRA...`` -> fra).
+
     Raises:
         DataError: a row without ``id``, ``author`` or ``text``.
     """
@@ -307,7 +314,7 @@ def eltec_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
         for f in ("id", "author", "text"):
             if not obj.get(f):
                 raise DataError(path, "missing or empty", row=i, field=f)
-        docs.append({"id": obj["id"], "author": obj["author"], "title": obj.get("title", ""), "text": obj["text"]})
+        docs.append({"id": obj["id"], "author": obj["author"], "title": obj.get("title", ""), "text": obj["text"], "language": obj.get("language") or eltec_language(obj["id"])})
     return validate_documents(docs, path)
 
 
@@ -325,7 +332,7 @@ def pan14_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
         for f in ("problem", "file", "text"):
             if not obj.get(f):
                 raise DataError(path, "missing or empty", row=i, field=f)
-        docs.append({"id": obj["file"].removesuffix(".txt"), "author": obj["problem"], "group": obj.get("genre", ""), "text": obj["text"]})
+        docs.append({"id": obj["file"].removesuffix(".txt"), "author": obj["problem"], "group": obj.get("genre", ""), "text": obj["text"], "language": obj.get("language")})
     return validate_documents(docs, path)
 
 

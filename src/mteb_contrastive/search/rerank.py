@@ -365,17 +365,47 @@ def build_two_stage(first: str, reranker: str, k: int, *, reranker_model: str | 
     return TwoStageSearch(first_model, rr, k, name=name or f"rerank/{first}+{reranker}@{k}")
 
 
+_NAME_RE = re.compile(r"^rerank/(?P<first>[^+@]+)\+(?P<kind>[^+@]+)@(?P<k>[^+@]+)$")
+
+
+def _meta(first: str, kind: str, k: int) -> Any:
+    first_name = FIRST_STAGES[first]
+    rmodel = os.environ.get(RERANKER_ENV[kind]) or bundled_minilm()
+    name = f"rerank/{first}+{kind}@{k}"
+
+    def loader(model_name: str, revision: str | None = None, *, first_stage: str = first_name, reranker: str = kind, reranker_model: str = rmodel, k: int = k, device: str | None = None, _name: str = name, **kwargs: Any) -> TwoStageSearch:
+        return build_two_stage(first_stage, reranker, k, reranker_model=reranker_model, device=device, name=_name)
+
+    return two_stage_meta(name, first_name, None, k, reranker_kind=kind, reranker_model=rmodel, loader=loader)
+
+
+def name_forms() -> str:
+    """One line saying which ``rerank/...`` names exist."""
+    return (f"rerank/<first>+<reranker>@<k> with <first> in {{{', '.join(FIRST_STAGES)}}}, <reranker> in {{{', '.join(RERANKERS)}}} "
+            f"and <k> any whole number >= 1 (e.g. rerank/bm25+ce@50)")
+
+
+def model_meta_for_name(name: str) -> Any:
+    """The ``ModelMeta`` of any ``rerank/<first>+<reranker>@<k>`` name, for any k >= 1.
+
+    Raises:
+        ValueError: a name not of that form, an unknown first stage or reranker, or a k that is
+            not a whole number >= 1 -- one line saying which names exist.
+    """
+    m = _NAME_RE.match(name)
+    if not m:
+        raise ValueError(f"unknown model name {name!r}: the rerank models are {name_forms()}")
+    first, kind, k = m["first"], m["kind"], m["k"]
+    if first not in FIRST_STAGES:
+        raise ValueError(f"unknown first stage {first!r} in {name!r}: the rerank models are {name_forms()}")
+    if kind not in RERANKERS:
+        raise ValueError(f"unknown reranker {kind!r} in {name!r}: the rerank models are {name_forms()}")
+    if not k.isdigit() or int(k) < 1:
+        raise ValueError(f"k {k!r} in {name!r} is not a whole number >= 1: the rerank models are {name_forms()}")
+    return _meta(first, kind, int(k))
+
+
 def registered_model_metas() -> list[Any]:
-    """``rerank/<first>+<reranker>@<k>`` for the first stages, rerankers and ks of the module docstring."""
-    metas = []
-    for first, first_name in FIRST_STAGES.items():
-        for kind in RERANKERS:
-            rmodel = os.environ.get(RERANKER_ENV[kind]) or bundled_minilm()
-            for k in REGISTERED_KS:
-                name = f"rerank/{first}+{kind}@{k}"
-
-                def loader(model_name: str, revision: str | None = None, *, first_stage: str = first_name, reranker: str = kind, reranker_model: str = rmodel, k: int = k, device: str | None = None, _name: str = name, **kwargs: Any) -> TwoStageSearch:
-                    return build_two_stage(first_stage, reranker, k, reranker_model=reranker_model, device=device, name=_name)
-
-                metas.append(two_stage_meta(name, first_name, None, k, reranker_kind=kind, reranker_model=rmodel, loader=loader))
-    return metas
+    """``rerank/<first>+<reranker>@<k>`` for the first stages, rerankers and ks of the module docstring
+    (other ks are made on demand by :func:`model_meta_for_name`)."""
+    return [_meta(first, kind, k) for first in FIRST_STAGES for kind in RERANKERS for k in REGISTERED_KS]
