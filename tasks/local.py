@@ -10,7 +10,6 @@ cannot be read is skipped with a warning; it never stops mteb from starting.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
@@ -60,7 +59,9 @@ def _revision(folder: Path, info: dict) -> str:
 
 def tasks_for_folder(folder: Path) -> list[type]:
     """The retrieval and triplet task classes for one built dataset folder."""
-    info = json.loads((folder / "mteb_contrastive.json").read_text())
+    from mteb_contrastive.data.errors import read_json
+
+    info = read_json(folder / "mteb_contrastive.json")
     if info.get("kind") == "ir-triplets":  # built by `mteb-contrastive build-ir-triplets`
         from mteb_contrastive.tasks.paragraph_vector import ir_task_for_folder
 

@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
@@ -179,13 +178,10 @@ def folder_info(folder: Path) -> dict:
     """
     import re
 
-    from mteb_contrastive.data.errors import DataError, read_text
+    from mteb_contrastive.data.errors import DataError, read_json
 
     f = folder / "mteb_contrastive.json"
-    try:
-        info = json.loads(read_text(f))
-    except json.JSONDecodeError as exc:
-        raise DataError(f, f"not JSON ({exc.msg}, line {exc.lineno}); write a JSON object with {', '.join(REQUIRED_FIELDS.values())}") from None
+    info = read_json(f)
     if not isinstance(info, dict):
         raise DataError(f, f"not a JSON object; write {{{', '.join(REQUIRED_FIELDS.values())}}}")
     for field, what in REQUIRED_FIELDS.items():

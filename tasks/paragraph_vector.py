@@ -134,7 +134,9 @@ def ir_task_for_folder(folder: Path) -> type:
 
     from mteb_contrastive.data.ir_triplets import load_ir_triplets
 
-    info = json.loads((Path(folder) / "mteb_contrastive.json").read_text())
+    from mteb_contrastive.data.errors import read_json
+
+    info = read_json(Path(folder) / "mteb_contrastive.json")
     name = f"{info['name']}IRTriplets"
     path = str(Path(folder).resolve())
     metadata = CranfieldIRTriplets.metadata.model_copy(update=dict(

@@ -16,7 +16,6 @@ Evaluation itself stays the stock ``mteb run``; this command prepares what it ne
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -192,7 +191,9 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "report":
             from mteb_contrastive.report import author_table
 
-            timings = json.loads(Path(args.timings).read_text()) if args.timings else {}
+            from mteb_contrastive.data.errors import read_json
+
+            timings = read_json(args.timings, what="timings file") if args.timings else {}
             print(author_table(Path(args.results), timings))
         else:
             return pan_cli.run(args, shared_data_dir) or 0

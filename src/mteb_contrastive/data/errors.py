@@ -76,3 +76,18 @@ def read_text(path: str | os.PathLike, *, what: str = "file") -> str:
             with open(path, "rb") as fh:
                 data = fh.read()
         return data.decode("utf-8")
+
+
+def read_json(path: str | os.PathLike, *, what: str = "file") -> object:
+    """The parsed JSON of ``path`` (UTF-8), through :func:`reading`.
+
+    Raises:
+        DataError: missing, not UTF-8, or not JSON (names the line and column).
+    """
+    import json
+
+    text = read_text(path, what=what)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(path, f"not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); fix the file") from None

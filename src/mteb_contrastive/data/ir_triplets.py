@@ -271,7 +271,9 @@ def load_ir_triplets(folder: str | os.PathLike, hf_subset: str, split: str) -> t
     import pyarrow.parquet as pq
 
     folder = Path(folder)
-    info = json.loads((folder / "mteb_contrastive.json").read_text())
+    from mteb_contrastive.data.errors import read_json
+
+    info = read_json(folder / "mteb_contrastive.json")
     if info.get("kind") != KIND:
         raise DataError(folder, f"not an IR-triplet dataset (kind {info.get('kind')!r})")
     path = folder / hf_subset / f"{split}.parquet"
