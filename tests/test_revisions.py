@@ -177,3 +177,15 @@ def test_stale_build_temporaries_are_removed_on_the_next_build(tmp_path):
     build_halvest_dataset(corpus(DOGS), tmp_path, "Toy", ks=(1,), n_triplets=1)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([".Other.999999999.x.tmp", live.name, "Toy"])
     shutil.rmtree(live)
+
+
+def test_quoter_revision_follows_the_file(tmp_path, monkeypatch):
+    import mteb
+
+    f = tmp_path / "en_gcide.txt"
+    f.write_text("".join(f"left {i}\tDogs bark loudly {i}.\tright\n" for i in range(20)), encoding="utf-8")
+    monkeypatch.setenv("MTEB_CONTRASTIVE_QUOTER_DATA", str(tmp_path))
+    r1 = mteb.get_task("QuoteRGcideEnglishRetrieval").metadata.revision
+    assert r1.startswith("shuffle-20240611-80-10-10-") and r1 == mteb.get_task("QuoteRGcideEnglishRetrieval").metadata.revision
+    f.write_text(f.read_text(encoding="utf-8").replace("Dogs", "Cats"), encoding="utf-8")
+    assert mteb.get_task("QuoteRGcideEnglishRetrieval").metadata.revision != r1
