@@ -189,3 +189,27 @@ def test_quoter_revision_follows_the_file(tmp_path, monkeypatch):
     assert r1.startswith("shuffle-20240611-80-10-10-") and r1 == mteb.get_task("QuoteRGcideEnglishRetrieval").metadata.revision
     f.write_text(f.read_text(encoding="utf-8").replace("Dogs", "Cats"), encoding="utf-8")
     assert mteb.get_task("QuoteRGcideEnglishRetrieval").metadata.revision != r1
+
+
+def test_mteb_does_not_return_the_stale_result_after_an_edit(tmp_path):
+    """Build, evaluate, edit one word, rebuild, evaluate again through mteb's result cache."""
+    import mteb
+    from mteb.cache import ResultCache
+
+    from conftest import TableEncoder
+    from mteb_contrastive.tasks.local import tasks_for_folder
+
+    cache = ResultCache(tmp_path / "cache")
+    model = TableEncoder()
+
+    def evaluate(text):
+        folder = build_halvest_dataset(corpus(text), tmp_path / "ds", "Edit", ks=(1,), n_triplets=1)
+        task = [c for c in tasks_for_folder(folder) if c.metadata.name.endswith("TripletClassification")][0]()
+        res = mteb.evaluate(model, task, cache=cache, overwrite_strategy="only-missing", show_progress_bar=False)
+        return res.task_results[0], build_id(folder)
+
+    first, id1 = evaluate(DOGS)
+    again, _ = evaluate(DOGS)
+    assert again.dataset_revision == first.dataset_revision == id1  # unchanged content: the cached result
+    edited, id2 = evaluate(DOGS.replace("Dogs", "Cats"))
+    assert id2 != id1 and edited.dataset_revision == id2

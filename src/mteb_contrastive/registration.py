@@ -10,7 +10,11 @@ module:
 * lets ``mteb.get_model`` / ``mteb run -m ./path/to/model`` load a local sentence-transformers
   folder (a checkpoint before release), recorded as ``local/<folder name>`` with a revision
   that fingerprints the folder's weights, configs and tokenizer files (:func:`local_model_revision`):
-  it changes when a weight changes, not when the folder moves.
+  it changes when a weight changes, not when the folder moves;
+* makes mteb re-evaluate our tasks when a cached result is of another dataset revision
+  (:func:`_patch_stale_result_check`), writes ``--prediction-folder`` files per model
+  (:func:`prediction_subfolder`), accepts ``rerank/...@<any k>`` and, under the ``mteb`` command,
+  prints our bad-input errors as one line with exit status 2 (:func:`is_input_error`).
 
 :func:`register` is idempotent; it is called by the start-up hook when mteb is imported and by
 ``import mteb_contrastive``.
@@ -47,6 +51,7 @@ def register() -> None:
 
     register_models(rerank_model_metas())
     _patch_predictions_path()
+    _patch_stale_result_check()
     if os.path.basename(sys.argv[0] if sys.argv else "") == "mteb":
         _one_line_errors_in_mteb_cli()
 
@@ -90,6 +95,32 @@ def _one_line_errors_in_mteb_cli() -> None:
 
     run._mteb_contrastive = True  # type: ignore[attr-defined]
     cli.run = run
+
+
+def _patch_stale_result_check() -> None:
+    """mteb 2.26 (``evaluate._check_cache``) returns a cached result that covers every split and
+    subset without comparing its ``dataset_revision`` with the task's: after a dataset is rebuilt
+    with other content, ``mteb run`` would return the old scores. For our tasks, a cached result of
+    another dataset revision is evaluated again (strategy ``only-missing``; ``never`` /
+    ``only-cache`` keep mteb's behaviour)."""
+    import importlib
+
+    ev = importlib.import_module("mteb.evaluate")
+    original = ev._check_cache
+    if getattr(original, "_mteb_contrastive", False):
+        return
+
+    def _check_cache(task: Any, meta: Any, cache: Any, overwrite_strategy: Any) -> Any:
+        existing, missing = original(task, meta, cache, overwrite_strategy)
+        strategy = getattr(overwrite_strategy, "value", overwrite_strategy)
+        if (existing is not None and strategy == "only-missing" and type(task).__module__.startswith("mteb_contrastive.")
+                and existing.dataset_revision != task.metadata.revision):
+            logger.warning("%s: the cached result is of dataset revision %s, the data is now %s: evaluating again", task.metadata.name, existing.dataset_revision, task.metadata.revision)
+            return None, dict.fromkeys(task.eval_splits, task.hf_subsets)
+        return existing, missing
+
+    _check_cache._mteb_contrastive = True  # type: ignore[attr-defined]
+    ev._check_cache = _check_cache
 
 
 def prediction_subfolder(prediction_folder: str | os.PathLike, model_name: str, revision: str | None) -> Path:
