@@ -147,6 +147,12 @@ def test_mteb_run_unknown_rerank_name_is_one_line_exit_2(tmp_path):
     assert errors == ["mteb: error: unknown model name 'rerank/nope': the rerank models are rerank/<first>+<reranker>@<k> with <first> in {minilm, bm25}, <reranker> in {ce, li, bi} and <k> any whole number >= 1 (e.g. rerank/bm25+ce@50)"]
 
 
+def test_mteb_run_missing_pan_folder_is_one_line_exit_2(tmp_path):
+    r = run(["env", "-u", "MTEB_CONTRASTIVE_PAN21", "mteb", "run", "-m", "mteb-contrastive/tfidf-words", "-t", "PAN21Verification", "--output-folder", str(tmp_path), "-v", "0"])
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert r.stderr.strip().splitlines()[-1] == "mteb: error: PAN21Verification: the PAN texts are not on the Hub; set MTEB_CONTRASTIVE_PAN21 to a folder with validation/ and test/ (pairs.jsonl + truth.jsonl each)"
+
+
 # --- languages read from the data ----------------------------------------------------------------------
 
 
