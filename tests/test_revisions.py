@@ -213,3 +213,12 @@ def test_mteb_does_not_return_the_stale_result_after_an_edit(tmp_path):
     assert again.dataset_revision == first.dataset_revision == id1  # unchanged content: the cached result
     edited, id2 = evaluate(DOGS.replace("Dogs", "Cats"))
     assert id2 != id1 and edited.dataset_revision == id2
+
+
+def test_stale_file_temporaries_are_removed_on_the_next_write(tmp_path):
+    from mteb_contrastive.data.atomic import write_text_atomic
+
+    (tmp_path / ".answers.jsonl.999999999.k3j2.tmp").write_text("half")
+    write_text_atomic(tmp_path / "answers.jsonl", "whole\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["answers.jsonl"]
+    assert (tmp_path / "answers.jsonl").read_text() == "whole\n"
