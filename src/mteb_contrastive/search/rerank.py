@@ -22,12 +22,14 @@ changes which candidates are in the top-k set, only their order.
 
 From ``mteb run``: the registered model names ``rerank/<first>+<reranker>@<k>`` with
 ``<first>`` in {``minilm`` (sentence-transformers/all-MiniLM-L6-v2 through FAISS), ``bm25``
-(mteb/baseline-bm25s)}, ``<reranker>`` in {``ce``, ``li``, ``bi``} and ``<k>`` in {10, 50, 100},
+(mteb/baseline-bm25s)}, ``<reranker>`` in {``ce``, ``li``, ``bi``} and ``<k>`` any whole number >= 1
+(10, 50, 100 are registered ahead; others are made on demand, a bad name is one line listing the forms),
 e.g. ``mteb run -m 'rerank/bm25+ce@50' -t QuoteRKJVNovelsEnglishRetrieval``. The reranker model is
 ``$MTEB_CONTRASTIVE_CROSS_ENCODER`` / ``$MTEB_CONTRASTIVE_LI_MODEL`` / ``$MTEB_CONTRASTIVE_BI_ENCODER``
 (a name or a folder), default the bundled all-MiniLM-L6-v2 (for ``ce`` that is an *untrained*
 classification head on MiniLM: it exercises the code, it is not a cross-encoder; pass a real one).
-The result folder's model name says the stages and k, its revision the reranker model, and
+The result folder's model name says the stages and k, its revision the reranker model (a local
+folder by the fingerprint of its weights and configs) and k, and
 ``model_meta.json``'s ``loader_kwargs`` all three; QuoteR tasks also store ``rerank_k``, the stage
 times and the number of rescored pairs in the scores.
 
