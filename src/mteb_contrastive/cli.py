@@ -98,7 +98,8 @@ def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> OneLineParser:
+    """The ``mteb-contrastive`` argument parser (options checked by :mod:`mteb_contrastive.cli_args`)."""
     ap = OneLineParser(prog="mteb-contrastive", description=__doc__, formatter_class=HelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     _add = sub.add_parser
@@ -138,6 +139,14 @@ def main(argv: list[str] | None = None) -> int:
     from mteb_contrastive import pan_cli
 
     pan_cli.add_parsers(sub)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one ``mteb-contrastive`` subcommand; bad input is one stderr line and exit status 2."""
+    from mteb_contrastive import pan_cli
+
+    ap = build_parser()
     args = ap.parse_args(argv)
 
     from mteb_contrastive.data.errors import DataError
