@@ -58,13 +58,13 @@ def register() -> None:
 
 def is_input_error(exc: BaseException) -> bool:
     """True for bad input that our code reports: a ``DataError``, or a ``ValueError`` /
-    ``FileNotFoundError`` / ``KeyError`` raised inside ``mteb_contrastive`` (a bad model name, a
-    missing data folder)."""
+    ``FileNotFoundError`` raised inside ``mteb_contrastive`` (a bad model name, a missing data
+    folder). Other exceptions keep their traceback."""
     from mteb_contrastive.data.errors import DataError
 
     if isinstance(exc, DataError):
         return True
-    if not isinstance(exc, (ValueError, FileNotFoundError, KeyError)):
+    if not isinstance(exc, (ValueError, FileNotFoundError)):
         return False
     tb = exc.__traceback__
     last = None
@@ -89,8 +89,7 @@ def _one_line_errors_in_mteb_cli() -> None:
         except Exception as exc:
             if not is_input_error(exc):
                 raise
-            msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-            print(f"mteb: error: {' '.join(str(msg).split())}", file=sys.stderr)
+            print(f"mteb: error: {' '.join(str(exc).split())}", file=sys.stderr)
             raise SystemExit(2) from None
 
     run._mteb_contrastive = True  # type: ignore[attr-defined]
