@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from mteb.abstasks.task_metadata import TaskMetadata
 
-from mteb_contrastive.data.halvest import HUB_CONFIGS, HUB_REPO, HUB_REVISION, load_triplets
+import os
+from pathlib import Path
+
+from mteb_contrastive.data.halvest import HUB_CONFIGS, HUB_REPO, HUB_REVISION, LOCAL_COPY_ENV, load_triplets
 from mteb_contrastive.protocols.author_retrieval import AbsTaskAuthorRetrieval
 from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
 
@@ -37,6 +40,16 @@ _COMMON = dict(
 
 
 class _HALvestHubLoader:
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        # a local copy ($MTEB_CONTRASTIVE_HALVEST_PATH) is recorded by its content, not the Hub commit
+        local = os.environ.get(LOCAL_COPY_ENV)
+        if local and Path(local).expanduser().is_dir():
+            from mteb_contrastive.identity import folder_revision
+
+            rev = "content-" + folder_revision(Path(local).expanduser())
+            self.metadata = self.metadata.model_copy(update={"dataset": {**self.metadata.dataset, "revision": rev}})
+
     def load_triplets(self, hf_subset: str, split: str):
         return load_triplets(self.metadata.dataset["path"], hf_subset, split, self.metadata.dataset["revision"])
 

@@ -11,7 +11,6 @@ cannot be read is skipped with a warning; it never stops mteb from starting.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
@@ -50,9 +49,20 @@ def _load(self, hf_subset: str, split: str):
     return load_triplets(self.metadata.dataset["path"], hf_subset, split)
 
 
+def _revision(folder: Path, info: dict) -> str:
+    """The builder's content fingerprint ``build_id``; for a folder without one, a fingerprint of its files."""
+    if info.get("build_id"):
+        return info["build_id"]
+    from mteb_contrastive.identity import folder_revision
+
+    return "content-" + folder_revision(folder, patterns=("**/*.parquet",))
+
+
 def tasks_for_folder(folder: Path) -> list[type]:
     """The retrieval and triplet task classes for one built dataset folder."""
-    info = json.loads((folder / "mteb_contrastive.json").read_text())
+    from mteb_contrastive.data.errors import read_json
+
+    info = read_json(folder / "mteb_contrastive.json")
     if info.get("kind") == "ir-triplets":  # built by `mteb-contrastive build-ir-triplets`
         from mteb_contrastive.tasks.paragraph_vector import ir_task_for_folder
 
@@ -65,12 +75,12 @@ def tasks_for_folder(folder: Path) -> list[type]:
         raise ValueError(f"{folder}: unknown dataset kind {info.get('kind')!r}")
     name = info["name"]
     common = dict(
-        dataset={"path": str(folder.resolve()), "revision": info["build_id"]},
+        dataset={"path": str(folder.resolve()), "revision": _revision(folder, info)},
         reference=None,
         category="t2t",
         modalities=["text"],
         eval_splits=info.get("splits", ["test"]),
-        eval_langs={cfg: [info["language"]] for cfg in info["configs"]},
+        eval_langs={cfg: list(info.get("languages") or [info["language"]]) for cfg in info["configs"]},
         domains=["Written"],
         license="not specified",
         annotations_creators="derived",

@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
@@ -83,9 +82,21 @@ class _OfficialPANTask(AbsTaskVerification):
     def __init__(self, folder: str | os.PathLike | None = None, **kwargs):
         super().__init__(**kwargs)
         self.folder = folder
+        # the revision is the content of the folder's pairs and truth files (not "local")
+        value = folder or os.environ.get(self.folder_env)
+        if value and (Path(value).expanduser() / "test" / "pairs.jsonl").is_file():
+            rev = pan_folder_revision(Path(value).expanduser())
+            self.metadata = self.metadata.model_copy(update={"dataset": {**self.metadata.dataset, "revision": rev}})
 
     def pan_folder(self) -> Path:
         return _env_folder(self.folder_env, self.metadata.name, self.folder)
+
+
+def pan_folder_revision(folder: Path) -> str:
+    """Content revision of a PAN-format folder: fingerprint of every ``<split>/pairs.jsonl`` and ``<split>/truth.jsonl``."""
+    from mteb_contrastive.identity import folder_revision
+
+    return "content-" + folder_revision(folder, patterns=("*/pairs.jsonl", "*/truth.jsonl"))
 
 
 def _env_folder(env: str, task: str, value: str | os.PathLike | None = None) -> Path:
@@ -131,9 +142,19 @@ class PAN21Verification(_OfficialPANTask):
 
 
 def verification_folders(value: str | None = None) -> list[Path]:
-    """Built verification folders named by ``MTEB_CONTRASTIVE_VERIFICATION`` (or ``value``)."""
+    """Built verification folders named by ``MTEB_CONTRASTIVE_VERIFICATION`` (or ``value``).
+
+    A PAN-format folder (``<split>/pairs.jsonl``) without ``mteb_contrastive.json`` is skipped
+    with one warning that says what to write there.
+    """
     from mteb_contrastive.tasks.local import dataset_folders
 
+    value = os.environ.get(VERIFICATION_ENV, "") if value is None else value
+    for part in filter(None, value.split(os.pathsep)):
+        p = Path(part).expanduser()
+        for c in ([p] + (sorted(x for x in p.iterdir() if x.is_dir()) if p.is_dir() else [])):
+            if any(c.glob("*/pairs.jsonl")) and not (c / "mteb_contrastive.json").is_file():
+                logger.warning("skipping verification folder %s: no mteb_contrastive.json; write one with {%s}", c, ", ".join(REQUIRED_FIELDS.values()))
     return dataset_folders(value, env=VERIFICATION_ENV)
 
 
@@ -141,19 +162,56 @@ def _folder_of(self) -> Path:
     return Path(self.metadata.dataset["path"])
 
 
+#: what a hand-made PAN-format folder's ``mteb_contrastive.json`` must hold: field -> what to write.
+REQUIRED_FIELDS = {
+    "kind": f'"kind": "{KIND}"',
+    "name": '"name": "<letters and digits, starting with a letter; the task is <name>Verification>"',
+    "languages": '"languages": ["<mteb language-script code of the texts, e.g. eng-Latn>"]',
+}
+
+
+def folder_info(folder: Path) -> dict:
+    """The checked ``mteb_contrastive.json`` of a verification folder.
+
+    Raises:
+        ValueError: one line naming the file, the missing or bad field and what to write.
+    """
+    import re
+
+    from mteb_contrastive.data.errors import DataError, read_json
+
+    f = folder / "mteb_contrastive.json"
+    info = read_json(f)
+    if not isinstance(info, dict):
+        raise DataError(f, f"not a JSON object; write {{{', '.join(REQUIRED_FIELDS.values())}}}")
+    for field, what in REQUIRED_FIELDS.items():
+        if field not in info:
+            raise DataError(f, f"missing; write {what}", field=field)
+    if info["kind"] != KIND:
+        raise DataError(f, f"{info['kind']!r} is not a verification dataset; write {REQUIRED_FIELDS['kind']}", field="kind")
+    if not isinstance(info["name"], str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", info["name"]):
+        raise DataError(f, f"{info['name']!r} is not letters and digits starting with a letter; write {REQUIRED_FIELDS['name']}", field="name")
+    langs = info["languages"]
+    if not isinstance(langs, list) or not langs or not all(isinstance(x, str) and re.fullmatch(r"[a-z]{3}-[A-Z][a-z]{3}", x) for x in langs):
+        raise DataError(f, f"{langs!r} is not a list of mteb language-script codes; write {REQUIRED_FIELDS['languages']}", field="languages")
+    return info
+
+
 def task_for_folder(folder: Path) -> type:
-    """The ``<name>Verification`` task class of one built folder."""
-    info = json.loads((folder / "mteb_contrastive.json").read_text())
-    if info.get("kind") != KIND:
-        raise ValueError(f"{folder}: not a verification dataset (kind {info.get('kind')!r}, expected {KIND!r})")
+    """The ``<name>Verification`` task class of one built or hand-made folder (see :func:`folder_info`).
+
+    Revision: the builder's ``build_id`` (a fingerprint of the pairs) when present, else the
+    content fingerprint of the folder's pairs and truth files (:func:`pan_folder_revision`).
+    """
+    info = folder_info(folder)
     name = f"{info['name']}Verification"
     desc = info.get("description") or f"Authorship verification pairs built from {info.get('source', folder)}"
     metadata = TaskMetadata(
         name=name,
         description=f"{desc} -- {_PROTOCOL}",
         reference=None,
-        dataset={"path": str(folder.resolve()), "revision": info["build_id"]},
-        eval_langs=list(info.get("languages") or ["eng-Latn"]),
+        dataset={"path": str(folder.resolve()), "revision": info.get("build_id") or pan_folder_revision(folder)},
+        eval_langs=list(info["languages"]),
         bibtex_citation="",
         **{**_COMMON, "domains": ["Written"]},
     )

@@ -16,7 +16,6 @@ in ``MTEB_CONTRASTIVE_DATASETS`` and it becomes the task ``<name>IRTriplets``
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 from pathlib import Path
@@ -58,16 +57,19 @@ def cache_root() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "mteb_contrastive").expanduser() / "ir_triplets"
 
 
+def source_key(source: Path, params: dict[str, Any]) -> str:
+    """Content key of a build: the builder version, the parameters and the bytes of the source files."""
+    from mteb_contrastive.identity import file_digest, fingerprint
+
+    files = [(rel, file_digest(source / rel)) for rel in ("corpus.jsonl", "queries.jsonl", "qrels/test_gain.tsv", "qrels/test.tsv") if (source / rel).is_file()]
+    return fingerprint(BUILDER_VERSION, params, files, length=12)
+
+
 def built_folder(name: str, source: Path, params: dict[str, Any]) -> Path:
     """The built IR-triplet folder for ``source``; built (atomically) when absent."""
     from mteb_contrastive.data.ir_triplets import build_ir_triplets, read_beir_folder
 
-    h = hashlib.sha256(f"{BUILDER_VERSION}|{sorted(params.items())}".encode())
-    for rel in ("corpus.jsonl", "queries.jsonl", "qrels/test_gain.tsv", "qrels/test.tsv"):
-        p = source / rel
-        if p.is_file():
-            h.update(rel.encode() + p.read_bytes())
-    folder = cache_root() / f"{name}-{h.hexdigest()[:12]}"
+    folder = cache_root() / f"{name}-{source_key(source, params)}"
     if not (folder / "mteb_contrastive.json").is_file():
         corpus, queries, qrels = read_beir_folder(source)
         logger.info("building %s from %s into %s", name, source, folder)
@@ -102,6 +104,14 @@ class CranfieldIRTriplets(AbsTaskIRTriplets):
         bibtex_citation=_LE_MIKOLOV,
     )
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # the revision is the content: builder version + parameters + source bytes (not a constant)
+        source = cranfield_source()
+        if (source / "corpus.jsonl").is_file():
+            rev = f"builder-{BUILDER_VERSION}-{source_key(source, BUILD_PARAMS)}"
+            self.metadata = self.metadata.model_copy(update={"dataset": {**self.metadata.dataset, "revision": rev}})
+
     def _folder(self) -> Path:
         if getattr(self, "_built", None) is None:
             self._built = built_folder(self.metadata.name, cranfield_source(), BUILD_PARAMS)
@@ -124,7 +134,9 @@ def ir_task_for_folder(folder: Path) -> type:
 
     from mteb_contrastive.data.ir_triplets import load_ir_triplets
 
-    info = json.loads((Path(folder) / "mteb_contrastive.json").read_text())
+    from mteb_contrastive.data.errors import read_json
+
+    info = read_json(Path(folder) / "mteb_contrastive.json")
     name = f"{info['name']}IRTriplets"
     path = str(Path(folder).resolve())
     metadata = CranfieldIRTriplets.metadata.model_copy(update=dict(

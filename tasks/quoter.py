@@ -186,6 +186,7 @@ def quoter_task_for_folder(folder: Path) -> type:
         "boundaries": tuple(info["boundaries"]) if info.get("boundaries") else None,
         "shuffle": info["split"] == "shuffled",
         "data_dir": classmethod(lambda cls: folder),
+        "revision_is_content": True,  # build_id fingerprints the copied file and its split rule
         "__module__": __name__,
     }
     if info.get("proportions"):

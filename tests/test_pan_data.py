@@ -252,7 +252,7 @@ def test_cli_build_verification_and_its_errors(tmp_path, capsys):
 
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(json.dumps(d) + "\n" for d in _synthetic_docs()))
-    assert main(["build-verification", "corpus", str(corpus), "--name", "Synth", "--out", str(tmp_path / "out"), "--chunk-words", "40", "--pairs-per-author", "3"]) == 0
+    assert main(["build-verification", "corpus", str(corpus), "--name", "Synth", "--out", str(tmp_path / "out"), "--chunk-words", "40", "--pairs-per-author", "3", "--languages", "eng-Latn"]) == 0
     assert (tmp_path / "out" / "Synth" / "test" / "truth.jsonl").is_file()
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"id": "x", "author": "a", "text": ""}) + "\n")

@@ -143,7 +143,7 @@ def test_own_file_through_the_build_command_and_mteb_run(tmp_path):
 @pytest.mark.parametrize(
     ("content", "args", "needle"),
     [
-        (None, [], "no such file"),
+        (None, [], "not found"),
         ("a\tb\tc\nonly one field\n", [], "line 2: expected 3 tab-separated fields"),
         ("\n".join(LINES) + "\n", ["--split", "line-order", "--boundaries", "5", "99"], "past the end of the file"),
         ("\n".join(LINES) + "\n", ["--proportions", "0.9", "0.8"], "--proportions must satisfy"),

@@ -182,7 +182,8 @@ def test_pan20_task_uses_the_2020_rules(tmp_path, monkeypatch):
     keys = ("auc", "c_at_1", "f1", "f_05_u")
     assert scores["pan_platt_overall"] == pytest.approx(sum(scores[f"pan_platt_{k}"] for k in keys) / 4)
     assert (tmp_path / "pred" / "pan_answers" / "test__letters" / "PAN20Verification" / "default" / "answers.jsonl").is_file()
-    preds = json.loads((tmp_path / "pred" / "PAN20Verification_predictions.json").read_text())
+    (pred_file,) = (tmp_path / "pred" / "test__letters").glob("*/PAN20Verification_predictions.json")  # per model: <model>/<revision>/
+    preds = json.loads(pred_file.read_text())
     assert len(preds["default"]["test"]["platt_abstain"]) == 30
 
 

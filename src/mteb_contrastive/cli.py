@@ -16,11 +16,11 @@ Evaluation itself stays the stock ``mteb run``; this command prepares what it ne
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 
+from mteb_contrastive.cli_args import HelpFormatter, OneLineParser, dataset_name, non_negative_float, positive_int, print_error
 from mteb_contrastive.paths import shared_data_dir
 
 #: the TALN benchmarks of the main job: (dataset name, TALN view, ks, splitter language, mteb language)
@@ -98,34 +98,37 @@ def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="mteb-contrastive", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def build_parser() -> OneLineParser:
+    """The ``mteb-contrastive`` argument parser (options checked by :mod:`mteb_contrastive.cli_args`)."""
+    ap = OneLineParser(prog="mteb-contrastive", description=__doc__, formatter_class=HelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
+    _add = sub.add_parser
+    sub.add_parser = lambda *a, **kw: _add(*a, formatter_class=HelpFormatter, **kw)  # every --help shows the defaults
     sub.add_parser("seed-model", help="copy the bundled all-MiniLM-L6-v2 into the HF cache")
     b = sub.add_parser("build-triplets", help="HALvest-format triplets from an author-labelled JSONL corpus")
-    b.add_argument("corpus")
-    b.add_argument("--name", required=True)
+    b.add_argument("corpus", help="JSONL (or .jsonl.gz) rows {id, authors, text[, domains, year, language]}")
+    b.add_argument("--name", required=True, type=dataset_name, help="letters and digits; the tasks are <name>AuthorRetrieval and <name>AuthorTripletClassification")
     b.add_argument("--out", required=True)
-    b.add_argument("--k", type=int, nargs="+", default=[2, 4, 8])
-    b.add_argument("--language", default="en", help="ISO 639-1 code for sentence splitting")
-    b.add_argument("--mteb-language", default="eng-Latn")
-    b.add_argument("--n-triplets", type=int, default=2)
+    b.add_argument("--k", type=positive_int, nargs="+", default=[2, 4, 8], help="sentences per span, any k >= 1 (one config base-<k> each)")
+    b.add_argument("--language", default=None, help="ISO 639-1 code of the texts (sentence splitting) for rows without a 'language' field; required when no row has one")
+    b.add_argument("--mteb-language", default=None, help="mteb language-script code recorded in the tasks (default: from the rows' 'language', else from --language)")
+    b.add_argument("--n-triplets", type=positive_int, default=2, help="positives per anchor document and negatives per positive")
     b.add_argument("--seed", type=int, default=0)
     t = sub.add_parser("build-taln", help="the TALN author-triplet folders from shared/data")
-    t.add_argument("--shared")
+    t.add_argument("--shared", help="shared data folder (default: $MTEB_CONTRASTIVE_SHARED, else ../shared/data beside the checkout)")
     t.add_argument("--out", default="build/datasets")
     ir = sub.add_parser("build-ir-triplets", help="Paragraph Vector IR triplets (Le & Mikolov 2014, 3.3) from a BEIR folder or an mteb retrieval task")
     ir.add_argument("beir_folder", nargs="?", help="folder with corpus.jsonl, queries.jsonl, qrels/")
     ir.add_argument("--mteb-task", help="an installed mteb retrieval task instead of a folder")
     ir.add_argument("--mteb-split", default="test")
     ir.add_argument("--qrels", help="qrels file relative to the folder (default qrels/test_gain.tsv if present, else qrels/test.tsv); scores are gains")
-    ir.add_argument("--name", required=True, help="letters and digits; the task is <name>IRTriplets")
+    ir.add_argument("--name", required=True, type=dataset_name, help="letters and digits; the task is <name>IRTriplets")
     ir.add_argument("--out", required=True)
     ir.add_argument("--seed", type=int, default=0)
-    ir.add_argument("--min-grade", type=float, default=1)
-    ir.add_argument("--max-per-query", type=int, default=50)
+    ir.add_argument("--min-grade", type=non_negative_float, default=1, help="smallest qrels gain counted as relevant")
+    ir.add_argument("--max-per-query", type=positive_int, default=50, help="most (p1, p2) pairs per query")
     ir.add_argument("--negative", choices=["other-query", "random"], default="other-query")
-    ir.add_argument("--language", default="eng-Latn")
+    ir.add_argument("--language", default=None, help="mteb language-script code of the collection (default: the mteb task's language; for a folder, eng-Latn, stated in one line)")
     m = sub.add_parser("main", help="the main job (see README)")
     m.add_argument("--out", default="build")
     m.add_argument("--shared")
@@ -139,6 +142,14 @@ def main(argv: list[str] | None = None) -> int:
     from mteb_contrastive import quoter_cli
 
     quoter_cli.add_parsers(sub)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one ``mteb-contrastive`` subcommand; bad input is one stderr line and exit status 2."""
+    from mteb_contrastive import pan_cli, quoter_cli
+
+    ap = build_parser()
     args = ap.parse_args(argv)
 
     from mteb_contrastive.data.errors import DataError
@@ -152,39 +163,56 @@ def main(argv: list[str] | None = None) -> int:
             from mteb_contrastive.data.corpus import read_corpus
             from mteb_contrastive.data.halvest_builder import build_halvest_dataset
 
+            from mteb_contrastive.data.languages import languages_from_rows, resolve_languages
+
             docs = read_corpus(args.corpus)
+            given = [args.mteb_language] if args.mteb_language else ([args.language] if args.language else None)
+            if resolve_languages(languages_from_rows(docs, args.corpus), given, source=args.corpus, option="--mteb-language/--language") is None:
+                raise DataError(args.corpus, "no row has a 'language' field; pass --language (ISO 639-1 of the texts, e.g. fr) or give each row a 'language'")
             print(build_halvest_dataset(docs, args.out, args.name, ks=tuple(args.k), language=args.language, mteb_language=args.mteb_language, n_triplets=args.n_triplets, seed=args.seed, source=str(args.corpus)))
         elif args.cmd == "build-taln":
             build_taln(shared_data_dir(args.shared), Path(args.out))
         elif args.cmd == "build-ir-triplets":
             from mteb_contrastive.data import ir_triplets as irt
 
+            from mteb_contrastive.data.languages import mteb_language
+
             if bool(args.beir_folder) == bool(args.mteb_task):
                 ap.error("give either BEIR_FOLDER or --mteb-task")
-            if not args.name.isalnum() or not args.name[0].isalpha():
-                ap.error(f"--name must be letters and digits starting with a letter, got {args.name!r}")
+            language = args.language
+            if language is not None and mteb_language(language) is None:
+                ap.error(f"argument --language: {language!r} is not a language code mteb knows; give e.g. eng-Latn")
             if args.mteb_task:
                 corpus, queries, qrels = irt.collection_from_mteb_task(args.mteb_task, args.mteb_split)
                 source = f"mteb task {args.mteb_task} ({args.mteb_split})"
+                if language is None:
+                    import mteb
+
+                    langs = mteb.get_task(args.mteb_task).metadata.languages
+                    language = langs[0] if len(langs) == 1 else None
             else:
                 corpus, queries, qrels = irt.read_beir_folder(args.beir_folder, args.qrels)
                 source = str(Path(args.beir_folder).resolve())
+            if language is None:
+                language = "eng-Latn"
+                print(f"build-ir-triplets: {source} names no language; recorded as eng-Latn (pass --language to state it)", file=sys.stderr)
             print(irt.build_ir_triplets(corpus, qrels, args.out, args.name, queries=queries, seed=args.seed, min_grade=args.min_grade,
-                                        max_per_query=args.max_per_query, negative=args.negative, language=args.language, source=source))
+                                        max_per_query=args.max_per_query, negative=args.negative, language=mteb_language(language), source=source))
         elif args.cmd == "main":
             return main_job(Path(args.out), args.shared, args.models)
         elif args.cmd == "report":
             from mteb_contrastive.report import author_table
 
-            timings = json.loads(Path(args.timings).read_text()) if args.timings else {}
+            from mteb_contrastive.data.errors import read_json
+
+            timings = read_json(args.timings, what="timings file") if args.timings else {}
             print(author_table(Path(args.results), timings))
         elif args.cmd in quoter_cli.COMMANDS:
             return quoter_cli.run(args, ap) or 0
         else:
             return pan_cli.run(args, shared_data_dir) or 0
-    except DataError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except (DataError, ValueError, OSError) as exc:  # bad input: one line, never a traceback
+        return print_error(exc)
     return 0
 
 

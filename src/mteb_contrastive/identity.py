@@ -96,3 +96,80 @@ def folder_fingerprint(folder: str | os.PathLike, *, patterns: tuple[str, ...] =
             if p.is_file() and not (exclude_hidden and any(part.startswith(".") for part in rel.parts)):
                 files.add(p)
     return file_fingerprint(files, root=folder, length=length)
+
+
+# --- revisions of folders on disk (models, PAN folders, local copies) --------------------------
+
+#: file patterns that make a sentence-transformers / transformers model: weights, configs, tokenizer.
+MODEL_FILE_PATTERNS = ("**/*.json", "**/*.safetensors", "**/*.bin", "**/*.pt", "**/*.pth", "**/*.model", "**/*.txt", "**/*.onnx")
+
+_DIGEST_CACHE_ENV = "MTEB_CONTRASTIVE_CACHE"
+
+
+def _digest_cache_file() -> Path:
+    root = os.environ.get(_DIGEST_CACHE_ENV) or str(Path.home() / ".cache" / "mteb_contrastive")
+    return Path(root).expanduser() / "file_digests.json"
+
+
+_memo: dict[str, str] = {}
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """Full SHA-256 of the bytes of ``path``, remembered by (absolute path, size, mtime).
+
+    The digest of a large file (model weights, a PAN folder) is computed once and kept in
+    ``$MTEB_CONTRASTIVE_CACHE/file_digests.json`` (default ``~/.cache/mteb_contrastive``); a file
+    whose size or modification time changes is hashed again. (A rewrite that keeps both the size
+    and the nanosecond mtime would go unseen, as with ``make``.)
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+    """
+    p = Path(path).resolve()
+    st = p.stat()
+    key = f"{p}|{st.st_size}|{st.st_mtime_ns}"
+    if key in _memo:
+        return _memo[key]
+    cache_file = _digest_cache_file()
+    try:
+        disk = json.loads(cache_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        disk = {}
+    if key not in disk:
+        h = hashlib.sha256()
+        with open(p, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+        disk = {k: v for k, v in disk.items() if os.path.exists(k.rsplit("|", 2)[0])}  # forget deleted files
+        disk[key] = h.hexdigest()
+        try:  # best effort: a read-only home only costs re-hashing
+            cache_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache_file.with_name(f".{cache_file.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(disk), encoding="utf-8")
+            os.replace(tmp, cache_file)
+        except OSError:
+            pass
+    _memo[key] = disk[key]
+    return disk[key]
+
+
+def folder_revision(folder: str | os.PathLike, *, patterns: tuple[str, ...] = ("**/*",), length: int = 12) -> str:
+    """Content revision of a folder: fingerprint of (relative name, SHA-256 of bytes) of every file
+    matching ``patterns`` (hidden files and folders skipped), with :func:`file_digest`'s cache.
+
+    Equal to itself wherever the folder is copied (names are relative); changes when a file's
+    bytes change, or a file is added, removed or renamed.
+
+    Raises:
+        FileNotFoundError: ``folder`` is not a folder.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: not a folder")
+    files = {}
+    for pat in patterns:
+        for p in folder.glob(pat):
+            rel = p.relative_to(folder)
+            if p.is_file() and not any(part.startswith(".") for part in rel.parts):
+                files[rel.as_posix()] = p
+    return fingerprint(sorted((name, file_digest(p)) for name, p in files.items()), length=length)

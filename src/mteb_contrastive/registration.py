@@ -9,7 +9,12 @@ module:
   ``mteb run -t HALvestRetrieval`` and ``mteb.get_task("HALvestRetrieval")`` find them;
 * lets ``mteb.get_model`` / ``mteb run -m ./path/to/model`` load a local sentence-transformers
   folder (a checkpoint before release), recorded as ``local/<folder name>`` with a revision
-  derived from the folder's absolute path.
+  that fingerprints the folder's weights, configs and tokenizer files (:func:`local_model_revision`):
+  it changes when a weight changes, not when the folder moves;
+* makes mteb re-evaluate our tasks when a cached result is of another dataset revision
+  (:func:`_patch_stale_result_check`), writes ``--prediction-folder`` files per model
+  (:func:`prediction_subfolder`), accepts ``rerank/...@<any k>`` and, under the ``mteb`` command,
+  prints our bad-input errors as one line with exit status 2 (:func:`is_input_error`).
 
 :func:`register` is idempotent; it is called by the start-up hook when mteb is imported and by
 ``import mteb_contrastive``.
@@ -17,10 +22,10 @@ module:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +53,99 @@ def register() -> None:
     from mteb_contrastive.search.bm25_lang import registered_model_metas as bm25_lang_metas
 
     register_models(bm25_lang_metas())
+    _patch_predictions_path()
+    _patch_stale_result_check()
+    if os.path.basename(sys.argv[0] if sys.argv else "") == "mteb":
+        _one_line_errors_in_mteb_cli()
+
+
+def is_input_error(exc: BaseException) -> bool:
+    """True for bad input that our code reports: a ``DataError``, or a ``ValueError`` /
+    ``FileNotFoundError`` raised inside ``mteb_contrastive`` (a bad model name, a missing data
+    folder). Other exceptions keep their traceback."""
+    from mteb_contrastive.data.errors import DataError
+
+    if isinstance(exc, DataError):
+        return True
+    if not isinstance(exc, (ValueError, FileNotFoundError)):
+        return False
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    return last is not None and f"{os.sep}mteb_contrastive{os.sep}" in last.tb_frame.f_code.co_filename
+
+
+def _one_line_errors_in_mteb_cli() -> None:
+    """Under the ``mteb`` command, our bad-input errors print one line and exit 2 (not a traceback)."""
+    import importlib
+
+    cli = importlib.import_module("mteb.cli.build_cli")
+    original = cli.run
+    if getattr(original, "_mteb_contrastive", False):
+        return
+
+    def run(args: Any) -> None:
+        try:
+            return original(args)
+        except Exception as exc:
+            if not is_input_error(exc):
+                raise
+            print(f"mteb: error: {' '.join(str(exc).split())}", file=sys.stderr)
+            raise SystemExit(2) from None
+
+    run._mteb_contrastive = True  # type: ignore[attr-defined]
+    cli.run = run
+
+
+def _patch_stale_result_check() -> None:
+    """mteb 2.26 (``evaluate._check_cache``) returns a cached result that covers every split and
+    subset without comparing its ``dataset_revision`` with the task's: after a dataset is rebuilt
+    with other content, ``mteb run`` would return the old scores. For our tasks, a cached result of
+    another dataset revision is evaluated again (strategy ``only-missing``; ``never`` /
+    ``only-cache`` keep mteb's behaviour)."""
+    import importlib
+
+    ev = importlib.import_module("mteb.evaluate")
+    original = ev._check_cache
+    if getattr(original, "_mteb_contrastive", False):
+        return
+
+    def _check_cache(task: Any, meta: Any, cache: Any, overwrite_strategy: Any) -> Any:
+        existing, missing = original(task, meta, cache, overwrite_strategy)
+        strategy = getattr(overwrite_strategy, "value", overwrite_strategy)
+        if (existing is not None and strategy == "only-missing" and type(task).__module__.startswith("mteb_contrastive.")
+                and existing.dataset_revision != task.metadata.revision):
+            logger.warning("%s: the cached result is of dataset revision %s, the data is now %s: evaluating again", task.metadata.name, existing.dataset_revision, task.metadata.revision)
+            return None, dict.fromkeys(task.eval_splits, task.hf_subsets)
+        return existing, missing
+
+    _check_cache._mteb_contrastive = True  # type: ignore[attr-defined]
+    ev._check_cache = _check_cache
+
+
+def prediction_subfolder(prediction_folder: str | os.PathLike, model_name: str, revision: str | None) -> Path:
+    """``<prediction_folder>/<model name, / -> __>/<revision>``: where one model's predictions go
+    (the layout of mteb's results folder), so several models can share one ``--prediction-folder``."""
+    return Path(prediction_folder) / str(model_name).replace("/", "__") / str(revision or "no_revision_available")
+
+
+def _patch_predictions_path() -> None:
+    """mteb writes ``<folder>/<task>_predictions.json`` for every model, merging into the file the
+    previous model wrote (first model's name, last model's values); write per model instead."""
+    from mteb.abstasks.abstask import AbsTask
+
+    original = AbsTask._save_task_predictions
+    if getattr(original, "_mteb_contrastive", False):
+        return
+
+    def _save_task_predictions(self: Any, predictions: Any, model: Any, prediction_folder: Path, hf_split: str, hf_subset: str) -> None:
+        meta = model.mteb_model_meta
+        return original(self, predictions, model, prediction_subfolder(prediction_folder, meta.name, meta.revision), hf_split, hf_subset)
+
+    _save_task_predictions._mteb_contrastive = True  # type: ignore[attr-defined]
+    AbsTask._save_task_predictions = _save_task_predictions
 
 
 def register_tasks(task_classes: list[type]) -> None:
@@ -82,6 +180,27 @@ def register_models(metas: list[Any]) -> None:
 
     for meta in metas:
         MODEL_REGISTRY.setdefault(meta.name, meta)
+
+
+def iso_to_mteb_language(code: str) -> str | None:
+    """An ISO 639-1 / 639-3 / ``xxx-Xxxx`` code in mteb's language-script form (mteb's default
+    script for the language), None when mteb does not know it. Wraps mteb's private
+    ``languages.iso_mappings._hf_lang_to_iso_lang_script``."""
+    from mteb.languages.iso_mappings import _hf_lang_to_iso_lang_script
+
+    return _hf_lang_to_iso_lang_script(code)
+
+
+def local_model_revision(folder: str | os.PathLike) -> str:
+    """``local-<fingerprint>`` of a model folder's weights, configs and tokenizer files.
+
+    Files: :data:`mteb_contrastive.identity.MODEL_FILE_PATTERNS` (``*.json``, ``*.safetensors``,
+    ``*.bin``, ``*.pt``, ``*.txt``, ...), at any depth, hidden files excluded; a README does not
+    count. Equal for two copies of the same model in different places.
+    """
+    from mteb_contrastive.identity import MODEL_FILE_PATTERNS, folder_revision
+
+    return "local-" + folder_revision(folder, patterns=MODEL_FILE_PATTERNS)
 
 
 def local_model_meta(path: str | os.PathLike) -> Any:
@@ -119,7 +238,7 @@ def local_model_meta(path: str | os.PathLike) -> Any:
         overwrites=dict(
             loader=loader,
             name=f"local/{folder.name}",
-            revision="local-" + hashlib.sha256(str(folder).encode()).hexdigest()[:12],
+            revision=local_model_revision(folder),
             reference=folder.as_uri(),
             similarity_fn_name=sim,
             max_tokens=max_tokens,
@@ -144,6 +263,13 @@ def _enable_local_model_folders() -> None:
     def get_model_meta(model_name: str, revision: str | None = None, *args: Any, **kwargs: Any):
         if isinstance(model_name, (str, os.PathLike)) and Path(model_name).expanduser().is_dir():
             return local_model_meta(model_name)
+        if isinstance(model_name, str) and model_name.startswith("rerank/"):
+            from mteb.models.model_implementations import MODEL_REGISTRY
+
+            if model_name not in MODEL_REGISTRY:  # any k, or one line naming the valid names
+                from mteb_contrastive.search.rerank import model_meta_for_name
+
+                return model_meta_for_name(model_name)
         return original(model_name, revision, *args, **kwargs)
 
     get_model_meta._mteb_contrastive = True  # type: ignore[attr-defined]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-REVISION = "0.1.0"
+REVISION = "0.1.0"  # kept for reference; the registered revision is baseline_revision(name)
 RELEASE_DATE = "2026-11-29"
 
 #: name -> (class path, loader kwargs, model type, similarity, what it is fitted on, reference, description)
@@ -68,6 +68,20 @@ def _loader(model_name: str, revision: str | None = None, **kwargs: Any) -> Any:
     return klass(model_name, revision, **kwargs)
 
 
+def baseline_revision(name: str) -> str:
+    """Content revision of a baseline: fingerprint of its class, loader parameters and the bytes of
+    its code (``baselines/base.py`` and the class's module), so it changes exactly when the
+    parameters or the code change."""
+    from pathlib import Path
+
+    from mteb_contrastive.identity import file_digest, fingerprint
+
+    path, kwargs = BASELINES[name][0], BASELINES[name][1]
+    here = Path(__file__).resolve().parent
+    code = [(f, file_digest(here / f)) for f in sorted({"base.py", path.rsplit(".", 1)[0] + ".py"})]
+    return fingerprint(name, path, kwargs, code, length=12)
+
+
 def registered_model_metas() -> list:
     """ModelMeta objects of the baselines this extension adds to mteb's model registry."""
     from mteb.models.model_meta import ModelMeta, ScoringFunction
@@ -78,7 +92,7 @@ def registered_model_metas() -> list:
             loader=_loader,
             loader_kwargs=dict(kwargs),
             name=name,
-            revision=REVISION,
+            revision=baseline_revision(name),
             release_date=RELEASE_DATE,
             languages=None,
             n_parameters=0,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import shutil
 import tempfile
@@ -11,10 +12,14 @@ from pathlib import Path
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
+    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``.
+
+    Temporaries left beside ``path`` by a killed earlier write are removed first.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    remove_stale_temporaries(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -25,15 +30,61 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
         raise
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
+    """Remove the hidden temporaries that killed builds of ``path`` left beside it.
+
+    A build writes ``.<name>.<pid>.<random>.tmp`` (and, while swapping, ``.<name>.old-<pid>``);
+    one whose process is gone (or in the older ``.<name>.<random>.tmp`` form, without a pid) is
+    removed. A live build's temporary is left alone.
+
+    Returns:
+        the removed paths.
+    """
+    path = Path(path)
+    removed = []
+    if not path.parent.is_dir():
+        return removed
+    for p in path.parent.glob(f".{glob.escape(path.name)}.*"):
+        rest = p.name[len(path.name) + 2 :]
+        if rest.endswith(".tmp"):
+            head = rest.split(".", 1)[0]
+        elif rest.startswith("old-"):
+            head = rest[4:]
+        else:
+            continue
+        if head.isdigit() and _pid_alive(int(head)) and int(head) != os.getpid():
+            continue
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
+        removed.append(p)
+    return removed
+
+
 @contextlib.contextmanager
 def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary folder beside ``path``; on success it replaces ``path`` as a whole.
 
     On any exception the temporary folder is removed and an existing ``path`` is left untouched.
+    Temporaries left by a killed earlier build are removed first
+    (:func:`remove_stale_temporaries`).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+    remove_stale_temporaries(path)
+    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"))
     try:
         yield tmp
     except BaseException:

@@ -2,6 +2,10 @@
 
 Row schema: ``id`` (str/int, unique), ``authors`` (non-empty list of str), ``text`` (non-empty),
 optional ``domains`` (list of str), ``year`` (int/str), ``language`` (ISO 639-1 like ``fr``).
+
+Identity fields (``id``, ``authors``, ``domains``) are returned in Unicode NFC
+(:func:`mteb_contrastive.identity.nfc`): an author typed in NFC in one row and NFD in another is
+one author. ``text`` is kept exactly as given.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.errors import DataError, not_utf8, reading
+from mteb_contrastive.identity import nfc
 
 #: Abbreviations after which a sentence break is undone -- ``MERGE_TRIGGERS`` of the
 #: HALvest-Contrastive sampler (``halvesting_contrastive/utils/data/sampler.py``).
@@ -23,30 +28,44 @@ MERGE_TRIGGERS = (
 
 
 def open_text(path: str | os.PathLike):
-    """Open a UTF-8 text file, gzip-compressed when the name ends in ``.gz``."""
+    """Open a UTF-8 text file, gzip-compressed when the name ends in ``.gz``.
+
+    Prefer :func:`iter_jsonl` or :func:`mteb_contrastive.data.errors.read_text`, whose errors are
+    one-line :class:`DataError` s.
+    """
     path = Path(path)
     if path.suffix == ".gz":
         return gzip.open(path, "rt", encoding="utf-8")
     return open(path, encoding="utf-8")
 
 
-def iter_jsonl(path: str | os.PathLike):
-    """Yield (row index, object) from a JSONL file.
+def iter_jsonl(path: str | os.PathLike, *, what: str = "file"):
+    """Yield (row index, object) from a JSONL file (``.jsonl`` or ``.jsonl.gz``), 0-based rows.
+
+    Lines are decoded one by one, so a non-UTF-8 byte is reported with its row.
 
     Raises:
-        DataError: a line that is not a JSON object (names file and row).
+        DataError: missing file, not UTF-8 (names the row), truncated gzip, a line that is not a
+            JSON object (names file and row).
     """
-    with open_text(path) as fh:
-        for i, line in enumerate(fh):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(path, f"not JSON Lines: {exc.msg}", row=i) from None
-            if not isinstance(obj, dict):
-                raise DataError(path, f"expected a JSON object, got {type(obj).__name__}", row=i)
-            yield i, obj
+    path = Path(path)
+    with reading(path, what=what):
+        fh = gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+        with fh:
+            for i, raw in enumerate(fh):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise not_utf8(path, exc, row=i) from None
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataError(path, f"not JSON Lines: {exc.msg}", row=i) from None
+                if not isinstance(obj, dict):
+                    raise DataError(path, f"expected a JSON object, got {type(obj).__name__}", row=i)
+                yield i, obj
 
 
 def validate_corpus_row(obj: dict[str, Any], source: object, row: int) -> dict[str, Any]:
@@ -70,10 +89,10 @@ def validate_corpus_row(obj: dict[str, Any], source: object, row: int) -> dict[s
     if not isinstance(domains, list):
         raise DataError(source, "domains must be a list", row=row, field="domains")
     return {
-        "id": str(obj["id"]),
-        "authors": [a.strip() for a in authors],
+        "id": nfc(str(obj["id"])),  # identity fields in NFC (see mteb_contrastive.identity)
+        "authors": [nfc(a.strip()) for a in authors],
         "text": text,
-        "domains": [str(d) for d in domains],
+        "domains": [nfc(str(d)) for d in domains],
         "year": obj.get("year"),
         "language": obj.get("language"),
     }
@@ -97,22 +116,81 @@ def read_corpus(path: str | os.PathLike) -> list[dict[str, Any]]:
     return rows
 
 
-def split_sentences(text: str, language: str = "en") -> list[str]:
-    """Sentences of ``text`` (sentencex segmenter), re-merged after :data:`MERGE_TRIGGERS`.
+_OPENERS = "([{\"'\u00ab\u201c\u2018"
+_TRIGGER_TOKENS = tuple(tuple(t.split()) for t in MERGE_TRIGGERS)
 
-    The merge rule is the HALvest-Contrastive sampler's ``tokenize_and_merge_sentences``
-    (which uses NLTK punkt; sentencex needs no data download).
+
+def ends_with_abbreviation(sentence: str) -> bool:
+    """True when the last whitespace token(s) of ``sentence`` are one of :data:`MERGE_TRIGGERS`.
+
+    Matching is on whole tokens, case-insensitive, after stripping opening brackets and quotes
+    from the first token (``"(e.g."`` matches ``e.g.``): ``"We had to stop."`` does not end
+    with ``p.``, ``"Smith et al."`` ends with ``et al.``.
+    """
+    tokens = sentence.lower().split()
+    for trig in _TRIGGER_TOKENS:
+        n = len(trig)
+        if len(tokens) < n:
+            continue
+        tail = tokens[-n:]
+        tail[0] = tail[0].lstrip(_OPENERS)
+        if tuple(tail) == trig:
+            return True
+    return False
+
+
+def sentence_offsets(text: str, language: str = "en") -> list[tuple[int, int]]:
+    """Character offsets ``(start, end)`` of the sentences of ``text``; ``text[start:end]`` is a sentence.
+
+    Segmenter: sentencex (``segment(language, text)``), each segment stripped of surrounding
+    whitespace and located in ``text``; then a sentence whose last token is an abbreviation of
+    :data:`MERGE_TRIGGERS` (whole-token match, :func:`ends_with_abbreviation`) is merged with the
+    next one -- the rule of the HALvest-Contrastive sampler's ``tokenize_and_merge_sentences``
+    (``halvesting_contrastive/utils/data/sampler.py``; its list, its rule on whole tokens).
+
+    Offsets are into ``text`` as given (no normalisation), so a span ``text[s0:e1]`` keeps the
+    source's own separators (none between Chinese sentences, spaces or newlines elsewhere).
     """
     from sentencex import segment
 
-    sentences = [s.strip() for s in segment(language or "en", text) if s.strip()]
-    merged: list[str] = []
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for seg in segment(language or "en", text):
+        s = seg.strip()
+        if not s:
+            continue
+        start = text.find(s, cursor)
+        if start < 0:  # the segmenter altered the text: fall back to the cursor
+            start = cursor
+        end = start + len(s)
+        spans.append((start, end))
+        cursor = end
+    merged: list[tuple[int, int]] = []
     i = 0
-    while i < len(sentences):
-        cur = sentences[i]
-        while i + 1 < len(sentences) and cur.lower().endswith(MERGE_TRIGGERS):
-            cur += " " + sentences[i + 1]
+    while i < len(spans):
+        start, end = spans[i]
+        while i + 1 < len(spans) and ends_with_abbreviation(text[start:end]):
+            end = spans[i + 1][1]
             i += 1
-        merged.append(cur)
+        merged.append((start, end))
         i += 1
     return merged
+
+
+def split_sentences(text: str, language: str = "en") -> list[str]:
+    """Sentences of ``text``: substrings at :func:`sentence_offsets` (abbreviation merge included)."""
+    return [text[a:b] for a, b in sentence_offsets(text, language)]
+
+
+def sentence_span(text: str, offsets: list[tuple[int, int]], start: int, k: int) -> str:
+    """The ``k`` contiguous sentences from sentence ``start`` as one substring of ``text``.
+
+    ``text[offsets[start][0]:offsets[start + k - 1][1]]``: the original separators are kept
+    (``"我喜欢苹果。你呢？"`` for two Chinese sentences, not ``"我喜欢苹果。 你呢？"``).
+
+    Raises:
+        IndexError: ``start + k`` exceeds the number of sentences, or ``k < 1``.
+    """
+    if k < 1 or start < 0 or start + k > len(offsets):
+        raise IndexError(f"sentences {start}..{start + k - 1} of {len(offsets)}")
+    return text[offsets[start][0] : offsets[start + k - 1][1]]

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.identity import nfc
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +116,7 @@ def pairs_to_triplets(rows: list[dict[str, Any]], source: object = "pairs") -> t
         label = row["author_label"]
         if label not in (0, 1):
             raise DataError(source, f"author_label must be 0 or 1, got {label!r}", row=i, field="author_label")
-        key = (str(row["query_halid"]), row["query_text"])
+        key = (nfc(str(row["query_halid"])), nfc(row["query_text"]))  # one query span, compared in NFC
         pos, neg = groups.setdefault(key, ([], []))
         (pos if label == 1 else neg).append(row)
     stats = JoinStats(pair_rows=len(rows))

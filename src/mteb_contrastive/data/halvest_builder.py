@@ -20,7 +20,6 @@ written atomically.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -30,14 +29,16 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.atomic import atomic_folder
-from mteb_contrastive.data.corpus import split_sentences
+from mteb_contrastive.data.corpus import sentence_offsets, sentence_span
 from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.languages import languages_from_rows, resolve_languages, splitter_language, stated_fallback
+from mteb_contrastive.identity import fingerprint, nfc, nfc_key
 
 KIND = "halvest-triplets"
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 
 
-def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, seed: int = 0, language: str = "en", sentence_cache: dict[str, list[str]] | None = None) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, seed: int = 0, language: str | None = "en", sentence_cache: dict[str, list[tuple[int, int]]] | None = None) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Triplets of k-sentence spans from validated corpus rows (see module docstring).
 
     Returns:
@@ -52,34 +53,39 @@ def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, 
     by_author: dict[str, set[int]] = defaultdict(set)
     by_domainset: dict[frozenset, set[int]] = defaultdict(set)
     use_domains = any(d["domains"] for d in docs)
+    # identities compared in NFC (an author in NFC and in NFD is one author)
     for i, d in enumerate(docs):
-        by_authorset[frozenset(d["authors"])].append(i)
+        by_authorset[nfc_key(d["authors"])].append(i)
         for a in d["authors"]:
-            by_author[a].add(i)
-        by_domainset[frozenset(d["domains"])].add(i)
+            by_author[nfc(a)].add(i)
+        by_domainset[nfc_key(d["domains"])].add(i)
     everyone = set(range(len(docs)))
 
     def span(i: int) -> str:
+        # a span is a substring of the document: sentences taken by character offsets, so the
+        # source's own separators are kept (none between CJK sentences)
         d = docs[i]
         if d["id"] not in sentence_cache:
-            sentence_cache[d["id"]] = split_sentences(d["text"], d.get("language") or language)
-        sents = sentence_cache[d["id"]]
-        if len(sents) <= k:
-            return " ".join(sents) if sents else d["text"].strip()
-        start = rng.randint(0, len(sents) - k)
-        return " ".join(sents[start : start + k])
+            sentence_cache[d["id"]] = sentence_offsets(d["text"], splitter_language(d.get("language") or language or "en"))
+        offs = sentence_cache[d["id"]]
+        if not offs:
+            return d["text"].strip()
+        if len(offs) <= k:
+            return sentence_span(d["text"], offs, 0, len(offs))
+        start = rng.randint(0, len(offs) - k)
+        return sentence_span(d["text"], offs, start, k)
 
     counts = {"documents": len(docs), "skipped_no_positive": 0, "skipped_no_negative": 0, "query_documents": 0}
     rows = []
     for i, d in enumerate(docs):
-        pos_pool = [j for j in by_authorset[frozenset(d["authors"])] if j != i]
+        pos_pool = [j for j in by_authorset[nfc_key(d["authors"])] if j != i]
         if not pos_pool:
             counts["skipped_no_positive"] += 1
             continue
-        sharing = set().union(*(by_author[a] for a in d["authors"]))
+        sharing = set().union(*(by_author[nfc(a)] for a in d["authors"]))
         neg_pool = everyone - sharing
         if use_domains:
-            neg_pool &= by_domainset[frozenset(d["domains"])]
+            neg_pool &= by_domainset[nfc_key(d["domains"])]
         if not neg_pool:
             counts["skipped_no_negative"] += 1
             continue
@@ -112,7 +118,7 @@ def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, 
     return rows, counts
 
 
-def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike, name: str, *, ks: tuple[int, ...] = (2, 4, 8), language: str = "en", mteb_language: str = "eng-Latn", n_triplets: int = 2, seed: int = 0, source: str = "", description: str = "") -> Path:
+def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike, name: str, *, ks: tuple[int, ...] = (2, 4, 8), language: str | None = None, mteb_language: str | None = None, n_triplets: int = 2, seed: int = 0, source: str = "", description: str = "") -> Path:
     """Write a HALvest-format dataset folder ``<out_dir>/<name>`` (atomically).
 
     Args:
@@ -120,8 +126,11 @@ def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike
         name: dataset name, letters and digits (task names are ``<name>AuthorRetrieval`` and
             ``<name>AuthorTripletClassification``).
         ks: sentences per span, one config ``base-<k>`` each.
-        language: ISO 639-1 code for the sentence splitter; ``mteb_language``: the tasks'
-            language-script code.
+        language: the texts' language for rows without a ``language`` field (ISO 639-1 such as
+            ``fr``, used by the sentence splitter); ``mteb_language``: the tasks' language-script
+            code. Both default to the rows' ``language`` fields (:mod:`mteb_contrastive.data.languages`);
+            a value contradicting them raises; when neither the rows nor the caller say, eng-Latn
+            is used and a warning says so.
 
     Returns:
         the folder path.
@@ -134,9 +143,13 @@ def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike
         raise ValueError(f"dataset name must be letters and digits starting with a letter, got {name!r}")
     import datasets
 
+    given = [mteb_language] if mteb_language else ([language] if language else None)
+    langs = stated_fallback(resolve_languages(languages_from_rows(docs, source or name), given, source=source or name, option="mteb_language"), ["eng-Latn"], source=source or name, option="mteb_language")
+    language = language or splitter_language(langs[0])
     target = Path(out_dir) / name
-    cache: dict[str, list[str]] = {}
+    cache: dict[str, list[tuple[int, int]]] = {}
     configs = {}
+    content = {}
     with atomic_folder(target) as tmp:
         for k in ks:
             rows, counts = sample_triplets(docs, k, n_triplets=n_triplets, seed=seed, language=language, sentence_cache=cache)
@@ -145,15 +158,16 @@ def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike
             (tmp / f"base-{k}").mkdir()
             datasets.Dataset.from_list(rows).to_parquet(str(tmp / f"base-{k}" / "test.parquet"))
             configs[f"base-{k}"] = counts
+            content[f"base-{k}"] = rows
         params = {"ks": list(ks), "n_triplets": n_triplets, "seed": seed, "language": language}
-        build_id = hashlib.sha256(
-            json.dumps({"params": params, "docs": [(d["id"], d["authors"], len(d["text"])) for d in docs]}, sort_keys=True).encode()
-        ).hexdigest()[:16]
+        # the revision is the content: every row's texts and ids, the parameters and the language
+        build_id = fingerprint(KIND, params, langs, content)
         info = {
             "kind": KIND,
             "name": name,
             "description": description,
-            "language": mteb_language,
+            "language": langs[0],
+            "languages": langs,
             "configs": configs,
             "splits": ["test"],
             "source": source,
@@ -172,7 +186,7 @@ def _card(info: dict[str, Any]) -> str:
         info["description"] or "",
         "",
         f"- Source: {info['source']}",
-        f"- Language: {info['language']}; build id {info['build_id']}; parameters {json.dumps(info['params'])}",
+        f"- Language: {', '.join(info['languages'])}; build id {info['build_id']}; parameters {json.dumps(info['params'])}",
         "- Built by `mteb-contrastive build-triplets` with the HALvest-Contrastive sampler: positive = other",
         "  document with exactly the same author set; negative = document sharing no author (same domain set",
         "  when domains are given); spans of k contiguous sentences; documents without a partner are skipped.",

@@ -33,7 +33,6 @@ corpus (or query) id, a qrels row naming an unknown corpus or query id, a non-nu
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import os
 import random
@@ -43,7 +42,8 @@ from typing import Any
 
 from mteb_contrastive.data.atomic import atomic_folder
 from mteb_contrastive.data.corpus import iter_jsonl
-from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.errors import DataError, reading
+from mteb_contrastive.identity import fingerprint, nfc
 
 KIND = "ir-triplets"
 SPLITS = ("train", "valid", "test")
@@ -59,13 +59,11 @@ def _doc_text(title: str, text: str) -> str:
 
 
 def _read_jsonl(path: Path, kind: str) -> dict[str, str]:
-    if not path.is_file():
-        raise DataError(path, f"{kind} file not found")
     out: dict[str, str] = {}
-    for i, row in iter_jsonl(path):
+    for i, row in iter_jsonl(path, what=f"{kind} file"):
         if "_id" not in row:
             raise DataError(path, "missing id", row=i, field="_id")
-        did = str(row["_id"])
+        did = nfc(str(row["_id"]))  # ids compared in NFC
         if did in out:
             raise DataError(path, f"duplicate {kind} id {did!r}", row=i, field="_id")
         out[did] = _doc_text(row.get("title", ""), row.get("text", ""))
@@ -76,13 +74,16 @@ def read_qrels(path: str | os.PathLike) -> dict[str, dict[str, float]]:
     """qrels TSV (``query-id corpus-id score``, optional header) -> {query id: {corpus id: score}}.
 
     Raises:
-        DataError: missing file, a row without three fields, a non-numeric score.
+        DataError: missing file, a row without three fields, a non-numeric score, a repeated
+            (query-id, corpus-id) row with a different score (names both rows; an exact repeat
+            is accepted once).
     """
     path = Path(path)
     if not path.is_file():
-        raise DataError(path, "qrels file not found")
+        raise DataError(path, "qrels file not found; check the path (--qrels is relative to the folder)")
     qrels: dict[str, dict[str, float]] = {}
-    with path.open(encoding="utf-8", newline="") as fh:
+    first_row: dict[tuple[str, str], int] = {}
+    with reading(path, what="qrels file"), path.open(encoding="utf-8", newline="") as fh:
         for i, row in enumerate(csv.reader(fh, delimiter="\t")):
             if not row or not "".join(row).strip():
                 continue
@@ -94,7 +95,14 @@ def read_qrels(path: str | os.PathLike) -> dict[str, dict[str, float]]:
                 score = float(row[2])
             except ValueError:
                 raise DataError(path, f"score {row[2]!r} is not a number", row=i, field="score") from None
-            qrels.setdefault(row[0].strip(), {})[row[1].strip()] = score
+            qid, did = nfc(row[0].strip()), nfc(row[1].strip())
+            if (qid, did) in first_row:
+                prev = qrels[qid][did]
+                if prev != score:
+                    raise DataError(path, f"query {qid!r}, document {did!r} already graded {prev:g} at row {first_row[qid, did]}, here {score:g}; keep one row per (query-id, corpus-id)", row=i, field="score")
+                continue
+            first_row[qid, did] = i
+            qrels.setdefault(qid, {})[did] = score
     return qrels
 
 
@@ -135,11 +143,12 @@ def collection_from_mteb_task(task_name: str, split: str = "test", hf_subset: st
     data = task.dataset[hf_subset][split]
     corpus: dict[str, str] = {}
     for i, row in enumerate(data["corpus"]):
-        if row["id"] in corpus:
+        did = nfc(str(row["id"]))
+        if did in corpus:
             raise DataError(task_name, f"duplicate corpus id {row['id']!r}", row=i, field="id")
-        corpus[row["id"]] = _doc_text(row.get("title", "") or "", row.get("text", "") or "")
-    queries = {row["id"]: row["text"] if isinstance(row["text"], str) else " ".join(row["text"]) for row in data["queries"]}
-    qrels = {q: {d: float(s) for d, s in docs.items()} for q, docs in data["relevant_docs"].items()}
+        corpus[did] = _doc_text(row.get("title", "") or "", row.get("text", "") or "")
+    queries = {nfc(str(row["id"])): row["text"] if isinstance(row["text"], str) else " ".join(row["text"]) for row in data["queries"]}
+    qrels = {nfc(str(q)): {nfc(str(d)): float(s) for d, s in docs.items()} for q, docs in data["relevant_docs"].items()}
     validate_collection(corpus, queries, qrels, source=task_name)
     return corpus, queries, qrels
 
@@ -242,7 +251,8 @@ def build_ir_triplets(corpus: dict[str, str], qrels: dict[str, dict[str, float]]
     if not splits["test"]:
         raise DataError(source or name, f"no triplet in the test split ({counts})")
     params = {"seed": seed, "min_grade": min_grade, "max_per_query": max_per_query, "negative": negative, "split": [0.8, 0.1, 0.1]}
-    build_id = hashlib.sha256(json.dumps({"params": params, "corpus": sorted(corpus.items()), "qrels": sorted((q, sorted(d.items())) for q, d in qrels.items())}, sort_keys=True).encode()).hexdigest()[:16]
+    # the revision is the content: every triplet row of every split, the parameters, the language
+    build_id = fingerprint(KIND, params, language, splits)
     target = Path(out_dir) / name
     with atomic_folder(target) as tmp:
         (tmp / "default").mkdir()
@@ -261,7 +271,9 @@ def load_ir_triplets(folder: str | os.PathLike, hf_subset: str, split: str) -> t
     import pyarrow.parquet as pq
 
     folder = Path(folder)
-    info = json.loads((folder / "mteb_contrastive.json").read_text())
+    from mteb_contrastive.data.errors import read_json
+
+    info = read_json(folder / "mteb_contrastive.json")
     if info.get("kind") != KIND:
         raise DataError(folder, f"not an IR-triplet dataset (kind {info.get('kind')!r})")
     path = folder / hf_subset / f"{split}.parquet"

@@ -11,7 +11,7 @@ A folder in PAN format (what :func:`load_split` reads, what the verification bui
 holds ``<split>/pairs.jsonl`` and ``<split>/truth.jsonl`` for each split.
 
 Every problem is a :class:`~mteb_contrastive.data.errors.DataError` naming the file, the row
-(0-based line) and the field.
+(0-based line) and the field. Ids and author names are compared in Unicode NFC.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any
 from mteb_contrastive.data.atomic import write_text_atomic
 from mteb_contrastive.data.corpus import iter_jsonl
 from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.identity import nfc
 
 
 def _str_id(obj: dict[str, Any], source: object, row: int) -> str:
@@ -33,7 +34,7 @@ def _str_id(obj: dict[str, Any], source: object, row: int) -> str:
     v = obj["id"]
     if not isinstance(v, (str, int)) or isinstance(v, bool) or str(v) == "":
         raise DataError(source, f"id must be a non-empty string, got {v!r}", row=row, field="id")
-    return str(v)
+    return nfc(str(v))  # ids are identities: compared in NFC
 
 
 def read_pairs(path: str | os.PathLike) -> list[dict[str, Any]]:
@@ -92,7 +93,7 @@ def read_truth(path: str | os.PathLike) -> list[dict[str, Any]]:
         authors = obj.get("authors", [])
         if not isinstance(authors, list):
             raise DataError(path, "must be a list", row=i, field="authors")
-        rows.append({"id": pid, "same": same, "authors": [str(a) for a in authors]})
+        rows.append({"id": pid, "same": same, "authors": [nfc(str(a)) for a in authors]})
     if not rows:
         raise DataError(path, "no truth rows")
     return rows

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.identity import nfc
 
 #: the fixed shuffle seed of the shared files (shared/data/README.md, section 4)
 SHUFFLE_SEED = 20240611
@@ -98,17 +99,12 @@ def read_quoter_file(path: str | os.PathLike) -> list[QuoteRExample]:
     """Read a QuoteR line file (UTF-8; a final newline is optional).
 
     Raises:
-        FileNotFoundError: no such file.
-        DataError: bytes that are not UTF-8, a line without exactly two tabs, or with an empty
-            quote (names file and line).
+        DataError: a missing or non-UTF-8 file (names file and line), a line without exactly two tabs, or with an empty quote (names file and line).
     """
+    from mteb_contrastive.data.errors import read_text
+
     path = Path(path)
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n")
-        raise DataError(path, f"line {line + 1}: not UTF-8 (byte {raw[exc.start]:#04x} at offset {exc.start}); save the file as UTF-8", row=line) from None
+    text = read_text(path)  # one-line DataError for a missing / non-UTF-8 file
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -159,7 +155,7 @@ def build_pool(examples: Sequence[QuoteRExample], fmt: QueryFormat) -> tuple[lis
     """
     ids: dict[str, str] = {}
     for ex in sorted(examples, key=lambda e: e.line):
-        q = fmt.quote(ex.quote)
+        q = nfc(fmt.quote(ex.quote))  # identical quotes are merged in NFC
         if q not in ids:
             ids[q] = f"c{len(ids)}"
     return [{"id": i, "text": t} for t, i in ids.items()], ids
@@ -179,7 +175,7 @@ def build_retrieval_data(examples: Sequence[QuoteRExample], splits: dict[str, li
     for ex in splits[split]:
         qid = f"q{ex.line}"
         queries.append({"id": qid, "text": fmt.query(ex.left, ex.right)})
-        qrels[qid] = {ids[fmt.quote(ex.quote)]: 1}
+        qrels[qid] = {ids[nfc(fmt.quote(ex.quote))]: 1}
     stats = {"n_lines": len(examples), **{f"n_{s}": len(splits[s]) for s in SPLITS}, "pool_size": len(corpus), "n_queries": len(queries)}
     return {"corpus": corpus, "queries": queries, "qrels": qrels}, stats
 

@@ -28,7 +28,6 @@ card. The folder is written atomically.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -41,7 +40,9 @@ from typing import Any
 from mteb_contrastive.data.atomic import atomic_folder
 from mteb_contrastive.data.corpus import iter_jsonl
 from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.languages import eltec_language, languages_from_rows, resolve_languages, stated_fallback
 from mteb_contrastive.data.pan import write_pairs_and_truth
+from mteb_contrastive.identity import fingerprint, nfc
 
 KIND = "pan-verification"
 SPLITS = ("train", "validation", "test")
@@ -49,7 +50,14 @@ _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 
 
 def chunk_text(text: str, chunk_words: int, min_words: int) -> list[str]:
-    """Consecutive chunks of ``chunk_words`` tokens; a last chunk shorter than ``min_words`` is dropped."""
+    """Consecutive chunks of ``chunk_words`` whitespace tokens; a last chunk shorter than ``min_words`` is dropped.
+
+    Tokens are re-joined with single spaces: only whitespace is replaced, so no separator is
+    added inside a script written without spaces.
+
+    Raises:
+        ValueError: unless ``1 <= min_words <= chunk_words``.
+    """
     if chunk_words < 1 or min_words < 1 or min_words > chunk_words:
         raise ValueError(f"need 1 <= min_words <= chunk_words, got chunk_words={chunk_words}, min_words={min_words}")
     words = text.split()
@@ -80,11 +88,11 @@ def validate_documents(docs: list[dict[str, Any]], source: object = "documents")
             v = d.get(f)
             if not isinstance(v, (str, int)) or isinstance(v, bool) or not str(v).strip():
                 raise DataError(source, "missing or empty", row=i, field=f)
-        did = str(d["id"])
+        did = nfc(str(d["id"]))  # identities in NFC
         if did in seen:
             raise DataError(source, f"duplicate id {did!r} (first at row {seen[did]})", row=i, field="id")
         seen[did] = i
-        out.append({"id": did, "author": str(d["author"]).strip(), "text": str(d["text"]), "title": str(d.get("title") or ""), "group": str(d.get("group") or "")})
+        out.append({"id": did, "author": nfc(str(d["author"]).strip()), "text": str(d["text"]), "title": str(d.get("title") or ""), "group": nfc(str(d.get("group") or "")), "language": d.get("language")})
     if not out:
         raise DataError(source, "no documents")
     return out
@@ -186,7 +194,7 @@ def sample_split_pairs(docs: list[dict[str, Any]], chunks: dict[str, list[str]],
     return rows, counts
 
 
-def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike, name: str, *, chunk_words: int = 1000, min_words: int | None = None, split_ratios: tuple[float, float, float] = (0.4, 0.3, 0.3), pairs_per_author: int = 20, positive_ratio: float = 0.5, seed: int = 0, languages: tuple[str, ...] = ("eng-Latn",), source: str = "", description: str = "") -> Path:
+def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike, name: str, *, chunk_words: int = 1000, min_words: int | None = None, split_ratios: tuple[float, float, float] = (0.4, 0.3, 0.3), pairs_per_author: int = 20, positive_ratio: float = 0.5, seed: int = 0, languages: tuple[str, ...] | None = None, source: str = "", description: str = "") -> Path:
     """Write a PAN-format verification dataset ``<out_dir>/<name>`` (atomically).
 
     Args:
@@ -197,7 +205,9 @@ def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.Pat
         split_ratios: shares of authors for train / validation / test (train may be 0).
         pairs_per_author: same-author pairs per author with >= 2 works.
         positive_ratio: share of same-author pairs in each split (0.5 = balanced).
-        languages: mteb language-script codes of the texts.
+        languages: mteb language-script codes of the texts; default: the documents' ``language``
+            fields (a contradicting value raises); when neither says, eng-Latn with a warning
+            (:mod:`mteb_contrastive.data.languages`).
 
     Raises:
         DataError: bad documents, or validation/test got no same-author or no different-author
@@ -214,6 +224,7 @@ def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.Pat
         raise ValueError(f"pairs_per_author must be >= 1, got {pairs_per_author}")
     min_words = min_words or max(1, chunk_words // 2)
     docs = validate_documents(docs, source or name)
+    languages = stated_fallback(resolve_languages(languages_from_rows(docs, source or name), languages, source=source or name, option="languages"), ["eng-Latn"], source=source or name, option="languages")
     chunks = {d["id"]: chunk_text(d["text"], chunk_words, min_words) for d in docs}
     assignment = split_authors([d for d in docs if chunks[d["id"]]], split_ratios, seed)
     params = {
@@ -227,6 +238,7 @@ def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.Pat
     target = Path(out_dir) / name
     counts: dict[str, dict[str, int]] = {}
     splits = []
+    content = {}
     with atomic_folder(target) as tmp:
         for split in SPLITS:
             split_docs = [d for d in docs if assignment.get(d["author"]) == split]
@@ -238,9 +250,9 @@ def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.Pat
             write_pairs_and_truth(tmp / split, rows)
             counts[split] = c
             splits.append(split)
-        build_id = hashlib.sha256(
-            json.dumps({"params": params, "docs": [(d["id"], d["author"], len(d["text"])) for d in docs]}, sort_keys=True).encode()
-        ).hexdigest()[:16]
+            content[split] = rows
+        # the revision is the content: every pair's texts, ids and labels, the parameters, the languages
+        build_id = fingerprint(KIND, params, list(languages), content)
         info = {
             "kind": KIND,
             "name": name,
@@ -291,6 +303,9 @@ def _card(info: dict[str, Any]) -> str:
 def eltec_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
     """ELTeC novels (``eltec/eng_novels.jsonl.gz``: ``id``, ``author``, ``title``, ``text``): one novel = one work.
 
+    Language: the row's ``language`` when present, else the ELTeC id's collection prefix
+    (``ENG18400_Trollope`` -> eng, ``FRA...`` -> fra).
+
     Raises:
         DataError: a row without ``id``, ``author`` or ``text``.
     """
@@ -299,7 +314,7 @@ def eltec_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
         for f in ("id", "author", "text"):
             if not obj.get(f):
                 raise DataError(path, "missing or empty", row=i, field=f)
-        docs.append({"id": obj["id"], "author": obj["author"], "title": obj.get("title", ""), "text": obj["text"]})
+        docs.append({"id": obj["id"], "author": obj["author"], "title": obj.get("title", ""), "text": obj["text"], "language": obj.get("language") or eltec_language(obj["id"])})
     return validate_documents(docs, path)
 
 
@@ -317,7 +332,7 @@ def pan14_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
         for f in ("problem", "file", "text"):
             if not obj.get(f):
                 raise DataError(path, "missing or empty", row=i, field=f)
-        docs.append({"id": obj["file"].removesuffix(".txt"), "author": obj["problem"], "group": obj.get("genre", ""), "text": obj["text"]})
+        docs.append({"id": obj["file"].removesuffix(".txt"), "author": obj["problem"], "group": obj.get("genre", ""), "text": obj["text"], "language": obj.get("language")})
     return validate_documents(docs, path)
 
 

@@ -68,6 +68,25 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
     faiss_index: ClassVar[str] = "flat"
     abstask_prompt = "Given the context around a missing quotation, retrieve the quotation."
 
+    #: True when ``metadata.dataset["revision"]`` already fingerprints the file and the split rule
+    revision_is_content: bool = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # the revision is the content: the split rule (the class's revision) + the file's bytes;
+        # a folder built by `build-quoter` already carries that fingerprint as its revision
+        if self.revision_is_content:
+            return
+        try:
+            path = self.data_file()
+        except NotImplementedError:
+            return
+        if path.is_file():
+            from mteb_contrastive.identity import file_digest
+
+            rev = f"{self.metadata.dataset['revision']}-{file_digest(path)[:12]}"
+            self.metadata = self.metadata.model_copy(update={"dataset": {**self.metadata.dataset, "revision": rev}})
+
     @classmethod
     def data_dir(cls) -> Path:
         raise NotImplementedError

@@ -92,7 +92,9 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
             emb = encode_texts(model, texts, self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
         with timer("Scoring", split=hf_split, subset=hf_subset):
             sim_pos, sim_neg = self._similarities(model, emb, index, data_split)
-        base = np.array([str(r["query_halid"]) != str(r["pos_halid"]) for r in data_split], dtype=bool)
+        from mteb_contrastive.identity import nfc
+
+        base = np.array([nfc(str(r["query_halid"])) != nfc(str(r["pos_halid"])) for r in data_split], dtype=bool)  # ids compared in NFC
         scores = {
             "accuracy": triplet_accuracy(sim_pos[base], sim_neg[base]),
             "accuracy_unrestricted": triplet_accuracy(sim_pos, sim_neg),

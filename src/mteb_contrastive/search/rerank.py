@@ -22,12 +22,14 @@ changes which candidates are in the top-k set, only their order.
 
 From ``mteb run``: the registered model names ``rerank/<first>+<reranker>@<k>`` with
 ``<first>`` in {``minilm`` (sentence-transformers/all-MiniLM-L6-v2 through FAISS), ``bm25``
-(mteb/baseline-bm25s)}, ``<reranker>`` in {``ce``, ``li``, ``bi``} and ``<k>`` in {10, 50, 100},
+(mteb/baseline-bm25s)}, ``<reranker>`` in {``ce``, ``li``, ``bi``} and ``<k>`` any whole number >= 1
+(10, 50, 100 are registered ahead; others are made on demand, a bad name is one line listing the forms),
 e.g. ``mteb run -m 'rerank/bm25+ce@50' -t QuoteRKJVNovelsEnglishRetrieval``. The reranker model is
 ``$MTEB_CONTRASTIVE_CROSS_ENCODER`` / ``$MTEB_CONTRASTIVE_LI_MODEL`` / ``$MTEB_CONTRASTIVE_BI_ENCODER``
 (a name or a folder), default the bundled all-MiniLM-L6-v2 (for ``ce`` that is an *untrained*
 classification head on MiniLM: it exercises the code, it is not a cross-encoder; pass a real one).
-The result folder's model name says the stages and k, its revision the reranker model, and
+The result folder's model name says the stages and k, its revision the reranker model (a local
+folder by the fingerprint of its weights and configs) and k, and
 ``model_meta.json``'s ``loader_kwargs`` all three; QuoteR tasks also store ``rerank_k``, the stage
 times and the number of rescored pairs in the scores.
 
@@ -40,7 +42,6 @@ From Python::
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import re
@@ -324,6 +325,19 @@ def _slug(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", s).strip("-")[:60]
 
 
+def reranker_identity(model: str) -> str:
+    """8 hex characters naming a reranker model by content: the fingerprint of a local folder's
+    weights and configs (:func:`mteb_contrastive.registration.local_model_revision`), else of the
+    Hub name."""
+    from mteb_contrastive.identity import fingerprint
+
+    if os.path.isdir(model):
+        from mteb_contrastive.registration import local_model_revision
+
+        return local_model_revision(model).removeprefix("local-")[:8]
+    return fingerprint(model, length=8)
+
+
 def two_stage_meta(name: str, first_name: str, reranker: Any, k: int, *, reranker_kind: str | None = None, reranker_model: str | None = None, loader: Any = None) -> Any:
     """mteb ``ModelMeta`` of a two-stage model: name as given, revision = reranker model + k."""
     from mteb.models.model_meta import ModelMeta
@@ -332,7 +346,7 @@ def two_stage_meta(name: str, first_name: str, reranker: Any, k: int, *, reranke
     rmodel = reranker_model or getattr(reranker, "model_name", type(reranker).__name__)
     parts = str(rmodel).rstrip("/").replace(os.sep, "/").split("/")
     base = "-".join(parts[-2:])  # "org-name" for Hub names, "parent-folder" for local folders
-    rev = f"{kind}-{_slug(base)}-{hashlib.sha256(str(rmodel).encode()).hexdigest()[:8]}-k{k}"
+    rev = f"{kind}-{_slug(base)}-{reranker_identity(str(rmodel))}-k{k}"
     return ModelMeta.create_empty(
         overwrites=dict(
             loader=loader,
@@ -357,17 +371,47 @@ def build_two_stage(first: str, reranker: str, k: int, *, reranker_model: str | 
     return TwoStageSearch(first_model, rr, k, name=name or f"rerank/{first}+{reranker}@{k}")
 
 
+_NAME_RE = re.compile(r"^rerank/(?P<first>[^+@]+)\+(?P<kind>[^+@]+)@(?P<k>[^+@]+)$")
+
+
+def _meta(first: str, kind: str, k: int) -> Any:
+    first_name = FIRST_STAGES[first]
+    rmodel = os.environ.get(RERANKER_ENV[kind]) or bundled_minilm()
+    name = f"rerank/{first}+{kind}@{k}"
+
+    def loader(model_name: str, revision: str | None = None, *, first_stage: str = first_name, reranker: str = kind, reranker_model: str = rmodel, k: int = k, device: str | None = None, _name: str = name, **kwargs: Any) -> TwoStageSearch:
+        return build_two_stage(first_stage, reranker, k, reranker_model=reranker_model, device=device, name=_name)
+
+    return two_stage_meta(name, first_name, None, k, reranker_kind=kind, reranker_model=rmodel, loader=loader)
+
+
+def name_forms() -> str:
+    """One line saying which ``rerank/...`` names exist."""
+    return (f"rerank/<first>+<reranker>@<k> with <first> in {{{', '.join(FIRST_STAGES)}}}, <reranker> in {{{', '.join(RERANKERS)}}} "
+            f"and <k> any whole number >= 1 (e.g. rerank/bm25+ce@50)")
+
+
+def model_meta_for_name(name: str) -> Any:
+    """The ``ModelMeta`` of any ``rerank/<first>+<reranker>@<k>`` name, for any k >= 1.
+
+    Raises:
+        ValueError: a name not of that form, an unknown first stage or reranker, or a k that is
+            not a whole number >= 1 -- one line saying which names exist.
+    """
+    m = _NAME_RE.match(name)
+    if not m:
+        raise ValueError(f"unknown model name {name!r}: the rerank models are {name_forms()}")
+    first, kind, k = m["first"], m["kind"], m["k"]
+    if first not in FIRST_STAGES:
+        raise ValueError(f"unknown first stage {first!r} in {name!r}: the rerank models are {name_forms()}")
+    if kind not in RERANKERS:
+        raise ValueError(f"unknown reranker {kind!r} in {name!r}: the rerank models are {name_forms()}")
+    if not k.isdigit() or int(k) < 1:
+        raise ValueError(f"k {k!r} in {name!r} is not a whole number >= 1: the rerank models are {name_forms()}")
+    return _meta(first, kind, int(k))
+
+
 def registered_model_metas() -> list[Any]:
-    """``rerank/<first>+<reranker>@<k>`` for the first stages, rerankers and ks of the module docstring."""
-    metas = []
-    for first, first_name in FIRST_STAGES.items():
-        for kind in RERANKERS:
-            rmodel = os.environ.get(RERANKER_ENV[kind]) or bundled_minilm()
-            for k in REGISTERED_KS:
-                name = f"rerank/{first}+{kind}@{k}"
-
-                def loader(model_name: str, revision: str | None = None, *, first_stage: str = first_name, reranker: str = kind, reranker_model: str = rmodel, k: int = k, device: str | None = None, _name: str = name, **kwargs: Any) -> TwoStageSearch:
-                    return build_two_stage(first_stage, reranker, k, reranker_model=reranker_model, device=device, name=_name)
-
-                metas.append(two_stage_meta(name, first_name, None, k, reranker_kind=kind, reranker_model=rmodel, loader=loader))
-    return metas
+    """``rerank/<first>+<reranker>@<k>`` for the first stages, rerankers and ks of the module docstring
+    (other ks are made on demand by :func:`model_meta_for_name`)."""
+    return [_meta(first, kind, k) for first in FIRST_STAGES for kind in RERANKERS for k in REGISTERED_KS]

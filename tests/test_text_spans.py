@@ -1,0 +1,56 @@
+"""Sentence splitting on whole tokens and spans as substrings (issue 9, section 1)."""
+
+from __future__ import annotations
+
+from mteb_contrastive.data.corpus import ends_with_abbreviation, sentence_offsets, sentence_span, split_sentences
+from mteb_contrastive.data.halvest_builder import sample_triplets
+
+
+def test_word_ending_like_an_abbreviation_does_not_merge():
+    # "stop." ends in "p." (an abbreviation of the list) but is not the token "p."
+    assert split_sentences("We had to stop. It was loud.") == ["We had to stop.", "It was loud."]
+    assert not ends_with_abbreviation("We had to stop.")
+    assert not ends_with_abbreviation("It is in the lab.")  # ends in "b." ... and "tab." is no token here
+
+
+def test_whole_token_abbreviations_still_merge():
+    assert split_sentences("See Smith et al. For details. Done.") == ["See Smith et al. For details.", "Done."]
+    assert ends_with_abbreviation("as shown (e.g.")
+    assert ends_with_abbreviation("see p.")
+    assert ends_with_abbreviation("Some Tab.")
+
+
+def test_chinese_span_keeps_no_separator():
+    text = "我喜欢苹果。你呢？很好！"
+    offs = sentence_offsets(text, "zh")
+    assert [text[a:b] for a, b in offs] == ["我喜欢苹果。", "你呢？", "很好！"]
+    assert sentence_span(text, offs, 0, 2) == "我喜欢苹果。你呢？"
+    assert sentence_span(text, offs, 1, 2) == "你呢？很好！"
+
+
+def test_french_span_keeps_the_source_separators():
+    text = "Il est venu.  Elle est partie !\nIl pleut. Fin."
+    offs = sentence_offsets(text, "fr")
+    assert sentence_span(text, offs, 0, 2) == "Il est venu.  Elle est partie !"
+    assert sentence_span(text, offs, 1, 2) == "Elle est partie !\nIl pleut."
+    for a in range(len(offs)):
+        for k in range(1, len(offs) - a + 1):
+            assert sentence_span(text, offs, a, k) in text
+
+
+def test_sampled_spans_are_substrings_of_their_document():
+    zh = "我喜欢苹果。你呢？很好！我们走吧。"
+    docs = [
+        {"id": "a", "authors": ["甲"], "text": zh, "domains": [], "language": "zh"},
+        {"id": "b", "authors": ["甲"], "text": zh[::-1] + "。", "domains": [], "language": "zh"},
+        {"id": "c", "authors": ["乙"], "text": "Il est venu.  Elle est partie !\nIl pleut. Fin.", "domains": [], "language": "fr"},
+        {"id": "d", "authors": ["乙"], "text": "Un.\nDeux.  Trois.", "domains": [], "language": "fr"},
+    ]
+    rows, _ = sample_triplets(docs, 2, n_triplets=2, seed=0)
+    text_of = {d["id"]: d["text"] for d in docs}
+    assert rows
+    for r in rows:
+        assert r["query"] in text_of[r["query_halid"]]
+        assert r["positive"] in text_of[r["pos_halid"]]
+        assert r["negative"] in text_of[r["neg_halids"]]
+    assert any(r["query"] in ("我喜欢苹果。你呢？", "你呢？很好！", "很好！我们走吧。") for r in rows if r["query_halid"] == "a")
