@@ -84,14 +84,15 @@ def test_random_ranking_scores_about_10_over_pool():
     assert s["ndcg_at_10"] == pytest.approx(0.025, abs=0.012)
 
 
-def test_triplet_base_vs_unrestricted():
+def test_triplet_all_rows_vs_cross_document():
     rows = [
-        row("Q1", "P1", "N1", qh="d1", ph="d2"),   # base, correct
-        row("Q2", "P2", "N2", qh="d3", ph="d3"),   # same document as anchor: unrestricted only, correct
-        row("Q3", "P3", "N3", qh="d4", ph="d5"),   # base, wrong
+        row("Q1", "P1", "N1", qh="d1", ph="d2"),   # cross-document, correct
+        row("Q2", "P2", "N2", qh="d3", ph="d3"),   # positive from the anchor's document, correct
+        row("Q3", "P3", "N3", qh="d4", ph="d5"),   # cross-document, wrong
     ]
     enc = TableEncoder({"Q1": [1, 0], "P1": [1, 0], "N1": [0, 1], "Q2": [1, 0], "P2": [1, 0], "N2": [0, 1],
                         "Q3": [1, 0], "P3": [0, 1], "N3": [1, 0]})
     s = scores(enc, make_task("triplets", rows, "HandTriplets"))
-    assert s["accuracy"] == 0.5 and s["n_triplets_base"] == 2
-    assert s["accuracy_unrestricted"] == pytest.approx(2 / 3) and s["main_score"] == 0.5
+    assert s["accuracy_cross_document"] == 0.5 and s["n_triplets_cross_document"] == 2
+    assert s["accuracy"] == pytest.approx(2 / 3) and s["main_score"] == pytest.approx(2 / 3) and s["n_triplets"] == 3
+    assert "accuracy_unrestricted" not in s and "n_triplets_base" not in s
