@@ -2,13 +2,15 @@
 
 Protocol of "Contrastive Learning for Authorship Verification" (Kirby) on PAN-format data:
 
-1. every distinct text of the validation and test splits is embedded once (mteb's dataloader and
+1. every distinct text of the validation and test splits is embedded once per role (first text of a
+   pair as query, second as document; see "Prompt types" below; mteb's dataloader and
    the model's ``encode``; :func:`~mteb_contrastive.protocols.fitting.fit_if_needed` first, so
    fitted baselines see the test texts and the train split's texts);
 2. a pair's score is the model's similarity of its two embeddings (mteb ``similarity_pairwise``):
    cosine for sentence-transformers models and for the TF-IDF baselines (the protocol of the paper);
 3. on **validation only**: the cosine threshold maximising F1, Platt scaling of the cosine
-   (logistic regression), and the abstention half-width ``delta`` (grid 0..0.20, maximising the
+   (logistic regression), and the abstention half-width ``delta`` (the paper's grid
+   ``calibration.DELTA_GRID`` = {0, .005, .01, .015, .02, .03, .04, .05, .075, .10, .125, .15, .20}, maximising the
    PAN overall score, ties to the smaller delta) -- :mod:`mteb_contrastive.metrics.calibration`;
 4. on **test**, with those parameters unchanged, three kinds of PAN answers and their PAN metrics
    (:mod:`mteb_contrastive.metrics.pan`):
