@@ -82,6 +82,12 @@ def test_random_ranking_scores_about_10_over_pool():
     assert s["pool_size"] == 400 and s["n_queries"] == 200
     assert s["recall_at_10"] == pytest.approx(0.025, abs=0.012)
     assert s["ndcg_at_10"] == pytest.approx(0.025, abs=0.012)
+    # the exact chance levels reported beside them: N = 400, R = 10 -> recall = nDCG = 10/400,
+    # hit rate = 1 - C(390, 10) / C(400, 10)
+    from math import comb
+
+    assert s["random_recall_at_10"] == pytest.approx(0.025) and s["random_ndcg_at_10"] == pytest.approx(0.025)
+    assert s["random_hit_rate_at_10"] == pytest.approx(1 - comb(390, 10) / comb(400, 10))
 
 
 def test_triplet_all_rows_vs_cross_document():
