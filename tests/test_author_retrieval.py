@@ -66,6 +66,8 @@ def test_ndcg_recall_mrr_by_hand():
     # DCG@10 = 1/log2(2) + 1/log2(4) = 1.5; IDCG = 1 + 1/log2(3) = 1.6309 -> 0.91972
     assert s["ndcg_at_10"] == pytest.approx(1.5 / (1 + 1 / np.log2(3)), abs=1e-4)
     assert s["recall_at_1"] == pytest.approx(0.5) and s["recall_at_10"] == pytest.approx(1.0)
+    # hit rate vs recall: P1 (1 of the 2 relevant) is at rank 1 -> hit rate@1 = 1, recall@1 = 1/2
+    assert s["hit_rate_at_1"] == 1.0 and s["hit_rate_at_10"] == 1.0
     assert s["mrr_at_100"] == pytest.approx(1.0)
     assert s["pool_size"] == 3 and s["pool_duplicates_removed"] == 1 and s["main_score"] == s["ndcg_at_10"]
 
