@@ -7,7 +7,7 @@ unless ``--overwrite``; ``--no-run`` only prints the table from existing results
     PYTHONPATH=src HF_HUB_OFFLINE=1 python scripts/baselines_table.py [--out build/baselines]
 
 Cells: CranfieldIRTriplets -- error rate in percent (lower is better) and, in brackets, accuracy;
-triplet tasks -- base triplet accuracy (strict >), one value per subset k (``k=2 / 4 / 8``);
+triplet tasks -- triplet accuracy on all rows (`accuracy`, strict >), one value per subset k (``k=2 / 4 / 8``);
 retrieval tasks -- nDCG@10 per subset. The TALN folders are built into ``<out>/datasets`` with
 ``mteb-contrastive build-taln`` when absent; Cranfield triplets are built into
 ``<out>/cache`` on first load.

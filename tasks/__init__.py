@@ -5,7 +5,7 @@ from __future__ import annotations
 
 def all_task_classes() -> list[type]:
     """Every task class of the extension, including those made from local dataset folders."""
-    from mteb_contrastive.tasks.halvest import HALvestRetrieval, HALvestTripletClassification
+    from mteb_contrastive.tasks.halvest import HALvestPairClassification, HALvestRetrieval, HALvestTripletClassification
     from mteb_contrastive.tasks.local import local_task_classes
     from mteb_contrastive.tasks.pan import PAN20Verification, PAN21Verification, verification_task_classes
     from mteb_contrastive.tasks.paragraph_vector import CranfieldIRTriplets
@@ -14,6 +14,7 @@ def all_task_classes() -> list[type]:
     return [
         HALvestTripletClassification,
         HALvestRetrieval,
+        HALvestPairClassification,
         *local_task_classes(),
         PAN20Verification,
         PAN21Verification,

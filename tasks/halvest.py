@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from mteb.abstasks.task_metadata import TaskMetadata
 
-import os
-from pathlib import Path
-
-from mteb_contrastive.data.halvest import HUB_CONFIGS, HUB_REPO, HUB_REVISION, LOCAL_COPY_ENV, load_triplets
+from mteb_contrastive.data.halvest import HUB_CONFIGS, HUB_REPO, HUB_REVISION
 from mteb_contrastive.protocols.author_retrieval import AbsTaskAuthorRetrieval
+from mteb_contrastive.protocols.halvest_source import HALvestHubSource
+from mteb_contrastive.protocols.pair_classification import AbsTaskPairsClassification
 from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
 
 _CITATION = r"""
@@ -27,7 +26,7 @@ _COMMON = dict(
     category="t2t",
     modalities=["text"],
     eval_splits=["test"],
-    # subsets = k, the number of contiguous sentences per span
+    # subsets = every config of the Hub release: base-k, base-soft-k, ict-k (k sentences per span)
     eval_langs={cfg: ["eng-Latn", "fra-Latn"] for cfg in HUB_CONFIGS},
     date=("2000-01-01", "2024-07-31"),
     domains=["Academic", "Written"],
@@ -39,28 +38,14 @@ _COMMON = dict(
 )
 
 
-class _HALvestHubLoader:
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        # a local copy ($MTEB_CONTRASTIVE_HALVEST_PATH) is recorded by its content, not the Hub commit
-        local = os.environ.get(LOCAL_COPY_ENV)
-        if local and Path(local).expanduser().is_dir():
-            from mteb_contrastive.identity import folder_revision
-
-            rev = "content-" + folder_revision(Path(local).expanduser())
-            self.metadata = self.metadata.model_copy(update={"dataset": {**self.metadata.dataset, "revision": rev}})
-
-    def load_triplets(self, hf_subset: str, split: str):
-        return load_triplets(self.metadata.dataset["path"], hf_subset, split, self.metadata.dataset["revision"])
-
-
-class HALvestTripletClassification(_HALvestHubLoader, AbsTaskTripletClassification):
+class HALvestTripletClassification(HALvestHubSource, AbsTaskTripletClassification):
     metadata = TaskMetadata(
         name="HALvestTripletClassification",
         description=(
             "Authorial style in scholarly text (HAL): is a span of k sentences closer to a span by the "
-            "same authors than to a span by other authors? Accuracy, strict >, on base triplets "
-            "(positive from another document); accuracy_unrestricted on all triplets."
+            "same authors than to a span by other authors? Accuracy, strict >, on all triplets; "
+            "accuracy_cross_document on triplets whose positive is from another document. On the pairs "
+            "release, only rows sharing a query span form triplets, scored only when half the positive rows join."
         ),
         type="PairClassification",
         main_score="accuracy",
@@ -68,14 +53,29 @@ class HALvestTripletClassification(_HALvestHubLoader, AbsTaskTripletClassificati
     )
 
 
-class HALvestRetrieval(_HALvestHubLoader, AbsTaskAuthorRetrieval):
+class HALvestRetrieval(HALvestHubSource, AbsTaskAuthorRetrieval):
     metadata = TaskMetadata(
         name="HALvestRetrieval",
         description=(
-            "Author retrieval in scholarly text (HAL): for each test anchor span, rank the pool of all "
-            "positive and negative spans of the split; relevant = same author set. nDCG@10."
+            "Author retrieval in scholarly text (HAL): for each test query span, rank the pool of the "
+            "split's candidate spans; relevant = same author set (triplet release) or the config's positive "
+            "rule (pairs release: first author for base-k, any author for base-soft-k, same document for "
+            "ict-k). nDCG@10, with chance levels and cross-document metrics."
         ),
         type="Retrieval",
         main_score="ndcg_at_10",
+        **_COMMON,
+    )
+
+
+class HALvestPairClassification(HALvestHubSource, AbsTaskPairsClassification):
+    metadata = TaskMetadata(
+        name="HALvestPairClassification",
+        description=(
+            "Do two spans of scholarly text (HAL) share an author (author_label of the pairs release)? "
+            "Average precision of the similarity; accuracy and F1 at thresholds fitted on the valid split."
+        ),
+        type="PairClassification",
+        main_score="average_precision",
         **_COMMON,
     )

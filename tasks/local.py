@@ -102,7 +102,7 @@ def tasks_for_folder(folder: Path) -> list[type]:
         f"{name}AuthorTripletClassification",
         (AbsTaskTripletClassification,),
         {
-            "metadata": TaskMetadata(name=f"{name}AuthorTripletClassification", description=f"{desc} -- triplet accuracy (HALvest protocol, strict >, base rows).", type="PairClassification", main_score="accuracy", **common),
+            "metadata": TaskMetadata(name=f"{name}AuthorTripletClassification", description=f"{desc} -- triplet accuracy (HALvest protocol, strict >, all rows; accuracy_cross_document: positive from another document).", type="PairClassification", main_score="accuracy", **common),
             "load_triplets": _load,
             "__module__": __name__,
         },

@@ -66,6 +66,8 @@ def test_ndcg_recall_mrr_by_hand():
     # DCG@10 = 1/log2(2) + 1/log2(4) = 1.5; IDCG = 1 + 1/log2(3) = 1.6309 -> 0.91972
     assert s["ndcg_at_10"] == pytest.approx(1.5 / (1 + 1 / np.log2(3)), abs=1e-4)
     assert s["recall_at_1"] == pytest.approx(0.5) and s["recall_at_10"] == pytest.approx(1.0)
+    # hit rate vs recall: P1 (1 of the 2 relevant) is at rank 1 -> hit rate@1 = 1, recall@1 = 1/2
+    assert s["hit_rate_at_1"] == 1.0 and s["hit_rate_at_10"] == 1.0
     assert s["mrr_at_100"] == pytest.approx(1.0)
     assert s["pool_size"] == 3 and s["pool_duplicates_removed"] == 1 and s["main_score"] == s["ndcg_at_10"]
 
@@ -82,16 +84,23 @@ def test_random_ranking_scores_about_10_over_pool():
     assert s["pool_size"] == 400 and s["n_queries"] == 200
     assert s["recall_at_10"] == pytest.approx(0.025, abs=0.012)
     assert s["ndcg_at_10"] == pytest.approx(0.025, abs=0.012)
+    # the exact chance levels reported beside them: N = 400, R = 10 -> recall = nDCG = 10/400,
+    # hit rate = 1 - C(390, 10) / C(400, 10)
+    from math import comb
+
+    assert s["random_recall_at_10"] == pytest.approx(0.025) and s["random_ndcg_at_10"] == pytest.approx(0.025)
+    assert s["random_hit_rate_at_10"] == pytest.approx(1 - comb(390, 10) / comb(400, 10))
 
 
-def test_triplet_base_vs_unrestricted():
+def test_triplet_all_rows_vs_cross_document():
     rows = [
-        row("Q1", "P1", "N1", qh="d1", ph="d2"),   # base, correct
-        row("Q2", "P2", "N2", qh="d3", ph="d3"),   # same document as anchor: unrestricted only, correct
-        row("Q3", "P3", "N3", qh="d4", ph="d5"),   # base, wrong
+        row("Q1", "P1", "N1", qh="d1", ph="d2"),   # cross-document, correct
+        row("Q2", "P2", "N2", qh="d3", ph="d3"),   # positive from the anchor's document, correct
+        row("Q3", "P3", "N3", qh="d4", ph="d5"),   # cross-document, wrong
     ]
     enc = TableEncoder({"Q1": [1, 0], "P1": [1, 0], "N1": [0, 1], "Q2": [1, 0], "P2": [1, 0], "N2": [0, 1],
                         "Q3": [1, 0], "P3": [0, 1], "N3": [1, 0]})
     s = scores(enc, make_task("triplets", rows, "HandTriplets"))
-    assert s["accuracy"] == 0.5 and s["n_triplets_base"] == 2
-    assert s["accuracy_unrestricted"] == pytest.approx(2 / 3) and s["main_score"] == 0.5
+    assert s["accuracy_cross_document"] == 0.5 and s["n_triplets_cross_document"] == 2
+    assert s["accuracy"] == pytest.approx(2 / 3) and s["main_score"] == pytest.approx(2 / 3) and s["n_triplets"] == 3
+    assert "accuracy_unrestricted" not in s and "n_triplets_base" not in s

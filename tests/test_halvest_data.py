@@ -52,7 +52,8 @@ def test_pairs_join_rule_and_counts():
         ("span A", "pos A1", "neg A1"),
         ("span C", "pos C1", "neg C1"),
     ]
-    assert stats.as_dict() == {"pair_rows": 6, "triplets": 2, "unjoined_positive_rows": 1, "unjoined_negative_rows": 1}
+    assert stats.as_dict() == {"pair_rows": 6, "positive_rows": 3, "triplets": 2, "unjoined_positive_rows": 1, "unjoined_negative_rows": 1}
+    assert stats.join_share == 2 / 3
     assert triplets[1]["query_authorids"] == ["c"] and triplets[1]["neg_authorids"] == ["x"]
 
 
@@ -113,5 +114,7 @@ def test_hub_task_reads_local_copy_env(tmp_path, monkeypatch):
     res = mteb.evaluate(enc, task, cache=None, overwrite_strategy="always")
     s = res.task_results[0].scores["test"][0]
     assert s["accuracy"] == 0.5 and s["n_triplets"] == 2 and s["unjoined_negative_rows"] == 1
-    assert s["n_unique_texts"] == 6  # each distinct text encoded once
-    assert enc.calls == [6]
+    assert s["triplet_join_share"] == pytest.approx(2 / 3) and "triplet_score_withheld" not in s
+    assert s["n_unique_texts"] == 6
+    assert enc.calls == [2, 4]  # the 2 anchors as queries, the 4 candidates as documents, once each
+    assert s["dataset_path"] == HUB_REPO

@@ -174,6 +174,21 @@ def register_tasks(task_classes: list[type]) -> None:
         ) + tuple(new)
 
 
+def retrieval_scores(qrels: dict[str, dict[str, int]], results: dict[str, dict[str, float]], k_values: Any) -> dict[str, float]:
+    """mteb's retrieval metrics (its own ``calculate_retrieval_scores`` / ``make_score_dict``) of a run.
+
+    Returns:
+        ``ndcg_at_k``, ``map_at_k``, ``recall_at_k``, ``precision_at_k``, ``mrr_at_k``,
+        ``hit_rate_at_k`` for each k, as mteb's retrieval task reports them.
+    """
+    from mteb._evaluators.retrieval_metrics import calculate_retrieval_scores, make_score_dict
+
+    _, ndcg, _map, recall, precision, naucs, mrr, naucs_mrr, hit_rate = calculate_retrieval_scores(results, qrels, list(k_values))
+    d = make_score_dict(ndcg=ndcg, _map=_map, recall=recall, precision=precision, mrr=mrr, naucs=naucs, naucs_mrr=naucs_mrr, hit_rate=hit_rate, task_scores={})
+    keep = ("ndcg_at_", "map_at_", "recall_at_", "precision_at_", "mrr_at_", "hit_rate_at_")
+    return {k: v for k, v in d.items() if k.startswith(keep)}
+
+
 def register_models(metas: list[Any]) -> None:
     """Add ``ModelMeta`` objects (our baselines) to mteb's model registry."""
     from mteb.models.model_implementations import MODEL_REGISTRY

@@ -8,8 +8,8 @@ applied unchanged to test.
 * :func:`fit_platt` -- Platt scaling: a logistic regression ``p = sigmoid(a * s + b)`` fitted on
   the validation scores (Platt 1999; ``sklearn.linear_model.LogisticRegression``).
 * :func:`fit_abstention` -- an abstention band: a calibrated ``p`` with ``|p - 0.5| <= delta``
-  becomes the PAN non-answer 0.5; ``delta`` is taken from a grid (0 to 0.20) to maximise the PAN
-  overall score on validation, ties going to the smaller delta.
+  becomes the PAN non-answer 0.5; ``delta`` is taken from the paper's grid (:data:`DELTA_GRID`,
+  0 to 0.20) to maximise the PAN overall score on validation, ties going to the smaller delta.
 
 :class:`Calibrator` bundles the three; ``Calibrator.fit(val_scores, val_labels)`` then
 ``calibrator.answers(test_scores)`` gives the three kinds of answers.
@@ -33,8 +33,10 @@ import numpy as np
 
 from mteb_contrastive.metrics.pan import evaluate_all
 
-#: the abstention grid: 0, 0.01, ..., 0.20
-DELTA_GRID = tuple(round(0.01 * i, 2) for i in range(21))
+#: the abstention grid of Kirby, "Contrastive Learning for Authorship Verification" (the band
+#: half-widths searched on validation): {0, .005, .01, .015, .02, .03, .04, .05, .075, .10, .125, .15, .20},
+#: as quoted in the project's issue 8 (the paper's text was not reachable from this machine).
+DELTA_GRID = (0.0, 0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.075, 0.10, 0.125, 0.15, 0.20)
 
 
 class CalibrationError(ValueError):

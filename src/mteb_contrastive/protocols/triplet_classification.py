@@ -3,11 +3,26 @@
 Protocol of HALvest-Contrastive (Kulumba et al., arXiv 2407.20595): accuracy over
 (anchor, same-author positive, different-author negative) triplets, strict ``>`` (ties are
 errors), cosine similarity for neural models (the model's own similarity function, from its
-mteb metadata). Two subsets of rows are scored:
+mteb metadata). Two sets of rows are scored:
 
-* **base** -- rows with ``query_halid != pos_halid`` (the positive comes from another document;
-  ``hard_only`` filter of the authors' ``bm25_experiments.py``). Main score.
-* **unrestricted** -- all rows.
+* ``accuracy`` -- all rows: the authors' test accuracy (``(pos_scores > neg_scores).float().mean()``
+  over every test row, ``on_test_epoch_end`` in ``modules/modeling_retriever.py``). Main score.
+* ``accuracy_cross_document`` -- rows with ``query_halid != pos_halid`` (the positive comes from
+  another document; the ``hard_only`` filter of the authors' ``bm25_experiments.py``), with
+  ``n_triplets_cross_document``. This is a filter on rows, not one of the paper's dataset
+  constructions ("base", "unrestricted", "ICT" are different samplings; see ``docs/halvest.md``).
+
+Prompt types: anchors are encoded as queries (``PromptType.query``) and positives/negatives as
+documents (``PromptType.document``), as in the retrieval task and in sentence-transformers'
+``TripletEvaluator`` (``encode_query`` for anchors, ``encode_document`` for the others), so an
+asymmetric model sees each text in the same role in both tasks. A text that is both an anchor and
+a candidate is encoded once in each role.
+
+Pairs schema (``almanach/HALvest-Contrastive``): triplets exist only where rows share a query
+span (:func:`mteb_contrastive.data.halvest.pairs_to_triplets`); they are scored, with their count,
+only when at least half of the positive rows join
+(:func:`~mteb_contrastive.data.halvest.join_verdict`). Otherwise the split's scores are NaN and
+``triplet_score_withheld`` says why.
 """
 
 from __future__ import annotations
@@ -36,8 +51,12 @@ def unique_texts(rows: list[dict[str, Any]], fields: tuple[str, ...]) -> tuple[l
     return list(index), index
 
 
-def encode_texts(model: Any, texts: list[str], task: AbsTask, *, hf_split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None = None) -> np.ndarray:
+def encode_texts(model: Any, texts: list[str], task: AbsTask, *, hf_split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None = None, prompt_type: Any = None) -> np.ndarray:
     """Encode ``texts`` once with an mteb encoder through mteb's own dataloader.
+
+    Args:
+        prompt_type: mteb ``PromptType`` passed to ``model.encode`` (``query`` / ``document``;
+            None = no role, the model's default prompt).
 
     Returns:
         float array of shape (len(texts), dim).
@@ -52,7 +71,7 @@ def encode_texts(model: Any, texts: list[str], task: AbsTask, *, hf_split: str, 
         num_proc=num_proc,
         **encode_kwargs,
     )
-    emb = model.encode(loader, task_metadata=task.metadata, hf_split=hf_split, hf_subset=hf_subset, **encode_kwargs)
+    emb = model.encode(loader, task_metadata=task.metadata, hf_split=hf_split, hf_subset=hf_subset, prompt_type=prompt_type, **encode_kwargs)
     return np.asarray(emb.detach().cpu() if hasattr(emb, "detach") else emb)
 
 
@@ -63,8 +82,9 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
     :mod:`mteb_contrastive.data.halvest`). Each distinct text of a subset is encoded once,
     however many triplets it appears in.
 
-    Scores: ``accuracy`` (base rows), ``accuracy_unrestricted`` (all rows), ``n_triplets_base``,
-    ``n_triplets``, ``n_unique_texts``, ``n_ties`` (base rows whose two similarities are equal).
+    Scores: ``accuracy`` (all rows), ``accuracy_cross_document`` (rows whose positive is from
+    another document), ``n_triplets``, ``n_triplets_cross_document``, ``n_unique_texts``,
+    ``n_ties`` (rows whose two similarities are equal), ``n_ties_cross_document``.
     """
 
     abstask_prompt = "Represent the writing style of the text."
@@ -76,48 +96,77 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
         """Texts a baseline may train on when ``split`` is evaluated (a train split's texts); None: no train part."""
         return None
 
-    def _evaluate_subset(self, model: Any, data_split: list[dict[str, Any]], *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Any = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, float]:
+    def prepare_split(self, rows: list[dict[str, Any]], info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """Triplet rows as they are; pair rows joined (:func:`~mteb_contrastive.data.halvest.pairs_to_triplets`)
+        and withheld, with the reason, when under half of the positive rows join."""
+        if info.get("schema") != "pairs":
+            return rows, {}
+        from mteb_contrastive.data.halvest import join_verdict, pairs_to_triplets
+
+        triplets, stats = pairs_to_triplets(rows, info.get("config", "pairs"))
+        counts: dict[str, Any] = {**stats.as_dict(), "triplet_join_share": stats.join_share}
+        reason = join_verdict(stats)
+        if reason is not None:
+            logger.warning("%s %s: %s", self.metadata.name, info.get("config"), reason)
+            counts["triplet_score_withheld"] = reason
+            return [], counts
+        return triplets, counts
+
+    def _evaluate_subset(self, model: Any, data_split: list[dict[str, Any]], *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Any = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, Any]:
         from mteb.models.models_protocols import EncoderProtocol
+        from mteb.types import PromptType
 
         if not isinstance(model, EncoderProtocol):
             raise TypeError(
                 f"{self.metadata.name} scores embeddings: it needs an encoder model, got {type(model).__name__}"
             )
+        counts = self.split_counts(hf_subset, hf_split)
+        source = {"dataset_path": str(self.metadata.dataset["path"]), "dataset_revision": str(self.metadata.dataset.get("revision"))}
+        if "triplet_score_withheld" in counts:
+            nan = float("nan")
+            return {"accuracy": nan, "accuracy_cross_document": nan, **counts, **source}
         fields = (self.anchor_field, self.positive_field, self.negative_field)
         timer = timer or TimingStack()
-        texts, index = unique_texts(data_split, fields)
-        candidates, _ = unique_texts(data_split, (self.positive_field, self.negative_field))
+        texts, _ = unique_texts(data_split, fields)
+        anchors, a_index = unique_texts(data_split, (self.anchor_field,))
+        candidates, c_index = unique_texts(data_split, (self.positive_field, self.negative_field))
         fitted = fit_if_needed(model, texts, self.fit_train_texts(hf_subset, hf_split), candidate_texts=candidates)
         with timer("Encoding texts", split=hf_split, subset=hf_subset):
-            emb = encode_texts(model, texts, self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
+            enc = dict(hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
+            emb_a = encode_texts(model, anchors, self, prompt_type=PromptType.query, **enc)
+            emb_c = encode_texts(model, candidates, self, prompt_type=PromptType.document, **enc)
         with timer("Scoring", split=hf_split, subset=hf_subset):
-            sim_pos, sim_neg = self._similarities(model, emb, index, data_split)
+            sim_pos, sim_neg = self._similarities(model, emb_a, a_index, emb_c, c_index, data_split)
         from mteb_contrastive.identity import nfc
 
-        base = np.array([nfc(str(r["query_halid"])) != nfc(str(r["pos_halid"])) for r in data_split], dtype=bool)  # ids compared in NFC
+        cross = np.array([nfc(str(r["query_halid"])) != nfc(str(r["pos_halid"])) for r in data_split], dtype=bool)  # ids compared in NFC
         scores = {
-            "accuracy": triplet_accuracy(sim_pos[base], sim_neg[base]),
-            "accuracy_unrestricted": triplet_accuracy(sim_pos, sim_neg),
-            "n_triplets_base": int(base.sum()),
+            "accuracy": triplet_accuracy(sim_pos, sim_neg),
+            "accuracy_cross_document": triplet_accuracy(sim_pos[cross], sim_neg[cross]),
             "n_triplets": len(data_split),
+            "n_triplets_cross_document": int(cross.sum()),
             "n_unique_texts": len(texts),
-            "n_ties": int(np.sum(sim_pos[base] == sim_neg[base])),
+            "n_ties": int(np.sum(sim_pos == sim_neg)),
+            "n_ties_cross_document": int(np.sum(sim_pos[cross] == sim_neg[cross])),
         }
         if fitted:
             scores.update(fit_summary(model))
-        scores.update(self.split_counts(hf_subset, hf_split))
+        scores.update(counts)
+        scores.update(source)
         return scores
 
-    def _similarities(self, model: Any, emb: np.ndarray, index: dict[str, int], rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
-        """Model similarity (its mteb ``similarity_pairwise``: cosine for sentence-transformers)."""
+    def _similarities(self, model: Any, emb_a: np.ndarray, a_index: dict[str, int], emb_c: np.ndarray, c_index: dict[str, int], rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+        """Model similarity (its mteb ``similarity_pairwise``: cosine for sentence-transformers) of
+        each anchor (query embedding) to its positive and negative (document embeddings)."""
         import torch
 
-        a = [index[r[self.anchor_field]] for r in rows]
-        p = [index[r[self.positive_field]] for r in rows]
-        n = [index[r[self.negative_field]] for r in rows]
-        e = torch.as_tensor(emb, dtype=torch.float32)
-        sim_pos = np.asarray(model.similarity_pairwise(e[a], e[p]), dtype=np.float64)
-        sim_neg = np.asarray(model.similarity_pairwise(e[a], e[n]), dtype=np.float64)
+        a = [a_index[r[self.anchor_field]] for r in rows]
+        p = [c_index[r[self.positive_field]] for r in rows]
+        n = [c_index[r[self.negative_field]] for r in rows]
+        ea = torch.as_tensor(emb_a, dtype=torch.float32)
+        ec = torch.as_tensor(emb_c, dtype=torch.float32)
+        sim_pos = np.asarray(model.similarity_pairwise(ea[a], ec[p]), dtype=np.float64)
+        sim_neg = np.asarray(model.similarity_pairwise(ea[a], ec[n]), dtype=np.float64)
         return sim_pos.ravel(), sim_neg.ravel()
 
     def _calculate_descriptive_statistics_from_split(self, split: str, hf_subset: str | None = None, compute_overall: bool = False, num_proc: int | None = None) -> dict[str, Any]:

@@ -2,18 +2,22 @@
 
 Protocol of "Contrastive Learning for Authorship Verification" (Kirby) on PAN-format data:
 
-1. every distinct text of the validation and test splits is embedded once (mteb's dataloader and
+1. every distinct text of the validation and test splits is embedded once per role (first text of a
+   pair as query, second as document; see "Prompt types" below; mteb's dataloader and
    the model's ``encode``; :func:`~mteb_contrastive.protocols.fitting.fit_if_needed` first, so
    fitted baselines see the test texts and the train split's texts);
 2. a pair's score is the model's similarity of its two embeddings (mteb ``similarity_pairwise``):
    cosine for sentence-transformers models and for the TF-IDF baselines (the protocol of the paper);
 3. on **validation only**: the cosine threshold maximising F1, Platt scaling of the cosine
-   (logistic regression), and the abstention half-width ``delta`` (grid 0..0.20, maximising the
+   (logistic regression), and the abstention half-width ``delta`` (the paper's grid
+   ``calibration.DELTA_GRID`` = {0, .005, .01, .015, .02, .03, .04, .05, .075, .10, .125, .15, .20}, maximising the
    PAN overall score, ties to the smaller delta) -- :mod:`mteb_contrastive.metrics.calibration`;
 4. on **test**, with those parameters unchanged, three kinds of PAN answers and their PAN metrics
    (:mod:`mteb_contrastive.metrics.pan`):
 
-   * ``pan_hard_*``: 1.0 when cosine >= threshold, else 0.0;
+   * ``pan_hard_*``: 1.0 when cosine >= threshold, else 0.0; ``pan_hard_accuracy`` is the share of
+     test pairs whose hard answer is right -- the paper's headline number (accuracy at the
+     validation-chosen threshold);
    * ``pan_platt_*``: the Platt probability;
    * ``pan_platt_abstain_*``: the Platt probability, 0.5 (no answer) inside the band;
 
@@ -26,7 +30,16 @@ mteb's own pair-classification metrics of the test scores stay in the result
 ``AbsTaskPairClassification._compute_metrics``; for a model whose ``encode`` gives no vectors,
 such as a sparse baseline's row keys, only the ``similarity_*`` ones),
 plus the fitted parameters (``threshold``, ``platt_coef``, ``platt_intercept``, ``abstain_delta``).
-Main score: ``pan_platt_abstain_overall``.
+**mteb's accuracy, F1, precision, recall and their thresholds choose the threshold on the test
+split itself**, and every ``max_*`` picks the best similarity function on test: they are
+test-fitted, never calibrated results. The result names them in ``test_fitted_metrics`` (a
+comma-separated list, :func:`keys_fitted_on_test`); only ``<similarity>_ap`` /
+``<similarity>_ap_weighted`` are threshold-free. Main score: ``pan_platt_abstain_overall``.
+
+Prompt types: the first text of a pair is encoded as a query (``PromptType.query``), the second
+as a document (``PromptType.document``), as sentence-transformers' ``TripletEvaluator`` does for
+anchors and candidates and as the retrieval task does; a text that occurs in both roles is
+encoded once per role.
 
 **answers.jsonl.** The Platt+abstain answers of the test pairs are written as a PAN answers file:
 
@@ -105,6 +118,26 @@ def pair_scores(model: Any, emb: np.ndarray, i1: list[int], i2: list[int]) -> di
     }
 
 
+def keys_fitted_on_test(keys: Any) -> list[str]:
+    """mteb pair-classification keys whose value depends on a choice made on the test split.
+
+    Test-fitted: ``<sim>_accuracy``, ``<sim>_f1``, ``<sim>_precision``, ``<sim>_recall`` and their
+    ``*_threshold`` (mteb's ``PairClassificationEvaluator`` picks the threshold maximising them on
+    the scores it is given, here test) and every ``max_*`` (the best of the similarity functions,
+    on test). Threshold-free: ``<sim>_ap``, ``<sim>_ap_weighted``. ``pan_*`` keys are not mteb's.
+    """
+    sims = ("similarity", "cosine", "euclidean", "manhattan", "dot", "max")
+    kinds = ("accuracy", "accuracy_threshold", "f1", "f1_threshold", "precision", "recall")
+    out = []
+    for k in keys:
+        head, _, tail = k.partition("_")
+        if head not in sims:
+            continue
+        if head == "max" or tail in kinds:
+            out.append(k)
+    return sorted(out)
+
+
 def pan_scores(labels: np.ndarray, answers: dict[str, np.ndarray], year: int) -> dict[str, float]:
     """Flat ``pan_<variant>_<metric>`` scores for each kind of answers."""
     out: dict[str, float] = {}
@@ -147,14 +180,17 @@ class AbsTaskVerification(AbsTaskPairClassification):
         self.data_loaded = True
 
     def _encode_split(self, model: Any, ds: Any, split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None) -> tuple[np.ndarray, list[int], list[int]]:
-        index: dict[str, int] = {}
-        for t in list(ds["sentence1"]) + list(ds["sentence2"]):
-            index.setdefault(t, len(index))
-        emb = encode_texts(model, list(index), self, hf_split=split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
-        emb = np.asarray(emb, dtype=np.float64)
-        if emb.ndim == 1:
-            emb = emb[:, None]
-        return emb, [index[t] for t in ds["sentence1"]], [index[t] for t in ds["sentence2"]]
+        """Distinct first texts encoded as queries, distinct second texts as documents, stacked."""
+        from mteb.types import PromptType
+
+        idx1 = {t: i for i, t in enumerate(dict.fromkeys(ds["sentence1"]))}
+        idx2 = {t: i for i, t in enumerate(dict.fromkeys(ds["sentence2"]))}
+        embs = []
+        for index, role in ((idx1, PromptType.query), (idx2, PromptType.document)):
+            e = np.asarray(encode_texts(model, list(index), self, hf_split=split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc, prompt_type=role), dtype=np.float64)
+            embs.append(e[:, None] if e.ndim == 1 else e)
+        emb = np.vstack(embs)
+        return emb, [idx1[t] for t in ds["sentence1"]], [len(idx1) + idx2[t] for t in ds["sentence2"]]
 
     def _evaluate_subset(self, model: Any, data_split: Any, *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Path | None = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, float]:
         from mteb.models.models_protocols import EncoderProtocol
@@ -183,7 +219,9 @@ class AbsTaskVerification(AbsTaskPairClassification):
         if test_emb.shape[1] < 2:
             # not vectors (e.g. row keys of a sparse baseline): only the model's own similarity means anything
             scores = {k: v for k, v in scores.items() if k.startswith("similarity_")}
+        scores["test_fitted_metrics"] = ",".join(keys_fitted_on_test(scores))
         scores.update(pan_scores(labels, answers, self.pan_year))
+        scores["pan_hard_accuracy"] = float(np.mean((answers["hard"] >= 0.5) == (labels == 1)))
         scores.update(calibrator.params())
         scores["pan_year"] = self.pan_year
         scores["n_pairs"] = int(labels.size)
