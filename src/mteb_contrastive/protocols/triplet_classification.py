@@ -21,7 +21,7 @@ from mteb.abstasks.abstask import AbsTask
 from mteb.timing import TimingStack
 
 from mteb_contrastive.metrics.triplets import triplet_accuracy
-from mteb_contrastive.protocols.fitting import fit_if_needed, fit_summary
+from mteb_contrastive.protocols.fitting import fit_if_needed, fit_summary, is_pair_scorer, score_pairs
 from mteb_contrastive.protocols.triplet_source import TripletSource
 
 logger = logging.getLogger(__name__)
@@ -68,6 +68,8 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
     """
 
     abstask_prompt = "Represent the writing style of the text."
+    #: mteb's gate for non-encoder models: fitted baselines (pair scorers) are accepted here
+    _support_search: ClassVar[bool] = True
     anchor_field: ClassVar[str] = "query"
     positive_field: ClassVar[str] = "positive"
     negative_field: ClassVar[str] = "negative"
@@ -79,19 +81,28 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
     def _evaluate_subset(self, model: Any, data_split: list[dict[str, Any]], *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Any = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, float]:
         from mteb.models.models_protocols import EncoderProtocol
 
-        if not isinstance(model, EncoderProtocol):
+        pair_scorer = is_pair_scorer(model)
+        if not pair_scorer and not isinstance(model, EncoderProtocol):
             raise TypeError(
-                f"{self.metadata.name} scores embeddings: it needs an encoder model, got {type(model).__name__}"
+                f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder or a fitted baseline, got {type(model).__name__}"
             )
         fields = (self.anchor_field, self.positive_field, self.negative_field)
         timer = timer or TimingStack()
         texts, index = unique_texts(data_split, fields)
         candidates, _ = unique_texts(data_split, (self.positive_field, self.negative_field))
-        fitted = fit_if_needed(model, texts, self.fit_train_texts(hf_subset, hf_split), candidate_texts=candidates)
-        with timer("Encoding texts", split=hf_split, subset=hf_subset):
-            emb = encode_texts(model, texts, self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
-        with timer("Scoring", split=hf_split, subset=hf_subset):
-            sim_pos, sim_neg = self._similarities(model, emb, index, data_split)
+        if pair_scorer:  # a fitted baseline: fit on the split's texts, score the text pairs
+            model.fit(texts, train_texts=self.fit_train_texts(hf_subset, hf_split), candidate_texts=candidates)
+            fitted = True
+            with timer("Scoring", split=hf_split, subset=hf_subset):
+                anchors = [r[self.anchor_field] for r in data_split]
+                sim_pos = score_pairs(model, anchors, [r[self.positive_field] for r in data_split])
+                sim_neg = score_pairs(model, anchors, [r[self.negative_field] for r in data_split])
+        else:
+            fitted = fit_if_needed(model, texts, self.fit_train_texts(hf_subset, hf_split), candidate_texts=candidates)
+            with timer("Encoding texts", split=hf_split, subset=hf_subset):
+                emb = encode_texts(model, texts, self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
+            with timer("Scoring", split=hf_split, subset=hf_subset):
+                sim_pos, sim_neg = self._similarities(model, emb, index, data_split)
         base = np.array([str(r["query_halid"]) != str(r["pos_halid"]) for r in data_split], dtype=bool)
         scores = {
             "accuracy": triplet_accuracy(sim_pos[base], sim_neg[base]),
