@@ -366,3 +366,23 @@ def test_verification_fits_once_on_the_texts_of_every_split(tmp_path, monkeypatc
     # no vectors: only mteb's metrics of the model's own scores
     assert "similarity_ap" in scores and "cosine_ap" not in scores and "max_ap" not in scores
     assert 0 <= scores["pan_platt_abstain_overall"] <= 1
+
+
+def test_max_per_query_has_one_default():
+    """Library, CLI and the CranfieldIRTriplets task share ``DEFAULT_MAX_PER_QUERY`` (50)."""
+    import inspect
+
+    from mteb_contrastive.data import ir_triplets as irt
+
+    sys.path.insert(0, str(ROOT))
+    from tasks.paragraph_vector import BUILD_PARAMS
+
+    assert irt.DEFAULT_MAX_PER_QUERY == 50
+    for fn in (irt.sample_ir_triplets, irt.build_ir_triplets):
+        assert inspect.signature(fn).parameters["max_per_query"].default == irt.DEFAULT_MAX_PER_QUERY
+    assert BUILD_PARAMS["max_per_query"] == irt.DEFAULT_MAX_PER_QUERY
+    # 12 relevant documents of q1 (66 pairs or more): the default keeps 50 of them
+    corpus = {f"d{i}": f"text {i}" for i in range(14)}
+    qrels = {"q1": {f"d{i}": 1 for i in range(12)}, "q2": {"d12": 1, "d13": 1}}
+    splits, _ = irt.sample_ir_triplets(corpus, qrels, fractions=(0.0, 0.0, 1.0))
+    assert sum(r["ir_query_id"] == "q1" for r in splits["test"]) == 50

@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     ir.add_argument("--out", required=True)
     ir.add_argument("--seed", type=int, default=0)
     ir.add_argument("--min-grade", type=float, default=1)
-    ir.add_argument("--max-per-query", type=int, default=50)
+    ir.add_argument("--max-per-query", type=int, default=None, help="default: mteb_contrastive.data.ir_triplets.DEFAULT_MAX_PER_QUERY (50)")
     ir.add_argument("--negative", choices=["other-query", "random"], default="other-query")
     ir.add_argument("--language", default="eng-Latn")
     m = sub.add_parser("main", help="the main job (see README)")
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
                 corpus, queries, qrels = irt.read_beir_folder(args.beir_folder, args.qrels)
                 source = str(Path(args.beir_folder).resolve())
             print(irt.build_ir_triplets(corpus, qrels, args.out, args.name, queries=queries, seed=args.seed, min_grade=args.min_grade,
-                                        max_per_query=args.max_per_query, negative=args.negative, language=args.language, source=source))
+                                        max_per_query=irt.DEFAULT_MAX_PER_QUERY if args.max_per_query is None else args.max_per_query, negative=args.negative, language=args.language, source=source))
         elif args.cmd == "main":
             return main_job(Path(args.out), args.shared, args.models)
         elif args.cmd == "report":
