@@ -339,25 +339,33 @@ class _Recording(TfidfBaseline):
         super().fit(texts, **kw)
 
 
-def test_verification_fits_once_on_the_texts_of_every_split(tmp_path, monkeypatch):
-    """A fitted baseline in the PAN protocol sees validation + test + train texts together (no labels)."""
-    import mteb
+def _pan_folder(root, *, single_class_test=False):
     from mteb_contrastive.data.pan import write_pairs_and_truth
 
     rng = np.random.default_rng(0)
     words = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
+
     def text(style):
         return " ".join(rng.choice(words[style * 2 : style * 2 + 2] * 3 + words, size=20))
+
     all_texts = set()
     for split, n in (("train", 4), ("validation", 12), ("test", 12)):
         rows = []
         for i in range(n):
             s1 = i % 4
-            s2 = s1 if i % 2 == 0 else (s1 + 1) % 4
+            s2 = s1 if (i % 2 == 0 or (single_class_test and split == "test")) else (s1 + 1) % 4
             pair = [text(s1), text(s2)]
             all_texts.update(pair)
             rows.append({"id": f"{split}-{i}", "fandoms": ["f", "f"], "pair": pair, "same": s1 == s2, "authors": [s1, s2]})
-        write_pairs_and_truth(tmp_path / split, rows)
+        write_pairs_and_truth(root / split, rows)
+    return all_texts
+
+
+def test_verification_fits_once_on_the_texts_of_every_split(tmp_path, monkeypatch):
+    """A fitted baseline in the PAN protocol sees validation + test + train texts together (no labels)."""
+    import mteb
+
+    all_texts = _pan_folder(tmp_path)
     monkeypatch.setenv("MTEB_CONTRASTIVE_PAN21", str(tmp_path))
     monkeypatch.delenv("MTEB_CONTRASTIVE_ANSWERS_DIR", raising=False)
     model = _Recording(kind="words")
@@ -365,7 +373,23 @@ def test_verification_fits_once_on_the_texts_of_every_split(tmp_path, monkeypatc
     assert set(model.fitted_on) == all_texts and scores["fit_n_texts"] == len(all_texts)
     # no vectors: only mteb's metrics of the model's own scores
     assert "similarity_ap" in scores and "cosine_ap" not in scores and "max_ap" not in scores
-    assert 0 <= scores["pan_platt_abstain_overall"] <= 1
+    assert 0 <= scores["pan_platt_abstain_overall"] <= 1 and scores["pan_platt_n_overall_metrics"] == 5
+
+
+def test_verification_single_class_test_reports_auc_undefined(tmp_path, monkeypatch):
+    import mteb
+
+    from mteb_contrastive.metrics.pan import UndefinedMetricWarning
+
+    _pan_folder(tmp_path, single_class_test=True)
+    monkeypatch.setenv("MTEB_CONTRASTIVE_PAN21", str(tmp_path))
+    monkeypatch.delenv("MTEB_CONTRASTIVE_ANSWERS_DIR", raising=False)
+    with pytest.warns(UndefinedMetricWarning):
+        scores = mteb.get_task("PAN21Verification").evaluate(TfidfBaseline(kind="words"), "test", encode_kwargs={})["default"]
+    for v in ("hard", "platt", "platt_abstain"):
+        assert scores[f"pan_{v}_auc"] is None and scores[f"pan_{v}_n_overall_metrics"] == 4
+        rest = [scores[f"pan_{v}_{k}"] for k in ("c_at_1", "f1", "f_05_u", "brier")]
+        assert scores[f"pan_{v}_overall"] == pytest.approx(sum(rest) / 4)
 
 
 def test_max_per_query_has_one_default():

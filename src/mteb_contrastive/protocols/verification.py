@@ -20,7 +20,9 @@ Protocol of "Contrastive Learning for Authorship Verification" (Kirby) on PAN-fo
    * ``pan_platt_*``: the Platt probability;
    * ``pan_platt_abstain_*``: the Platt probability, 0.5 (no answer) inside the band;
 
-   each with ``auc``, ``c_at_1``, ``f1``, ``f_05_u``, ``brier``, ``overall``, ``n_unanswered``;
+   each with ``auc``, ``c_at_1``, ``f1``, ``f_05_u``, ``brier``, ``overall``, ``n_unanswered``
+   and ``n_overall_metrics`` (how many metrics ``overall`` averages: on a single-class test set
+   the AUC is undefined, ``null``, and left out -- :func:`~mteb_contrastive.metrics.pan.evaluate_all`);
    the task's ``pan_year`` (2021 default, 2020 for PAN20) picks the F0.5u non-answer rule and
    the overall score (mean of five, or of four without Brier).
 
@@ -65,7 +67,7 @@ logger = logging.getLogger(__name__)
 
 ANSWERS_ENV = "MTEB_CONTRASTIVE_ANSWERS_DIR"
 VARIANTS = ("hard", "platt", "platt_abstain")
-_METRIC_KEYS = {"auc": "auc", "c@1": "c_at_1", "f1": "f1", "f_05_u": "f_05_u", "brier": "brier", "overall": "overall", "n_unanswered": "n_unanswered"}
+_METRIC_KEYS = {"auc": "auc", "c@1": "c_at_1", "f1": "f1", "f_05_u": "f_05_u", "brier": "brier", "overall": "overall", "n_overall_metrics": "n_overall_metrics", "n_unanswered": "n_unanswered"}
 
 
 def rows_to_dataset(rows: list[dict[str, Any]]):
