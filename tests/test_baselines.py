@@ -235,6 +235,24 @@ def test_tfidf_on_chinese_uses_words_not_clauses():
     assert s[0] == pytest.approx(cos, abs=1e-12)
 
 
+def test_bm25_retrieval_on_chinese_segments_words():
+    """Retrieval in a language without spaces: both BM25 baselines search on jieba words, not clauses."""
+    import mteb
+    from datasets import Dataset
+
+    meta = mteb.get_task("QuoteRIdiomChineseRetrieval").metadata  # cmn-Hans
+    corpus = Dataset.from_list([{"id": "c0", "text": "我们今天去北京大学"}, {"id": "c1", "text": "他们喜欢吃苹果"}, {"id": "c2", "text": "天气很好"}])
+    queries = Dataset.from_list([{"id": "q", "text": "我们喜欢北京"}])
+    for m in (BM25TripletBaseline(), BM25sTripletBaseline()):
+        m.index(corpus, task_metadata=meta)
+        res = m.search(queries, top_k=3, task_metadata=meta)["q"]
+        # c0 shares 我们, c1 shares 喜欢, c2 nothing (a whole-clause token would match nothing at all)
+        assert res["c0"] > 0 and res["c1"] > 0 and res.get("c2", 0.0) == 0.0
+    m = BM25TripletBaseline()
+    m.index(corpus, task_metadata=meta)
+    assert m.fit_summary["bm25_word_segmenter"] == 1
+
+
 # -------------------------------------------------------------------------------- BM25, both variants
 
 BACKGROUND = ["Hello there good man!", "It is quite windy in London"]

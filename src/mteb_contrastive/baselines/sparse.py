@@ -149,13 +149,25 @@ class BM25TripletBaseline(FittedBaseline):
         w.data = self.idf[w.col] * w.data * (self.k1 + 1.0) / denom
         return counts, w.tocsr()
 
-    # retrieval: mteb's BM25 search (bm25s), unchanged
+    # retrieval: mteb's BM25 search (bm25s), unchanged -- except for languages written without spaces
     def index(self, corpus: Any, **kwargs: Any) -> None:
+        """Retrieval: mteb's ``BM25Search`` (bm25s, stop words, stemmer); for a task in a language
+        written without word separators (:data:`~mteb_contrastive.baselines.text.UNSEGMENTED_LANGUAGES`,
+        e.g. Chinese), whose clauses mteb's regex tokenizer keeps whole, :class:`BM25sTripletBaseline`'s
+        search with :func:`~mteb_contrastive.baselines.text.word_tokens` (jieba) instead."""
+        from mteb_contrastive.baselines.text import unsegmented_language
+
+        meta = kwargs.get("task_metadata")
+        if unsegmented_language(getattr(meta, "languages", None) or []):
+            self._search = BM25sTripletBaseline(self.model_name)
+            self._search.index(corpus, **kwargs)
+            self.fit_summary = {**self._search.fit_summary, "bm25_word_segmenter": 1}
+            return
         from mteb.models.model_implementations.bm25 import BM25Search
 
         self._search = BM25Search()
         self._search.index(corpus, **kwargs)
-        self.fit_summary = {"fit_on_retrieval_corpus": 1}
+        self.fit_summary = {"fit_on_retrieval_corpus": 1, "bm25_word_segmenter": 0}
 
     def search(self, queries: Any, **kwargs: Any) -> dict[str, dict[str, float]]:
         if self._search is None:
@@ -223,12 +235,11 @@ class BM25sTripletBaseline(FittedBaseline):
         self._corpus_ids = [str(r["id"]) for r in corpus]
         self.fit(texts)
         self.fit_summary["fit_on_retrieval_corpus"] = 1
-        self._corpus_texts = texts
+        self._corpus_pos = np.array([self._position[t] for t in texts], dtype=np.int64)  # duplicate texts share a row
         self._corpus_vecs = True
 
     def _top(self, q_text: Any, cand: np.ndarray | None, top_k: int) -> dict[str, float]:
-        full = self._query_scores(q_text)
-        by_doc = np.array([full[self._position[t]] for t in self._corpus_texts])  # duplicate texts share a score
+        by_doc = self._query_scores(q_text)[self._corpus_pos]
         s = by_doc if cand is None else by_doc[cand]
         ids = np.arange(s.size) if cand is None else cand
         order = np.lexsort((ids, -s))[: min(top_k, s.size)]

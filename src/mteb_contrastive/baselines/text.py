@@ -55,6 +55,16 @@ def _jieba():
     return tok
 
 
+#: ISO 639-3 codes of languages written without spaces between words (Chinese varieties, classical
+#: Chinese, Japanese, Thai, Lao, Khmer, Burmese, Tibetan)
+UNSEGMENTED_LANGUAGES = frozenset({"zho", "cmn", "lzh", "yue", "wuu", "hak", "nan", "jpn", "tha", "lao", "khm", "mya", "bod"})
+
+
+def unsegmented_language(languages: list[str]) -> bool:
+    """True when one of ``languages`` (ISO 639-3, optionally ``-Script``) is in :data:`UNSEGMENTED_LANGUAGES`."""
+    return any(str(lang).split("-")[0] in UNSEGMENTED_LANGUAGES for lang in languages)
+
+
 def has_unsegmented_script(text: str) -> bool:
     """True when ``text`` contains Han, kana, Thai, Lao, Khmer or Myanmar characters."""
     return re.search(f"[{_HAN}{_NOSEP}]", text) is not None
