@@ -330,6 +330,11 @@ def test_fit_depends_only_on_the_set_of_texts():
     a.fit(texts)
     b.fit([t for r in shuffled for t in (r["negative"], r["positive"], r["query"])])
     np.testing.assert_array_equal(a._represent(texts), b._represent(texts))
+    # without the canonical order (gensim fitted on the texts as given), the order would matter
+    raw1, raw2 = Doc2VecBaseline(epochs=5), Doc2VecBaseline(epochs=5)
+    raw1._fit(list(dict.fromkeys(texts)), None, None)
+    raw2._fit(list(dict.fromkeys(texts[::-1])), None, None)
+    assert not np.array_equal(raw1._represent(texts), raw2._represent(texts))
     # through the protocol: the same triplets in another order give the same result, triplet by triplet
     s1 = _triplet_scores(Doc2VecBaseline(epochs=5), rows)
     s2 = _triplet_scores(Doc2VecBaseline(epochs=5), shuffled)

@@ -95,8 +95,9 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
             fitted = True
             with timer("Scoring", split=hf_split, subset=hf_subset):
                 anchors = [r[self.anchor_field] for r in data_split]
-                sim_pos = score_pairs(model, anchors, [r[self.positive_field] for r in data_split])
-                sim_neg = score_pairs(model, anchors, [r[self.negative_field] for r in data_split])
+                cands = [r[self.positive_field] for r in data_split] + [r[self.negative_field] for r in data_split]
+                both = score_pairs(model, anchors + anchors, cands)  # one call: each distinct text represented once
+                sim_pos, sim_neg = both[: len(data_split)], both[len(data_split) :]
         else:
             fitted = fit_if_needed(model, texts, self.fit_train_texts(hf_subset, hf_split), candidate_texts=candidates)
             with timer("Encoding texts", split=hf_split, subset=hf_subset):
