@@ -11,7 +11,7 @@ Protocol of "Contrastive Learning for Authorship Verification" (Kirby) on PAN-fo
    cosine for sentence-transformers models; a fitted baseline's own pair score (cosine for TF-IDF,
    the protocol of the paper);
 3. on **validation only**: the cosine threshold maximising F1, Platt scaling of the cosine
-   (logistic regression), and the abstention half-width ``delta`` (grid 0..0.20, maximising the
+   (Platt's sigmoid fit with smoothed targets, scikit-learn), and the abstention half-width ``delta`` (grid 0..0.20, maximising the
    PAN overall score, ties to the smaller delta) -- :mod:`mteb_contrastive.metrics.calibration`;
 4. on **test**, with those parameters unchanged, three kinds of PAN answers and their PAN metrics
    (:mod:`mteb_contrastive.metrics.pan`):
