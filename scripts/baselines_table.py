@@ -4,7 +4,12 @@ Runs the stock ``mteb run -m MODEL -t TASK`` command (one fresh process per pair
 prints one Markdown table, models x tasks. A pair whose result file already exists is not rerun
 unless ``--overwrite``; ``--no-run`` only prints the table from existing results.
 
-    PYTHONPATH=src HF_HUB_OFFLINE=1 python scripts/baselines_table.py [--out build/baselines]
+    PYTHONPATH=src HF_HUB_OFFLINE=1 python scripts/baselines_table.py [--out build/baselines] [--models ...] [--tasks ...]
+
+Both BM25 rows are shown: ``bm25-halvest`` (the HALvest authors' BM25, paper-faithful, IDF 0 for a
+word in half of the background) and ``bm25s-triplets`` (a correct BM25, bm25s with Lucene's IDF).
+The Doc2Vec row the Paragraph Vector comparison uses is ``doc2vec`` (the paper's PV-DM with
+concatenation + PV-DBOW); its two other variants are shown beside it.
 
 Cells: CranfieldIRTriplets -- error rate in percent (lower is better) and, in brackets, accuracy;
 triplet tasks -- triplet accuracy on all rows (`accuracy`, strict >), one value per subset k (``k=2 / 4 / 8``);
@@ -26,12 +31,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 MODELS = [
-    "mteb-contrastive/bm25-halvest",
+    "mteb-contrastive/bm25-halvest",  # the HALvest authors' BM25 (rank_bm25 Okapi IDF), paper-faithful
+    "mteb-contrastive/bm25s-triplets",  # a correct BM25 (bm25s, Lucene IDF) on the same background
     "mteb-contrastive/tfidf-words",
-    "mteb-contrastive/tfidf-bigrams",
+    "mteb-contrastive/tfidf-bigrams",  # unigrams + bigrams ("bag-of-bigrams", Le & Mikolov 2014)
     "mteb-contrastive/tfidf-char3",
     "mteb-contrastive/word2vec-avg",
-    "mteb-contrastive/doc2vec",
+    "mteb-contrastive/doc2vec",  # the paper's PV-DM (concatenation) + PV-DBOW
+    "mteb-contrastive/doc2vec-dm-concat",  # the paper's PV-DM alone
+    "mteb-contrastive/doc2vec-dm-mean-dbow",  # PV-DM (mean) + PV-DBOW, the earlier default
     "sentence-transformers/all-MiniLM-L6-v2",
 ]
 TASKS = [

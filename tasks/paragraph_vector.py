@@ -23,13 +23,14 @@ from typing import Any
 
 from mteb.abstasks.task_metadata import TaskMetadata
 
+from mteb_contrastive.data.ir_triplets import DEFAULT_MAX_PER_QUERY
 from mteb_contrastive.protocols.ir_triplets import AbsTaskIRTriplets
 
 logger = logging.getLogger(__name__)
 
 CRANFIELD_ENV = "MTEB_CONTRASTIVE_CRANFIELD"
 CACHE_ENV = "MTEB_CONTRASTIVE_CACHE"
-BUILD_PARAMS = dict(seed=0, min_grade=1, max_per_query=50, negative="other-query")
+BUILD_PARAMS = dict(seed=0, min_grade=1, max_per_query=DEFAULT_MAX_PER_QUERY, negative="other-query")
 BUILDER_VERSION = "2"
 
 _LE_MIKOLOV = r"""

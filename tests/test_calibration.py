@@ -34,15 +34,17 @@ def test_threshold_everything_same_when_that_is_best():
     assert t == pytest.approx(0.15)
 
 
-def test_platt_matches_logistic_regression_and_is_calibrated_in_the_mean():
+@pytest.mark.parametrize("method", ["sigmoid", "logistic"])
+def test_platt_is_calibrated_in_the_mean(method):
     rng = np.random.default_rng(0)
     y = np.repeat([0, 1], 200)
     s = np.concatenate([rng.normal(0.3, 0.1, 200), rng.normal(0.5, 0.1, 200)])
-    platt = fit_platt(s, y)
+    platt = fit_platt(s, y, method=method)
     assert platt.coef > 0
     p = platt.predict(s)
     assert np.all((p > 0) & (p < 1))
-    # maximum-likelihood logistic regression with an intercept: mean prediction = base rate
+    # maximum likelihood with an intercept: mean prediction = mean target (201/202 and 1/202 for
+    # Platt's smoothed targets, 1 and 0 for the plain fit: 0.5 either way here)
     assert p.mean() == pytest.approx(0.5, abs=1e-3)
     # and the decision boundary sits half-way between the class means
     assert -platt.intercept / platt.coef == pytest.approx(0.4, abs=0.03)
@@ -107,7 +109,7 @@ def test_answers_before_fit_is_an_error():
         Calibrator().answers([0.1])
 
 
-def test_platt_is_the_maximum_likelihood_fit_even_with_weak_signal():
+def test_logistic_platt_is_the_maximum_likelihood_fit_even_with_weak_signal():
     """A narrow range of cosines with little signal: the fit must not stop at slope 0 (all p = 0.5)."""
     import numpy as np
     from scipy.optimize import minimize
@@ -117,7 +119,7 @@ def test_platt_is_the_maximum_likelihood_fit_even_with_weak_signal():
     rng = np.random.default_rng(0)
     y = np.repeat([0, 1], 150)
     s = 0.6 + 0.08 * rng.standard_normal(300) + 0.01 * y  # weak signal, like char 3-grams on PAN14
-    p = PlattScaler.fit(s, y)
+    p = PlattScaler.fit(s, y, method="logistic")
 
     def nll(w):  # log-loss + sklearn's L2 penalty on the slope only, C = 1e4
         z = w[0] * s + w[1]
@@ -126,3 +128,45 @@ def test_platt_is_the_maximum_likelihood_fit_even_with_weak_signal():
     ref = minimize(nll, np.zeros(2), method="BFGS", options={"gtol": 1e-10}).x
     assert p.coef != 0.0
     assert p.coef == pytest.approx(ref[0], rel=1e-4) and p.intercept == pytest.approx(ref[1], rel=1e-4)
+
+
+S_PLATT = np.array([-3, -1, -0.5, 0.5, 1, 3], dtype=np.float64)
+Y_PLATT = np.array([0, 0, 1, 0, 1, 1])
+
+
+def test_platt_uses_platts_smoothed_targets():
+    """Platt (1999) section 2.2: targets 1/(N- + 2) = 0.2 and (N+ + 1)/(N+ + 2) = 0.8 here.
+
+    The data are antisymmetric (s -> -s swaps the labels), so the fit has intercept 0 and
+    p(-3) = 1 - p(3); the slope solves sum_i (t_i - p_i) s_i = 0 with those targets. Checked
+    against an independent minimisation of the cross-entropy with the smoothed targets.
+    """
+    from scipy.optimize import minimize_scalar
+
+    p = fit_platt(S_PLATT, Y_PLATT).predict(S_PLATT)
+    assert p[0] == pytest.approx(0.19787, abs=5e-6) and p[-1] == pytest.approx(0.80213, abs=5e-6)
+    t = np.where(Y_PLATT == 1, 4 / 5, 1 / 5)
+
+    def xent(a):
+        q = 1 / (1 + np.exp(-a * S_PLATT))
+        return -np.sum(t * np.log(q) + (1 - t) * np.log(1 - q))
+
+    a = minimize_scalar(xent, bounds=(0, 5), method="bounded", options={"xatol": 1e-12}).x
+    np.testing.assert_allclose(p, 1 / (1 + np.exp(-a * S_PLATT)), atol=1e-7)
+    # a plain logistic regression on 0/1 labels gives a steeper, different curve
+    assert fit_platt(S_PLATT, Y_PLATT, method="logistic").predict(S_PLATT)[0] < 0.19
+
+
+@pytest.mark.parametrize("transform", [lambda s: 1e5 * s, lambda s: 0.8 + 1e-3 * s, lambda s: -7.0 + 2.5 * s])
+def test_platt_is_invariant_to_the_scale_and_offset_of_the_scores(transform):
+    ref = fit_platt(S_PLATT, Y_PLATT).predict(S_PLATT)
+    x = transform(S_PLATT)
+    np.testing.assert_allclose(fit_platt(x, Y_PLATT).predict(x), ref, atol=1e-9)
+    # through the Calibrator, as the verification protocol uses it
+    cal = Calibrator().fit(x, Y_PLATT)
+    np.testing.assert_allclose(cal.answers(x)["platt"], ref, atol=1e-9)
+
+
+def test_unknown_platt_method_is_an_error():
+    with pytest.raises(ValueError, match="Platt method"):
+        fit_platt(S_PLATT, Y_PLATT, method="isotonic")

@@ -22,8 +22,30 @@ def test_auc_counts_ties_as_half():
     assert auc(Y, P) == pytest.approx(5.5 / 9)
 
 
-def test_auc_single_class_is_zero_like_the_pan_evaluator():
-    assert auc([1, 1], [0.2, 0.9]) == 0.0
+def test_auc_single_class_is_undefined_with_a_warning_and_zero_only_on_request():
+    from mteb_contrastive.metrics.pan import UndefinedMetricWarning
+
+    with pytest.warns(UndefinedMetricWarning, match="only same-author"):
+        assert auc([1, 1], [0.2, 0.9]) is None
+    assert auc([1, 1], [0.2, 0.9], single_class="pan") == 0.0  # the PAN evaluator's try/except
+    with pytest.raises(ValueError, match="single_class"):
+        auc([1, 0], [0.2, 0.9], single_class="zero")
+
+
+def test_single_class_overall_is_the_mean_of_the_defined_metrics():
+    from mteb_contrastive.metrics.pan import UndefinedMetricWarning
+
+    # perfect answers on truth [1, 1, 1]: c@1 = F1 = F0.5u = Brier = 1, AUC undefined
+    with pytest.warns(UndefinedMetricWarning):
+        r = evaluate_all([1, 1, 1], [1.0, 1.0, 1.0])
+    assert r["auc"] is None and r["overall"] == 1.0 and r["n_overall_metrics"] == 4
+    with pytest.warns(UndefinedMetricWarning):
+        r20 = evaluate_all([0, 0, 0], [0.0, 0.0, 0.0], year=2020)
+    # 2020: c@1 1, F1 0 (no positive, sklearn's zero division), F0.5u 0 (zero denominator) -> 1/3
+    assert r20["auc"] is None and r20["overall"] == pytest.approx(1 / 3) and r20["n_overall_metrics"] == 3
+    # the PAN evaluator's rule, for leaderboard comparisons: AUC 0.0 averaged in
+    pan = evaluate_all([1, 1, 1], [1.0, 1.0, 1.0], single_class_auc="pan")
+    assert pan["auc"] == 0.0 and pan["overall"] == pytest.approx(0.8) and pan["n_overall_metrics"] == 5
 
 
 def test_c_at_1_rewards_non_answers():

@@ -158,3 +158,46 @@ def test_bi_encoder_and_cross_encoder_rerankers_score_pairs():
     b = make_reranker("ce").score(["q1", "q2"], [["d1", "d2", "d3"], ["d4"]])
     assert [len(x) for x in a] == [3, 1]
     assert np.allclose(np.concatenate(a), np.concatenate(b))  # the seed makes the untrained head reproducible
+
+
+def test_fitted_baseline_reranking_scores_the_allowed_candidates():
+    """tfidf-words in reranking mode (mteb's ``top_ranked``): the query's candidates are scored, not cut from a global top-k."""
+    from datasets import Dataset
+
+    from mteb_contrastive.baselines.sparse import TfidfBaseline
+
+    docs = {"d1": "apple", "d2": "apple banana", "d3": "apple banana cherry", "d4": "date", "d5": "apple cherry"}
+    corpus = Dataset.from_list([{"id": k, "text": v} for k, v in docs.items()])
+    queries = Dataset.from_list([{"id": "q", "text": "apple banana"}])
+    m = TfidfBaseline(kind="words")
+    m.index(corpus)
+    res = m.search(queries, top_k=2, top_ranked={"q": ["d4", "d5"]})
+    # smooth idf over 5 docs: apple ln(6/5) + 1, banana = cherry ln(6/3) + 1; d5 shares apple only
+    ia, ib = np.log(6 / 5) + 1, np.log(2) + 1
+    assert res["q"]["d5"] == pytest.approx(ia**2 / (ia**2 + ib**2), abs=1e-12)
+    assert res["q"]["d5"] == pytest.approx(0.32779, abs=5e-6) and res["q"]["d4"] == 0.0 and list(res["q"]) == ["d5", "d4"]
+    # top_k still applies to the allowed candidates; without top_ranked the global top-k is d2, d3
+    assert list(m.search(queries, top_k=1, top_ranked={"q": ["d4", "d5"]})["q"]) == ["d5"]
+    assert list(m.search(queries, top_k=2)["q"]) == ["d2", "d3"]
+    assert m.search(queries, top_k=2, top_ranked={"other": ["d1"]})["q"] == {}
+
+
+def test_cross_encoder_ranks_on_raw_logits_not_a_float32_sigmoid():
+    import torch
+
+    ce = make_reranker("ce")  # bundled MiniLM with an untrained, seeded head
+    docs = ["the cat sat on the mat", "stock markets fell today", "a dog in the park"]
+    base = ce.score(["cats"], [docs])[0]
+    head = ce.model[0].model.classifier
+    with torch.no_grad():  # logits 30 * base + 29.0: about 29.6 .. 29.9, as a trained cross-encoder can give
+        head.weight.mul_(30.0)
+        head.bias.mul_(30.0).add_(29.0)
+    logits = ce.score(["cats"], [docs])[0]
+    np.testing.assert_allclose(logits, 30 * base + 29.0, rtol=1e-5)
+    assert logits.min() > 29 and len(set(logits.round(4))) == 3
+    # the old path: the model's default sigmoid in float32 saturates, every candidate 1.0 (a three-way tie)
+    assert ce.model.predict([("cats", d) for d in docs]).tolist() == [1.0, 1.0, 1.0]
+    # ranking on logits keeps the reranker's order; the probability is available beside them
+    final, _ = rerank_results({"q": {f"d{i}": 1.0 - i for i in range(3)}}, {"q": "cats"}, lambda c: docs[int(c[1])], ce, k=3)
+    assert sorted(final["q"], key=lambda c: -final["q"][c]) == [f"d{i}" for i in np.argsort(-logits)]
+    assert np.all(ce.probabilities(logits) < 1.0)

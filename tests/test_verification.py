@@ -55,28 +55,6 @@ class LetterEncoder:
         return np.sum(a * b, 1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
 
 
-class RowKeyEncoder(LetterEncoder):
-    """Like the project's sparse baselines: ``encode`` returns one-column row keys into a store the
-    model keeps, and only ``similarity_pairwise`` knows the vectors."""
-
-    def __init__(self):
-        super().__init__()
-        self.mteb_model_meta = SimpleNamespace(name="test/row-keys", revision="1")
-        self.store: list[np.ndarray] = []
-
-    def encode(self, inputs, **kwargs):
-        vecs = super().encode(inputs, **kwargs)
-        start = len(self.store)
-        self.store.extend(vecs)
-        return np.arange(start, start + len(vecs), dtype=np.float64)[:, None]
-
-    def similarity_pairwise(self, a, b):
-        ka = np.rint(np.asarray(a)).astype(int).ravel()
-        kb = np.rint(np.asarray(b)).astype(int).ravel()
-        store = np.asarray(self.store)
-        return LetterEncoder.similarity_pairwise(self, store[ka], store[kb])
-
-
 def _style_text(rng, letters: str, n: int = 60) -> str:
     alphabet = "abcdefghijklmnopqrstuvwxyz"
     p = np.full(26, 1.0)
@@ -159,18 +137,6 @@ def test_pan21_task_in_process(tmp_path, monkeypatch):
     assert set(written) == {r["id"] for r in test_truth}
     r = evaluate_all(test_y, [written[t["id"]] for t in test_truth])
     assert r["overall"] == pytest.approx(scores["pan_platt_abstain_overall"])
-
-
-def test_row_key_encoder_scores_like_its_vectors(tmp_path, monkeypatch):
-    folder = _pan_folder(tmp_path / "pan21", seed=2)
-    monkeypatch.setenv("MTEB_CONTRASTIVE_PAN21", str(folder))
-    monkeypatch.delenv("MTEB_CONTRASTIVE_ANSWERS_DIR", raising=False)
-    dense = _task("PAN21Verification").evaluate(LetterEncoder(), "test", encode_kwargs={"batch_size": 8})["default"]
-    keys = _task("PAN21Verification").evaluate(RowKeyEncoder(), "test", encode_kwargs={"batch_size": 8})["default"]
-    for k in ("threshold", "platt_coef", "abstain_delta", "pan_platt_overall", "pan_platt_abstain_overall", "pan_hard_f1", "similarity_ap"):
-        assert keys[k] == pytest.approx(dense[k])
-    # mteb's vector-space metrics are not computed from row keys
-    assert "cosine_ap" in dense and "cosine_ap" not in keys and "max_ap" not in keys
 
 
 def test_pan20_task_uses_the_2020_rules(tmp_path, monkeypatch):

@@ -126,7 +126,7 @@ def build_parser() -> OneLineParser:
     ir.add_argument("--out", required=True)
     ir.add_argument("--seed", type=int, default=0)
     ir.add_argument("--min-grade", type=non_negative_float, default=1, help="smallest qrels gain counted as relevant")
-    ir.add_argument("--max-per-query", type=positive_int, default=50, help="most (p1, p2) pairs per query")
+    ir.add_argument("--max-per-query", type=positive_int, default=None, help="most (p1, p2) pairs per query (default: mteb_contrastive.data.ir_triplets.DEFAULT_MAX_PER_QUERY = 50)")
     ir.add_argument("--negative", choices=["other-query", "random"], default="other-query")
     ir.add_argument("--language", default=None, help="mteb language-script code of the collection (default: the mteb task's language; for a folder, eng-Latn, stated in one line)")
     m = sub.add_parser("main", help="the main job (see README)")
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
                 language = "eng-Latn"
                 print(f"build-ir-triplets: {source} names no language; recorded as eng-Latn (pass --language to state it)", file=sys.stderr)
             print(irt.build_ir_triplets(corpus, qrels, args.out, args.name, queries=queries, seed=args.seed, min_grade=args.min_grade,
-                                        max_per_query=args.max_per_query, negative=args.negative, language=mteb_language(language), source=source))
+                                        max_per_query=irt.DEFAULT_MAX_PER_QUERY if args.max_per_query is None else args.max_per_query, negative=args.negative, language=mteb_language(language), source=source))
         elif args.cmd == "main":
             return main_job(Path(args.out), args.shared, args.models)
         elif args.cmd == "report":

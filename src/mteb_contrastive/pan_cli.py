@@ -2,7 +2,7 @@
 
     mteb-contrastive build-verification {eltec,pan14,corpus} PATH --name NAME --out DIR [options]
     mteb-contrastive build-pan-benchmarks [--shared ../shared/data] [--out build/verification]
-    mteb-contrastive pan-score TRUTH.jsonl ANSWERS.jsonl [--year 2020|2021]
+    mteb-contrastive pan-score TRUTH.jsonl ANSWERS.jsonl [--year 2020|2021] [--single-class-auc undefined|pan]
 
 The built folders become ``<NAME>Verification`` tasks when ``MTEB_CONTRASTIVE_VERIFICATION``
 names them (or their parent folder); evaluation is the stock ``mteb run``.
@@ -41,7 +41,7 @@ def pan_table(results_dir) -> str:
                     found.append((r._model_dir, r.task_name, s))
     for model, task, s in sorted(found, key=lambda x: (x[1], x[0])):
         for variant, label in (("hard", "hard (threshold)"), ("platt", "Platt"), ("platt_abstain", f"Platt+abstain (delta {s['abstain_delta']:.2f})")):
-            vals = " | ".join(f"{s[f'pan_{variant}_{k}']:.3f}" for k in ("auc", "c_at_1", "f1", "f_05_u", "brier", "overall"))
+            vals = " | ".join("undefined" if s[f"pan_{variant}_{k}"] is None else f"{s[f'pan_{variant}_{k}']:.3f}" for k in ("auc", "c_at_1", "f1", "f_05_u", "brier", "overall"))
             lines.append(f"| {model} | {task} | {label} | {vals} | {s[f'pan_{variant}_n_unanswered']} | {s['n_pairs']} |")
     return "\n".join(lines)
 
@@ -75,6 +75,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     s.add_argument("truth")
     s.add_argument("answers")
     s.add_argument("--year", type=int, choices=[2020, 2021], default=2021, help="2020: F0.5u with 0.5 -> same, overall of four; 2021: 0.5 = non-answer, overall of five")
+    s.add_argument("--single-class-auc", choices=["undefined", "pan"], default="undefined", help="single-class truth: AUC undefined (null, overall of the other metrics; default) or 0.0 as the PAN evaluator (leaderboard comparisons)")
     r = sub.add_parser("pan-report", help="markdown table of the verification results in an mteb --output-folder")
     r.add_argument("results")
 
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
 
         truth = read_truth(args.truth)
         labels, values = align_answers(truth, read_answers(args.answers), args.answers)
-        res = evaluate_all(labels, values, year=args.year)
+        res = evaluate_all(labels, values, year=args.year, single_class_auc=args.single_class_auc)
         print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in res.items()}))
         return 0
     if args.cmd == "pan-report":

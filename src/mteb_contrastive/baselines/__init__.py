@@ -1,30 +1,43 @@
-"""Classic baselines exposed as mteb models (BM25, TF-IDF, char n-grams, word vectors, Doc2Vec).
+"""Classic baselines as mteb models (BM25, TF-IDF, char n-grams, word vectors, Doc2Vec).
 
 Registered in mteb's model registry (see :mod:`mteb_contrastive.registration`), so that
 ``mteb run -m mteb-contrastive/tfidf-words -t <task>`` works in a fresh process:
 
-========================================  ==========================================================
-``mteb-contrastive/bm25-halvest``         BM25, HALvest background-corpus protocol on triplet tasks;
-                                          mteb's bm25s search on retrieval tasks
-``mteb-contrastive/tfidf-words``          TF-IDF bag of words, cosine
-``mteb-contrastive/tfidf-bigrams``        TF-IDF bag of word bigrams, cosine
-``mteb-contrastive/tfidf-char3``          TF-IDF character 3-grams, cosine (PAN baseline)
-``mteb-contrastive/word2vec-avg``         mean of skip-gram word vectors, cosine
-``mteb-contrastive/doc2vec``              Paragraph Vector, PV-DM + PV-DBOW concatenated, cosine
-========================================  ==========================================================
+==========================================  ==========================================================
+``mteb-contrastive/bm25-halvest``           BM25 as the HALvest authors ran it (rank_bm25 Okapi IDF,
+                                            background corpus) on triplet tasks; mteb's bm25s search
+                                            on retrieval tasks
+``mteb-contrastive/bm25s-triplets``         a correct BM25 (bm25s, Lucene IDF, k1 1.5, b 0.75) on the
+                                            same background corpus; bm25s on retrieval tasks
+``mteb-contrastive/tfidf-words``            TF-IDF bag of words, cosine
+``mteb-contrastive/tfidf-bigrams``          TF-IDF bag of unigrams + word bigrams, cosine
+``mteb-contrastive/tfidf-char3``            TF-IDF character 3-grams, cosine (PAN baseline)
+``mteb-contrastive/word2vec-avg``           mean of skip-gram word vectors, cosine
+``mteb-contrastive/doc2vec``                Paragraph Vector, PV-DM (concatenation) + PV-DBOW, cosine
+``mteb-contrastive/doc2vec-dm-concat``      Paragraph Vector, PV-DM (concatenation) alone, cosine
+``mteb-contrastive/doc2vec-dm-mean-dbow``   PV-DM (mean of context) + PV-DBOW, cosine
+==========================================  ==========================================================
 
+They are pair scorers and mteb search models, not encoders (:mod:`mteb_contrastive.baselines.base`).
 What each is fitted on is in its ``ModelMeta.public_training_data`` and, per result, in the
-``fit_*`` entries of the scores (see :mod:`mteb_contrastive.baselines.base`).
+``fit_*`` entries of the scores. Each baseline's revision is a fingerprint of its definition
+(class, parameters, tokenizer version and :data:`DEFINITION_VERSIONS`): it changes exactly when
+what the baseline computes changes.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-REVISION = "0.1.0"  # kept for reference; the registered revision is baseline_revision(name)
 RELEASE_DATE = "2026-11-29"
 
-#: name -> (class path, loader kwargs, model type, similarity, what it is fitted on, reference, description)
+_TRIPLET_FIT = "triplet tasks: the split's distinct texts; verification: the texts of all its splits together; retrieval: its corpus"
+_TRAINED_FIT = (
+    "the task's train split texts when it has one, else unsupervised on the texts given (triplet tasks: the split's texts; "
+    "verification: the texts of all its splits together; retrieval: its corpus); evaluated texts inferred"
+)
+
+#: name -> (class path, loader kwargs, model type, similarity, what it is fitted on, reference)
 BASELINES: dict[str, tuple[str, dict[str, Any], str, str | None, str, str]] = {
     "mteb-contrastive/bm25-halvest": (
         "sparse.BM25TripletBaseline", {}, "sparse", None,
@@ -32,29 +45,18 @@ BASELINES: dict[str, tuple[str, dict[str, Any], str, str | None, str, str]] = {
         "retrieval: mteb's bm25s index of the split's corpus",
         "https://arxiv.org/abs/2407.20595",
     ),
-    "mteb-contrastive/tfidf-words": (
-        "sparse.TfidfBaseline", {"kind": "words"}, "sparse", "cosine",
-        "the evaluated split's distinct texts only (retrieval: its corpus)", "https://scikit-learn.org/",
+    "mteb-contrastive/bm25s-triplets": (
+        "sparse.BM25sTripletBaseline", {}, "sparse", None,
+        "triplet tasks: a bm25s index of the split's distinct positives and negatives (no labels); retrieval: of its corpus",
+        "https://github.com/xhluca/bm25s",
     ),
-    "mteb-contrastive/tfidf-bigrams": (
-        "sparse.TfidfBaseline", {"kind": "bigrams"}, "sparse", "cosine",
-        "the evaluated split's distinct texts only (retrieval: its corpus)", "https://scikit-learn.org/",
-    ),
-    "mteb-contrastive/tfidf-char3": (
-        "sparse.TfidfBaseline", {"kind": "char3"}, "sparse", "cosine",
-        "the evaluated split's distinct texts only (retrieval: its corpus)", "https://pan.webis.de/",
-    ),
-    "mteb-contrastive/word2vec-avg": (
-        "gensim_models.Word2VecAverage", {}, "dense", "cosine",
-        "the task's train split texts when it has one, else unsupervised on the evaluated texts (retrieval: its corpus)",
-        "https://radimrehurek.com/gensim/",
-    ),
-    "mteb-contrastive/doc2vec": (
-        "gensim_models.Doc2VecBaseline", {}, "dense", "cosine",
-        "the task's train split texts when it has one, else unsupervised on the evaluated texts (retrieval: its corpus); "
-        "evaluated texts inferred",
-        "https://proceedings.mlr.press/v32/le14.html",
-    ),
+    "mteb-contrastive/tfidf-words": ("sparse.TfidfBaseline", {"kind": "words"}, "sparse", "cosine", _TRIPLET_FIT, "https://scikit-learn.org/"),
+    "mteb-contrastive/tfidf-bigrams": ("sparse.TfidfBaseline", {"kind": "bigrams"}, "sparse", "cosine", _TRIPLET_FIT, "https://proceedings.mlr.press/v32/le14.html"),
+    "mteb-contrastive/tfidf-char3": ("sparse.TfidfBaseline", {"kind": "char3"}, "sparse", "cosine", _TRIPLET_FIT, "https://pan.webis.de/"),
+    "mteb-contrastive/word2vec-avg": ("gensim_models.Word2VecAverage", {}, "dense", "cosine", _TRAINED_FIT, "https://radimrehurek.com/gensim/"),
+    "mteb-contrastive/doc2vec": ("gensim_models.Doc2VecBaseline", {"variant": "dm-concat+dbow"}, "dense", "cosine", _TRAINED_FIT, "https://proceedings.mlr.press/v32/le14.html"),
+    "mteb-contrastive/doc2vec-dm-concat": ("gensim_models.Doc2VecBaseline", {"variant": "dm-concat"}, "dense", "cosine", _TRAINED_FIT, "https://proceedings.mlr.press/v32/le14.html"),
+    "mteb-contrastive/doc2vec-dm-mean-dbow": ("gensim_models.Doc2VecBaseline", {"variant": "dm-mean+dbow"}, "dense", "cosine", _TRAINED_FIT, "https://proceedings.mlr.press/v32/le14.html"),
 }
 
 
@@ -70,7 +72,7 @@ def _loader(model_name: str, revision: str | None = None, **kwargs: Any) -> Any:
 
 def baseline_revision(name: str) -> str:
     """Content revision of a baseline: fingerprint of its class, loader parameters and the bytes of
-    its code (``baselines/base.py`` and the class's module), so it changes exactly when the
+    its code (``baselines/base.py``, the tokenizer ``baselines/text.py`` and the class's module), so it changes exactly when the
     parameters or the code change."""
     from pathlib import Path
 
@@ -78,7 +80,7 @@ def baseline_revision(name: str) -> str:
 
     path, kwargs = BASELINES[name][0], BASELINES[name][1]
     here = Path(__file__).resolve().parent
-    code = [(f, file_digest(here / f)) for f in sorted({"base.py", path.rsplit(".", 1)[0] + ".py"})]
+    code = [(f, file_digest(here / f)) for f in sorted({"base.py", "text.py", path.rsplit(".", 1)[0] + ".py"})]
     return fingerprint(name, path, kwargs, code, length=12)
 
 

@@ -1,31 +1,35 @@
-"""Common machinery of the classic baselines as mteb models.
+"""Common machinery of the classic baselines: a scoring interface of their own.
 
-Each baseline is both an mteb ``EncoderProtocol`` (triplet tasks: fitted through the fit hook of
-:mod:`mteb_contrastive.protocols.fitting`, then ``encode`` + ``similarity_pairwise``) and an mteb
-``SearchProtocol`` (retrieval tasks: ``index`` fits on the corpus of the evaluated split and
-stores its vectors, ``search`` scores every query against it, exact, in query chunks).
+A fitted baseline is *not* an encoder: it learns from the evaluated collection and scores texts
+against each other. It offers exactly two interfaces, and the protocols use them without guessing:
 
-Two kinds of representation:
+* **pair scorer** (:class:`mteb_contrastive.protocols.fitting.PairScorer`; triplet
+  classification, IR triplets, verification): ``fit(texts, *, train_texts=None,
+  candidate_texts=None)`` then ``score_pairs(queries, docs) -> float64 array (n,)``, the score
+  of ``docs[i]`` for ``queries[i]`` (higher = more similar);
+* **mteb search model** (mteb's ``SearchProtocol``; retrieval tasks): ``index(corpus)`` fits on
+  the corpus texts of the evaluated split, ``search(queries, top_k, top_ranked=None)`` scores
+  every query against it, exactly, in query chunks; with ``top_ranked`` (reranking) each query's
+  *allowed candidates* are scored and the best ``top_k`` of them returned.
 
-* **dense** (word-vector averaging, Doc2Vec): ``encode`` returns float32 vectors; similarity is
-  cosine.
-* **sparse** (TF-IDF, BM25): a vocabulary-sized dense vector per text would need gigabytes, so the
-  fitted model keeps the sparse rows itself and ``encode`` returns, for each text, a one-column
-  *row key* into that store (an integer stored as float, exact below 2**24). The keys are only
-  meaningful to the model instance that produced them; ``similarity``/``similarity_pairwise``
-  look the rows up and compute the exact sparse score. Each row has two sides: the *query* side
-  (used for the first argument, the anchor) and the *document* side (second argument); they are
-  the same L2-normalised TF-IDF vector for TF-IDF (cosine) and differ for BM25 (term counts vs
-  BM25 term weights), which makes ``sim(anchor, candidate)`` the BM25 score of the candidate
-  for the anchor as query.
+Representations: **dense** (word-vector averaging, Doc2Vec) -- float vectors, score = cosine;
+**sparse** (TF-IDF, BM25) -- scipy CSR rows with a *query side* and a *document side* (the same
+L2-normalised TF-IDF row for TF-IDF, so the score is the cosine; term counts vs BM25 term weights
+for BM25, so the score is the BM25 score of the document for the query).
 
-Every baseline exposes ``fit_summary`` (numbers saying what it was fitted on), which the triplet
+**Canonical fit order.** ``fit`` removes duplicate texts and sorts them by the SHA-256 of their
+UTF-8 bytes before fitting (:func:`canonical_order`), so a fitted model -- and every score --
+depends only on the *set* of texts, never on their order in the dataset.
+
+Every baseline exposes ``fit_summary`` (numbers saying what it was fitted on), which the
 protocols copy into the result scores.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -35,24 +39,15 @@ logger = logging.getLogger(__name__)
 _QUERY_CHUNK = 256
 
 
-def texts_of(inputs: Any) -> list[str]:
-    """The texts of an mteb dataloader (batches with a ``text`` column) or of a list of strings."""
-    if isinstance(inputs, (list, tuple)) and (not inputs or isinstance(inputs[0], str)):
-        return list(inputs)
-    out: list[str] = []
-    for batch in inputs:
-        out.extend(batch["text"])
-    return out
-
-
-def _as_numpy(x: Any) -> np.ndarray:
-    if hasattr(x, "detach"):
-        x = x.detach().cpu().numpy()
-    return np.asarray(x)
+def canonical_order(texts: Sequence[str] | None) -> list[str] | None:
+    """Distinct ``texts`` sorted by the SHA-256 of their UTF-8 bytes (ties, impossible in practice, by text)."""
+    if texts is None:
+        return None
+    return sorted(dict.fromkeys(texts), key=lambda t: (hashlib.sha256(t.encode("utf-8")).digest(), t))
 
 
 class NotFittedError(RuntimeError):
-    """A baseline was asked to encode before it was fitted."""
+    """A baseline was asked to score before it was fitted."""
 
 
 class FittedBaseline:
@@ -65,19 +60,21 @@ class FittedBaseline:
         self.seed = seed
         self.fitted = False
         self.fit_summary: dict[str, float] = {}
-        self._q_rows: list[Any] = []
-        self._d_rows: list[Any] = []
-        self._n_rows = 0
         self._corpus_ids: list[str] = []
         self._corpus_vecs: Any = None
         self.mteb_model_meta: Any = None
 
     # -- fitting -----------------------------------------------------------------------------
-    def fit(self, texts: list[str], *, train_texts: list[str] | None = None, candidate_texts: list[str] | None = None) -> None:
-        """Fit on the evaluated split's distinct ``texts`` (and, for trained models, ``train_texts``)."""
-        self._fit(list(texts), None if train_texts is None else list(train_texts), None if candidate_texts is None else list(candidate_texts))
+    def fit(self, texts: Sequence[str], *, train_texts: Sequence[str] | None = None, candidate_texts: Sequence[str] | None = None) -> None:
+        """Fit on the evaluated collection's ``texts`` (and, for trained models, ``train_texts``).
+
+        Args:
+            texts: the texts to be scored (duplicates and order do not matter: canonical order).
+            train_texts: a train split's texts, for the trained (gensim) baselines.
+            candidate_texts: the split's candidates (the HALvest BM25 background corpus).
+        """
+        self._fit(canonical_order(texts), canonical_order(train_texts), canonical_order(candidate_texts))
         self.fitted = True
-        self._q_rows, self._d_rows, self._n_rows = [], [], 0
 
     def _fit(self, texts: list[str], train_texts: list[str] | None, candidate_texts: list[str] | None) -> None:
         raise NotImplementedError
@@ -86,96 +83,94 @@ class FittedBaseline:
         """Dense: float array (n, dim). Sparse: (query-side csr, document-side csr)."""
         raise NotImplementedError
 
-    # -- EncoderProtocol ---------------------------------------------------------------------
-    def encode(self, inputs: Any, *, task_metadata: Any = None, hf_split: str | None = None, hf_subset: str | None = None, prompt_type: Any = None, **kwargs: Any) -> np.ndarray:
+    def _check_fitted(self) -> None:
         if not self.fitted:
             raise NotFittedError(
                 f"{self.model_name}: this baseline learns from the evaluated texts and must be fitted first "
-                "(the project's protocols call mteb_contrastive.protocols.fitting.fit_if_needed); "
-                "other tasks cannot use it as a plain encoder"
+                "(the project's protocols call fit(); it is a pair scorer and an mteb search model, not an encoder)"
             )
-        texts = texts_of(inputs)
+
+    def _sides(self, texts: list[str]) -> tuple[Any, Any]:
+        """(query-side, document-side) representations; dense: L2-normalised float64 both."""
         rep = self._represent(texts)
-        if not self.sparse:
-            return np.asarray(rep, dtype=np.float32)
-        q, d = rep
-        keys = np.arange(self._n_rows, self._n_rows + len(texts), dtype=np.float64)[:, None]
-        self._q_rows.append(q)
-        self._d_rows.append(d)
-        self._n_rows += len(texts)
-        if self._n_rows >= 2**24:
-            raise OverflowError("more than 2**24 sparse rows encoded: row keys are no longer exact in float32")
-        return keys
-
-    def _stores(self) -> tuple[Any, Any]:
-        import scipy.sparse as sp
-
-        if len(self._q_rows) > 1:
-            self._q_rows = [sp.vstack(self._q_rows, format="csr")]
-            self._d_rows = [sp.vstack(self._d_rows, format="csr")]
-        return self._q_rows[0], self._d_rows[0]
-
-    def _keys(self, e: Any) -> np.ndarray:
-        k = _as_numpy(e).reshape(-1)
-        return np.rint(k).astype(np.int64)
-
-    def similarity_pairwise(self, embeddings1: Any, embeddings2: Any) -> Any:
-        import torch
-
         if self.sparse:
-            q, d = self._stores()
-            a, b = self._keys(embeddings1), self._keys(embeddings2)
-            s = np.asarray(q[a].multiply(d[b]).sum(axis=1), dtype=np.float64).ravel()
-            return torch.as_tensor(s)
-        x, y = _normalise(_as_numpy(embeddings1)), _normalise(_as_numpy(embeddings2))
-        return torch.as_tensor(np.sum(x.astype(np.float64) * y, axis=1))
+            return rep
+        x = _normalise(np.asarray(rep, dtype=np.float64))
+        return x, x
 
-    def similarity(self, embeddings1: Any, embeddings2: Any) -> Any:
-        import torch
+    # -- pair scorer -------------------------------------------------------------------------
+    def score_pairs(self, queries: Sequence[str], docs: Sequence[str]) -> np.ndarray:
+        """Score of ``docs[i]`` for ``queries[i]``; float64 array of shape (n,).
 
+        Each distinct text is represented once per side. TF-IDF and dense baselines: cosine in
+        [-1, 1]; BM25: the BM25 score of the document for the query (>= 0 except where an IDF is
+        negative).
+
+        Raises:
+            NotFittedError: :meth:`fit` was not called.
+            ValueError: ``queries`` and ``docs`` differ in length.
+        """
+        self._check_fitted()
+        if len(queries) != len(docs):
+            raise ValueError(f"score_pairs: {len(queries)} queries but {len(docs)} documents")
+        if not len(queries):
+            return np.zeros(0, dtype=np.float64)
+        qd, dd = list(dict.fromkeys(queries)), list(dict.fromkeys(docs))
+        qmap, dmap = {t: i for i, t in enumerate(qd)}, {t: i for i, t in enumerate(dd)}
+        qi, di = np.array([qmap[t] for t in queries]), np.array([dmap[t] for t in docs])
+        q = self._sides(qd)[0]
+        d = self._sides(dd)[1]
         if self.sparse:
-            q, d = self._stores()
-            a, b = self._keys(embeddings1), self._keys(embeddings2)
-            return torch.as_tensor(np.asarray((q[a] @ d[b].T).todense(), dtype=np.float64))
-        x, y = _normalise(_as_numpy(embeddings1)), _normalise(_as_numpy(embeddings2))
-        return torch.as_tensor(x.astype(np.float64) @ y.astype(np.float64).T)
+            return np.asarray(q[qi].multiply(d[di]).sum(axis=1), dtype=np.float64).ravel()
+        return np.einsum("ij,ij->i", q[qi], d[di])
 
-    # -- SearchProtocol ----------------------------------------------------------------------
+    # -- mteb SearchProtocol -----------------------------------------------------------------
     def index(self, corpus: Any, *, task_metadata: Any = None, hf_split: str | None = None, hf_subset: str | None = None, encode_kwargs: Any = None, num_proc: int | None = None, **kwargs: Any) -> None:
-        """Fit on the corpus texts of the evaluated split and store their vectors."""
+        """Fit on the corpus texts of the evaluated split and store their document-side vectors."""
         texts = [_corpus_text(r) for r in corpus]
         self._corpus_ids = [str(r["id"]) for r in corpus]
         self.fit(texts)
         self.fit_summary["fit_on_retrieval_corpus"] = 1
-        rep = self._represent(texts)
-        self._corpus_vecs = rep[1] if self.sparse else _normalise(np.asarray(rep, dtype=np.float32))
+        self._corpus_vecs = self._sides(texts)[1]
 
     def search(self, queries: Any, *, task_metadata: Any = None, hf_split: str | None = None, hf_subset: str | None = None, top_k: int = 100, encode_kwargs: Any = None, top_ranked: Any = None, num_proc: int | None = None, **kwargs: Any) -> dict[str, dict[str, float]]:
-        """Exact top-``top_k`` candidates per query (sparse dot / cosine), in chunks of queries."""
+        """Exact top-``top_k`` candidates per query, in chunks of queries.
+
+        Without ``top_ranked``: over the whole indexed corpus. With ``top_ranked`` (query id -> its
+        allowed candidate ids, mteb's reranking input): each query's allowed candidates only, all
+        of them scored, the best ``top_k`` kept; a query absent from ``top_ranked`` gets no result
+        (as mteb's own reranking, with a warning).
+        """
         if self._corpus_vecs is None:
             raise NotFittedError("call index() before search()")
         from mteb._create_dataloaders import _combine_queries_with_instruction_text
 
         qids = [str(i) for i in queries["id"]]
         qtexts = list(_combine_queries_with_instruction_text(queries)["text"])
-        k = min(top_k, len(self._corpus_ids))
+        pos = {cid: j for j, cid in enumerate(self._corpus_ids)}
         results: dict[str, dict[str, float]] = {}
         for start in range(0, len(qids), _QUERY_CHUNK):
-            chunk = qtexts[start:start + _QUERY_CHUNK]
-            rep = self._represent(chunk)
-            if self.sparse:
-                scores = np.asarray((rep[0] @ self._corpus_vecs.T).todense(), dtype=np.float32)
-            else:
-                scores = _normalise(np.asarray(rep, dtype=np.float32)) @ self._corpus_vecs.T
-            top = np.argpartition(-scores, k - 1, axis=1)[:, :k] if k < scores.shape[1] else np.tile(np.arange(scores.shape[1]), (len(chunk), 1))
-            for i, qid in enumerate(qids[start:start + _QUERY_CHUNK]):
-                allowed = set(top_ranked[qid]) if top_ranked and qid in top_ranked else None
-                results[qid] = {
-                    self._corpus_ids[j]: float(scores[i, j])
-                    for j in top[i]
-                    if allowed is None or self._corpus_ids[j] in allowed
-                }
+            chunk_ids = qids[start : start + _QUERY_CHUNK]
+            q = self._sides(qtexts[start : start + _QUERY_CHUNK])[0]
+            for i, qid in enumerate(chunk_ids):
+                if top_ranked is not None:
+                    if qid not in top_ranked:
+                        logger.warning("no pre-ranked candidates for query %s: no result", qid)
+                        results[qid] = {}
+                        continue
+                    cand = np.array([pos[str(c)] for c in top_ranked[qid]], dtype=np.int64)
+                else:
+                    cand = None
+                results[qid] = self._top(q[i], cand, top_k)
         return results
+
+    def _top(self, q_row: Any, cand: np.ndarray | None, top_k: int) -> dict[str, float]:
+        d = self._corpus_vecs if cand is None else self._corpus_vecs[cand]
+        s = np.asarray((q_row @ d.T).todense() if self.sparse else q_row @ d.T, dtype=np.float64).ravel()
+        ids = np.arange(s.size) if cand is None else cand
+        k = min(top_k, s.size)
+        order = np.lexsort((ids, -s))[:k]  # best first, ties by corpus position
+        return {self._corpus_ids[ids[j]]: float(s[j]) for j in order}
 
 
 def _corpus_text(row: dict[str, Any]) -> str:
@@ -184,6 +179,5 @@ def _corpus_text(row: dict[str, Any]) -> str:
 
 
 def _normalise(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float32)
     norm = np.linalg.norm(x, axis=1, keepdims=True)
     return x / np.where(norm == 0, 1.0, norm)

@@ -2,18 +2,29 @@
 
 Training data: the texts of the evaluated collection's ``train`` split when the task has one
 (CranfieldIRTriplets: the train queries' triplets), else -- tasks without a train part, such as
-the TALN author tasks or a retrieval corpus -- unsupervised on the evaluated texts themselves (no
-labels are used either way). ``fit_summary`` says which: ``fit_on_train_split`` = 1 or
-``fit_unsupervised_on_evaluated_texts`` = 1, with ``fit_n_texts``.
+the TALN author tasks, a retrieval corpus, or a verification task (texts of all its splits) --
+unsupervised on the texts given to ``fit`` (no labels are used either way), in canonical order
+(sorted by content hash, :func:`~mteb_contrastive.baselines.base.canonical_order`), so the
+model depends on the set of texts only. ``fit_summary`` says which: ``fit_on_train_split`` = 1
+or ``fit_unsupervised_on_evaluated_texts`` = 1, with ``fit_n_texts``.
 
-Tokens: lower-cased ``\\w+`` runs (Unicode, so French accents stay in words).
+Tokens: :func:`~mteb_contrastive.baselines.text.word_tokens` (lower-cased ``\\w+`` runs on spaced
+scripts, so French accents stay in words; jieba on Chinese; character bigrams on other
+unsegmented scripts).
 
 * **word2vec-avg**: skip-gram Word2Vec (100 dims, window 5, min count 2, 20 epochs), a text's
   vector = mean of its in-vocabulary word vectors (zero when none); cosine.
-* **doc2vec**: Paragraph Vector as Le & Mikolov 2014: PV-DM (``dm=1``, mean of context, 100 dims,
-  window 5) and PV-DBOW (``dm=0``, 100 dims), each trained 20 epochs (min count 2; inference also 20 epochs); every
-  evaluated text's vector is *inferred* (``infer_vector``) by both and the two are concatenated
-  (200 dims); cosine.
+* **doc2vec** (:data:`DOC2VEC_VARIANTS`): Paragraph Vector (Le & Mikolov 2014, section 2), 100
+  dims per model, window 5, 20 epochs (min count 2; inference also 20 epochs); every evaluated
+  text's vector is *inferred* (``infer_vector``) and, for a combination, the models' vectors are
+  concatenated; cosine.
+
+  * ``"dm-concat+dbow"`` (``mteb-contrastive/doc2vec``, the paper's combination, section 3.1:
+    "the combination of PV-DBOW and PV-DM"): PV-DM with the paragraph and context word vectors
+    *concatenated* (gensim ``dm=1, dm_concat=1``) + PV-DBOW (``dm=0``), 200 dims;
+  * ``"dm-concat"`` (``mteb-contrastive/doc2vec-dm-concat``): the paper's PV-DM alone, 100 dims;
+  * ``"dm-mean+dbow"`` (``mteb-contrastive/doc2vec-dm-mean-dbow``): PV-DM *averaging* the context
+    (gensim ``dm_mean=1``, the common shortcut) + PV-DBOW, 200 dims.
 
 Determinism: ``workers=1``, ``seed``; gensim seeds its vectors with Python's ``hash`` (salted per
 process) unless given ``hashfxn``, and ``infer_vector`` always uses ``hash`` for its starting
@@ -25,7 +36,6 @@ order of inference.
 from __future__ import annotations
 
 import contextlib
-import re
 import threading
 import zlib
 from typing import Any
@@ -33,13 +43,21 @@ from typing import Any
 import numpy as np
 
 from mteb_contrastive.baselines.base import FittedBaseline
+from mteb_contrastive.baselines.text import word_tokens
 
-_TOKEN = re.compile(r"\w+", re.UNICODE)
 _patch_lock = threading.Lock()
+
+#: Doc2Vec variant -> the gensim models trained (their vectors concatenated), see the module docstring
+DOC2VEC_VARIANTS: dict[str, tuple[dict[str, int], ...]] = {
+    "dm-concat+dbow": ({"dm": 1, "dm_concat": 1}, {"dm": 0}),
+    "dm-concat": ({"dm": 1, "dm_concat": 1},),
+    "dm-mean+dbow": ({"dm": 1, "dm_mean": 1}, {"dm": 0}),
+}
 
 
 def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower())
+    """Lower-cased words of ``text`` (:func:`~mteb_contrastive.baselines.text.word_tokens`, ``min_len=1``)."""
+    return word_tokens(text, min_len=1)
 
 
 def stable_hash(s: str) -> int:
@@ -96,8 +114,13 @@ def _stable_inference():
 
 
 class Doc2VecBaseline(FittedBaseline):
-    def __init__(self, model_name: str | None = None, revision: str | None = None, *, vector_size: int = 100, window: int = 5, min_count: int = 2, epochs: int = 20, **kwargs: Any) -> None:
+    """Paragraph Vector; ``variant`` is one of :data:`DOC2VEC_VARIANTS` (default: the paper's PV-DM concat + PV-DBOW)."""
+
+    def __init__(self, model_name: str | None = None, revision: str | None = None, *, variant: str = "dm-concat+dbow", vector_size: int = 100, window: int = 5, min_count: int = 2, epochs: int = 20, **kwargs: Any) -> None:
+        if variant not in DOC2VEC_VARIANTS:
+            raise ValueError(f"unknown Doc2Vec variant {variant!r}; choose one of {sorted(DOC2VEC_VARIANTS)}")
         super().__init__(model_name, revision, **kwargs)
+        self.variant = variant
         self.params = dict(vector_size=vector_size, window=window, min_count=min_count, epochs=epochs)
         self.models: list[Any] = []
 
@@ -109,13 +132,13 @@ class Doc2VecBaseline(FittedBaseline):
         if not any(d.words for d in docs):
             raise ValueError("doc2vec: no token to train on")
         self.models = [
-            Doc2Vec(documents=docs, dm=1, dm_mean=1, workers=1, seed=self.seed, hashfxn=stable_hash, **self.params),
-            Doc2Vec(documents=docs, dm=0, workers=1, seed=self.seed, hashfxn=stable_hash, **self.params),
+            Doc2Vec(documents=docs, workers=1, seed=self.seed, hashfxn=stable_hash, **mode, **self.params)
+            for mode in DOC2VEC_VARIANTS[self.variant]
         ]
         self.fit_summary["vocabulary_size"] = len(self.models[0].wv)
 
     def _represent(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), sum(m.vector_size for m in self.models)), dtype=np.float32)
+        out = np.zeros((len(texts), sum(m.dv.vector_size for m in self.models)), dtype=np.float32)
         with _stable_inference():
             for i, t in enumerate(texts):
                 words = tokens(t)

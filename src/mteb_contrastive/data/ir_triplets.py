@@ -51,6 +51,11 @@ NEGATIVE_KINDS = ("other-query", "random")
 COLUMNS = ("query", "positive", "negative", "query_halid", "pos_halid", "neg_halids", "ir_query_id", "neg_ir_query_id", "pos_grades")
 
 
+#: the one default of ``max_per_query`` (library, ``mteb-contrastive build-ir-triplets`` and the
+#: CranfieldIRTriplets task): at most 50 (p1, p2) pairs per query
+DEFAULT_MAX_PER_QUERY = 50
+
+
 def _doc_text(title: str, text: str) -> str:
     title, text = (title or "").strip(), (text or "").strip()
     if not title or text.startswith(title):
@@ -163,7 +168,7 @@ def split_queries(query_ids: list[str], seed: int, fractions: tuple[float, float
     return {"train": ids[:n_train], "valid": ids[n_train:n_train + n_valid], "test": ids[n_train + n_valid:]}
 
 
-def sample_ir_triplets(corpus: dict[str, str], qrels: dict[str, dict[str, float]], *, seed: int = 0, min_grade: float = 1, max_per_query: int = 10, negative: str = "other-query", fractions: tuple[float, float, float] = (0.8, 0.1, 0.1)) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
+def sample_ir_triplets(corpus: dict[str, str], qrels: dict[str, dict[str, float]], *, seed: int = 0, min_grade: float = 1, max_per_query: int = DEFAULT_MAX_PER_QUERY, negative: str = "other-query", fractions: tuple[float, float, float] = (0.8, 0.1, 0.1)) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
     """Triplet rows per split, and counts (see the module docstring for the rules).
 
     Returns:
@@ -238,7 +243,7 @@ def sample_ir_triplets(corpus: dict[str, str], qrels: dict[str, dict[str, float]
     return out, counts
 
 
-def build_ir_triplets(corpus: dict[str, str], qrels: dict[str, dict[str, float]], out_dir: str | os.PathLike, name: str, *, queries: dict[str, str] | None = None, seed: int = 0, min_grade: float = 1, max_per_query: int = 10, negative: str = "other-query", language: str = "eng-Latn", source: str = "", description: str = "") -> Path:
+def build_ir_triplets(corpus: dict[str, str], qrels: dict[str, dict[str, float]], out_dir: str | os.PathLike, name: str, *, queries: dict[str, str] | None = None, seed: int = 0, min_grade: float = 1, max_per_query: int = DEFAULT_MAX_PER_QUERY, negative: str = "other-query", language: str = "eng-Latn", source: str = "", description: str = "") -> Path:
     """Write the IR-triplet dataset folder ``<out_dir>/<name>`` atomically and return its path.
 
     Raises:

@@ -5,8 +5,9 @@ by cosine similarity; everything that maps scores to answers is fitted on valida
 applied unchanged to test.
 
 * :func:`fit_threshold` -- the cosine threshold maximising F1 on validation (hard answers 0/1).
-* :func:`fit_platt` -- Platt scaling: a logistic regression ``p = sigmoid(a * s + b)`` fitted on
-  the validation scores (Platt 1999; ``sklearn.linear_model.LogisticRegression``).
+* :func:`fit_platt` -- Platt scaling ``p = sigmoid(a * s + b)`` fitted on the validation scores with
+  Platt's smoothed targets (Platt 1999; scikit-learn's sigmoid calibration), invariant to the
+  scale and offset of the scores; a plain logistic regression is kept as the ``"logistic"`` option.
 * :func:`fit_abstention` -- an abstention band: a calibrated ``p`` with ``|p - 0.5| <= delta``
   becomes the PAN non-answer 0.5; ``delta`` is taken from the paper's grid (:data:`DELTA_GRID`,
   0 to 0.20) to maximise the PAN overall score on validation, ties going to the smaller delta.
@@ -89,37 +90,110 @@ def fit_threshold(scores: Any, labels: Any) -> float:
     return float((s_sorted[best] + s_sorted[best + 1]) / 2)
 
 
+#: Platt-scaling methods: ``"sigmoid"`` (default; Platt 1999 with his smoothed targets, scikit-learn's
+#: sigmoid calibration) and ``"logistic"`` (a plain, nearly unpenalised logistic regression on 0/1 labels)
+PLATT_METHODS = ("sigmoid", "logistic")
+
+
+def _standardise(s: np.ndarray) -> tuple[float, float]:
+    """Mean and standard deviation of the validation scores (sd 1.0 when all scores are equal)."""
+    m, sd = float(np.mean(s)), float(np.std(s))
+    return m, (sd if sd > 0 and np.isfinite(sd) else 1.0)
+
+
+def _sklearn_sigmoid(z: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """scikit-learn's sigmoid calibration of scores ``z``: ``(A, B)`` with ``p = 1 / (1 + exp(A z + B))``.
+
+    Through the public API: ``CalibratedClassifierCV(FrozenEstimator(identity), method="sigmoid")``;
+    the frozen identity classifier makes every fold's predictions the scores themselves, so the
+    one fitted calibrator is Platt's fit on all of ``z`` (targets ``(N+ + 1) / (N+ + 2)`` and
+    ``1 / (N- + 2)``, Platt 1999 section 2.2; ``sklearn.calibration._sigmoid_calibration``).
+    """
+    import warnings
+
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.model_selection import KFold
+
+    class _Identity(ClassifierMixin, BaseEstimator):
+        def fit(self, X: Any, y: Any) -> "_Identity":
+            self.classes_ = np.array([0, 1])
+            return self
+
+        def decision_function(self, X: Any) -> np.ndarray:
+            return np.asarray(X, dtype=np.float64)[:, 0]
+
+        def predict(self, X: Any) -> np.ndarray:
+            return (self.decision_function(X) > 0).astype(np.int64)
+
+    x = z.reshape(-1, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cal = CalibratedClassifierCV(FrozenEstimator(_Identity().fit(x, y)), method="sigmoid", cv=KFold(2)).fit(x, y)
+    sig = cal.calibrated_classifiers_[0].calibrators[0]
+    return float(sig.a_), float(sig.b_)
+
+
 @dataclass
 class PlattScaler:
-    """``p = sigmoid(coef * score + intercept)``, fitted by logistic regression on validation."""
+    """``p = sigmoid(coef * score + intercept)``, fitted on validation scores and labels.
+
+    Two methods (:data:`PLATT_METHODS`):
+
+    * ``"sigmoid"`` (default) -- Platt scaling as Platt defined it ("Probabilistic outputs for support
+      vector machines", 1999, section 2.2): maximum likelihood of a sigmoid with his *smoothed
+      targets* ``(N+ + 1) / (N+ + 2)`` for positives and ``1 / (N- + 2)`` for negatives, fitted by
+      scikit-learn's sigmoid calibration (``CalibratedClassifierCV(method="sigmoid")``). The scores
+      are standardised on validation (mean 0, sd 1) first, and the smoothed targets carry no
+      penalty on the slope, so the probabilities do not depend on the scale or offset of the
+      scores: ``s``, ``1e5 * s`` and ``0.8 + 1e-3 * s`` (cosines in a narrow band) give the same
+      ``p``. ``coef``/``intercept`` are reported on the raw score scale.
+    * ``"logistic"`` -- the earlier plain logistic regression on 0/1 labels
+      (``LogisticRegression``, L2, C=1e4, lbfgs to tol 1e-10), kept as a documented option. Its
+      L2 penalty acts on the raw slope, so on a narrow band of cosines it shrinks toward p = 0.5.
+
+    Example (Platt's targets): scores ``[-3, -1, -0.5, 0.5, 1, 3]``, labels ``[0, 0, 1, 0, 1, 1]``
+    give p = 0.19787 for the first and 0.80213 for the last.
+    """
 
     coef: float = 1.0
     intercept: float = 0.0
+    method: str = "sigmoid"
 
     @classmethod
-    def fit(cls, scores: Any, labels: Any) -> PlattScaler:
-        """Fit on validation scores/labels (``LogisticRegression``, L2, C=1e4 ~ unregularised, lbfgs to tol 1e-10).
+    def fit(cls, scores: Any, labels: Any, *, method: str = "sigmoid") -> PlattScaler:
+        """Fit on validation scores/labels with ``method`` (see the class docstring).
 
         Raises:
+            ValueError: unknown ``method``.
             CalibrationError: single-class or empty validation.
         """
-        from sklearn.linear_model import LogisticRegression
-
+        if method not in PLATT_METHODS:
+            raise ValueError(f"Platt method must be one of {PLATT_METHODS}, got {method!r}")
         s, y = _check(scores, labels)
-        # tol far below the default 1e-4: with weak signal (a narrow range of cosines) lbfgs otherwise
-        # stops at its starting point (slope 0, every p = 0.5) instead of the maximum-likelihood fit
-        lr = LogisticRegression(C=1e4, solver="lbfgs", tol=1e-10, max_iter=10_000)
-        lr.fit(s.reshape(-1, 1), y)
-        return cls(coef=float(lr.coef_[0, 0]), intercept=float(lr.intercept_[0]))
+        if method == "logistic":
+            from sklearn.linear_model import LogisticRegression
+
+            # tol far below the default 1e-4: with weak signal lbfgs otherwise stops at its start (slope 0)
+            lr = LogisticRegression(C=1e4, solver="lbfgs", tol=1e-10, max_iter=10_000)
+            lr.fit(s.reshape(-1, 1), y)
+            return cls(coef=float(lr.coef_[0, 0]), intercept=float(lr.intercept_[0]), method=method)
+        m, sd = _standardise(s)
+        a, b = _sklearn_sigmoid((s - m) / sd, y)
+        # p = 1 / (1 + exp(a (s - m) / sd + b)) = sigmoid(coef s + intercept)
+        return cls(coef=-a / sd, intercept=a * m / sd - b, method=method)
 
     def predict(self, scores: Any) -> np.ndarray:
-        z = self.coef * np.asarray(scores, dtype=np.float64) + self.intercept
-        return 1.0 / (1.0 + np.exp(-z))
+        """Probabilities in (0, 1) for ``scores`` (any shape; float64)."""
+        from scipy.special import expit
+
+        return expit(self.coef * np.asarray(scores, dtype=np.float64) + self.intercept)
 
 
-def fit_platt(scores: Any, labels: Any) -> PlattScaler:
+def fit_platt(scores: Any, labels: Any, *, method: str = "sigmoid") -> PlattScaler:
     """Platt scaling fitted on validation (see :class:`PlattScaler`)."""
-    return PlattScaler.fit(scores, labels)
+    return PlattScaler.fit(scores, labels, method=method)
 
 
 def abstain(p: Any, delta: float) -> np.ndarray:
@@ -162,12 +236,14 @@ def fit_abstention(p: Any, labels: Any, *, grid: tuple[float, ...] = DELTA_GRID,
 class Calibrator:
     """Threshold, Platt scaling and abstention band, fitted on validation together.
 
-    ``year`` (2021 or 2020) picks the overall score the abstention band maximises.
+    ``year`` (2021 or 2020) picks the overall score the abstention band maximises;
+    ``platt_method`` is one of :data:`PLATT_METHODS` (default ``"sigmoid"``, Platt's own fit).
     Attributes (after :meth:`fit`): ``threshold``, ``platt``, ``delta``, ``delta_curve``.
     """
 
     grid: tuple[float, ...] = DELTA_GRID
     year: int = 2021
+    platt_method: str = "sigmoid"
     threshold: float | None = None
     platt: PlattScaler | None = None
     delta: float | None = None
@@ -181,7 +257,7 @@ class Calibrator:
         """
         s, y = _check(scores, labels)
         self.threshold = fit_threshold(s, y)
-        self.platt = fit_platt(s, y)
+        self.platt = fit_platt(s, y, method=self.platt_method)
         self.delta, self.delta_curve = fit_abstention(self.platt.predict(s), y, grid=self.grid, year=self.year)
         return self
 

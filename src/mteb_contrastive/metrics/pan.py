@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -56,18 +57,42 @@ def _arrays(true_y: Sequence, pred_y: Sequence) -> tuple[np.ndarray, np.ndarray]
     return t, p
 
 
-def auc(true_y: Sequence, pred_y: Sequence) -> float:
+#: single-class AUC rules: ``"undefined"`` (default: None and a warning) or ``"pan"`` (0.0, as the PAN evaluator)
+SINGLE_CLASS_AUC = ("undefined", "pan")
+
+
+class UndefinedMetricWarning(UserWarning):
+    """A metric is undefined on the given input (AUC on a single-class truth) and is reported as None."""
+
+
+def auc(true_y: Sequence, pred_y: Sequence, *, single_class: str = "undefined") -> float | None:
     """ROC AUC on the raw answers (non-answers 0.5 included as they are).
 
     Source: ``auc`` of the PAN evaluator (``sklearn.metrics.roc_auc_score``; Stamatatos et al.,
-    Overview of the Author Identification Task at PAN 2014). As there, a single-class ``true_y``
-    (AUC undefined) gives 0.0.
+    Overview of the Author Identification Task at PAN 2014).
+
+    Args:
+        single_class: what a single-class ``true_y`` gives, where the AUC is undefined (no pair of
+            a positive and a negative to rank): ``"undefined"`` (default) -- ``None`` and an
+            :class:`UndefinedMetricWarning`; ``"pan"`` -- 0.0, as the PAN evaluator's
+            ``try/except`` does (for leaderboard comparisons only).
+
+    Raises:
+        ValueError: bad input (see :func:`_arrays`) or an unknown ``single_class``.
     """
     from sklearn.metrics import roc_auc_score
 
+    if single_class not in SINGLE_CLASS_AUC:
+        raise ValueError(f"single_class must be one of {SINGLE_CLASS_AUC}, got {single_class!r}")
     t, p = _arrays(true_y, pred_y)
     if np.unique(t).size < 2:
-        return 0.0
+        if single_class == "pan":
+            return 0.0
+        import warnings
+
+        which = "same-author" if t[0] == 1 else "different-author"
+        warnings.warn(f"AUC is undefined: the truth has only {which} pairs ({t.size}); reported as None", UndefinedMetricWarning, stacklevel=2)
+        return None
     return float(roc_auc_score(t, p))
 
 
@@ -141,7 +166,7 @@ def brier(true_y: Sequence, pred_y: Sequence) -> float:
     return float(1.0 - np.mean((p - t) ** 2))
 
 
-def evaluate_all(true_y: Sequence, pred_y: Sequence, *, year: int = 2021, rule: str | None = None) -> dict[str, float]:
+def evaluate_all(true_y: Sequence, pred_y: Sequence, *, year: int = 2021, rule: str | None = None, single_class_auc: str = "undefined") -> dict[str, Any]:
     """All PAN metrics and the overall score, unrounded.
 
     Args:
@@ -151,23 +176,30 @@ def evaluate_all(true_y: Sequence, pred_y: Sequence, *, year: int = 2021, rule: 
             averaged.
         rule: the F0.5u non-answer rule; default: the rule of ``year``'s evaluator
             (:data:`RULE_2021` for 2021, :data:`RULE_2020` for 2020).
+        single_class_auc: see :func:`auc`. With the default ``"undefined"``, a single-class truth
+            gives ``auc`` None (and a warning) and ``overall`` is the mean of the *defined* metrics
+            of the year (four for 2021, three for 2020); ``n_overall_metrics`` says how many were
+            averaged. ``"pan"`` reproduces the evaluator: AUC 0.0 averaged in (perfect answers on
+            truth [1, 1, 1] then score 0.8 in 2021).
 
     Returns:
-        ``{"auc", "c@1", "f1", "f_05_u", "brier", "overall", "n", "n_unanswered"}``.
+        ``{"auc", "c@1", "f1", "f_05_u", "brier", "overall", "n_overall_metrics", "n", "n_unanswered"}``.
     """
     if year not in (2020, 2021):
         raise ValueError(f"year must be 2020 or 2021, got {year!r}")
     rule = rule or (RULE_2020 if year == 2020 else RULE_2021)
     t, p = _arrays(true_y, pred_y)
     out = {
-        "auc": auc(t, p),
+        "auc": auc(t, p, single_class=single_class_auc),
         "c@1": c_at_1(t, p),
         "f1": f1(t, p),
         "f_05_u": f_05_u(t, p, rule=rule),
         "brier": brier(t, p),
     }
     keys = ("auc", "c@1", "f1", "f_05_u") + (("brier",) if year == 2021 else ())
-    out["overall"] = float(math.fsum(out[k] for k in keys) / len(keys))
+    defined = [out[k] for k in keys if out[k] is not None]
+    out["overall"] = float(math.fsum(defined) / len(defined))
+    out["n_overall_metrics"] = len(defined)
     out["n"] = int(p.size)
     out["n_unanswered"] = int(np.sum(p == 0.5))
     return out

@@ -1,6 +1,13 @@
-"""The fit hook for baselines that learn from the evaluated collection (TF-IDF, Doc2Vec, ...).
+"""Baselines that learn from the evaluated collection (TF-IDF, BM25, Doc2Vec, ...): their interface.
 
-Contract: a model object may define ``fit(texts: list[str], *, train_texts: list[str] | None = None) -> None``.
+**Pair scorers.** The project's fitted baselines are not encoders: they implement
+:class:`PairScorer` -- ``fit(texts, *, train_texts=None, candidate_texts=None)`` then
+``score_pairs(queries, docs)`` -- and mteb's ``SearchProtocol`` for retrieval tasks. The
+classification protocols (triplets, IR triplets, verification) test :func:`is_pair_scorer` and
+then fit and score texts directly: no embeddings, no row keys, no guessing.
+
+**The fit hook for encoders.** An mteb encoder may also define ``fit(texts: list[str], *,
+train_texts: list[str] | None = None) -> None``.
 Every protocol of this project that encodes texts calls :func:`fit_if_needed` first with all
 distinct texts of the evaluated split (never their labels) and, when the task has one, the texts
 of its train split. Neural encoders have no ``fit`` and are untouched.
@@ -18,7 +25,44 @@ numbers saying what it was fitted on) so that protocols can put it in the result
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class PairScorer(Protocol):
+    """A model that is fitted on the evaluated texts, then scores (query, document) text pairs.
+
+    ``fit(texts, *, train_texts=None, candidate_texts=None)``: ``texts`` are all distinct texts the
+    protocol will score (never labels), ``train_texts`` a train split's texts when the task has
+    one, ``candidate_texts`` the split's candidates (triplet tasks). ``score_pairs(queries,
+    docs)``: float array (n,), the score of ``docs[i]`` for ``queries[i]``, higher = more similar.
+    """
+
+    def fit(self, texts: Sequence[str], *, train_texts: Sequence[str] | None = None, candidate_texts: Sequence[str] | None = None) -> None: ...
+
+    def score_pairs(self, queries: Sequence[str], docs: Sequence[str]) -> np.ndarray: ...
+
+
+def is_pair_scorer(model: Any) -> bool:
+    """True when ``model`` implements :class:`PairScorer` (callable ``fit`` and ``score_pairs``)."""
+    return callable(getattr(model, "score_pairs", None)) and callable(getattr(model, "fit", None))
+
+
+def score_pairs(model: PairScorer, queries: Sequence[str], docs: Sequence[str]) -> np.ndarray:
+    """``model.score_pairs`` as a float64 array of shape (n,).
+
+    Raises:
+        ValueError: the model returned a different number of scores, or NaN.
+    """
+    s = np.asarray(model.score_pairs(list(queries), list(docs)), dtype=np.float64).ravel()
+    if s.size != len(queries):
+        raise ValueError(f"{type(model).__name__}.score_pairs returned {s.size} scores for {len(queries)} pairs")
+    if np.isnan(s).any():
+        raise ValueError(f"{type(model).__name__}.score_pairs returned NaN")
+    return s
 
 
 def _accepted(fit: Any, extras: dict[str, Any]) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from mteb.abstasks.abstask import AbsTask
 from mteb.timing import TimingStack
 
 from mteb_contrastive.metrics.triplets import triplet_accuracy
-from mteb_contrastive.protocols.fitting import fit_if_needed, fit_summary
+from mteb_contrastive.protocols.fitting import fit_if_needed, fit_summary, is_pair_scorer, score_pairs
 from mteb_contrastive.protocols.triplet_source import TripletSource
 
 logger = logging.getLogger(__name__)
@@ -88,6 +88,8 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
     """
 
     abstask_prompt = "Represent the writing style of the text."
+    #: mteb's gate for non-encoder models: fitted baselines (pair scorers) are accepted here
+    _support_search: ClassVar[bool] = True
     anchor_field: ClassVar[str] = "query"
     positive_field: ClassVar[str] = "positive"
     negative_field: ClassVar[str] = "negative"
@@ -116,9 +118,10 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
         from mteb.models.models_protocols import EncoderProtocol
         from mteb.types import PromptType
 
-        if not isinstance(model, EncoderProtocol):
+        pair_scorer = is_pair_scorer(model)
+        if not pair_scorer and not isinstance(model, EncoderProtocol):
             raise TypeError(
-                f"{self.metadata.name} scores embeddings: it needs an encoder model, got {type(model).__name__}"
+                f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder or a fitted baseline, got {type(model).__name__}"
             )
         counts = self.split_counts(hf_subset, hf_split)
         source = {"dataset_path": str(self.metadata.dataset["path"]), "dataset_revision": str(self.metadata.dataset.get("revision"))}
@@ -128,15 +131,24 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
         fields = (self.anchor_field, self.positive_field, self.negative_field)
         timer = timer or TimingStack()
         texts, _ = unique_texts(data_split, fields)
-        anchors, a_index = unique_texts(data_split, (self.anchor_field,))
         candidates, c_index = unique_texts(data_split, (self.positive_field, self.negative_field))
-        fitted = fit_if_needed(model, texts, self.fit_train_texts(hf_subset, hf_split), candidate_texts=candidates)
-        with timer("Encoding texts", split=hf_split, subset=hf_subset):
-            enc = dict(hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
-            emb_a = encode_texts(model, anchors, self, prompt_type=PromptType.query, **enc)
-            emb_c = encode_texts(model, candidates, self, prompt_type=PromptType.document, **enc)
-        with timer("Scoring", split=hf_split, subset=hf_subset):
-            sim_pos, sim_neg = self._similarities(model, emb_a, a_index, emb_c, c_index, data_split)
+        if pair_scorer:  # a fitted baseline: fit on the split's texts, score the text pairs
+            model.fit(texts, train_texts=self.fit_train_texts(hf_subset, hf_split), candidate_texts=candidates)
+            fitted = True
+            with timer("Scoring", split=hf_split, subset=hf_subset):
+                anchor_col = [r[self.anchor_field] for r in data_split]
+                cands = [r[self.positive_field] for r in data_split] + [r[self.negative_field] for r in data_split]
+                both = score_pairs(model, anchor_col + anchor_col, cands)  # one call: each distinct text represented once
+                sim_pos, sim_neg = both[: len(data_split)], both[len(data_split) :]
+        else:
+            anchors, a_index = unique_texts(data_split, (self.anchor_field,))
+            fitted = fit_if_needed(model, texts, self.fit_train_texts(hf_subset, hf_split), candidate_texts=candidates)
+            with timer("Encoding texts", split=hf_split, subset=hf_subset):
+                enc = dict(hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
+                emb_a = encode_texts(model, anchors, self, prompt_type=PromptType.query, **enc)
+                emb_c = encode_texts(model, candidates, self, prompt_type=PromptType.document, **enc)
+            with timer("Scoring", split=hf_split, subset=hf_subset):
+                sim_pos, sim_neg = self._similarities(model, emb_a, a_index, emb_c, c_index, data_split)
         from mteb_contrastive.identity import nfc
 
         cross = np.array([nfc(str(r["query_halid"])) != nfc(str(r["pos_halid"])) for r in data_split], dtype=bool)  # ids compared in NFC

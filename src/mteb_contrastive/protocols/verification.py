@@ -3,13 +3,16 @@
 Protocol of "Contrastive Learning for Authorship Verification" (Kirby) on PAN-format data:
 
 1. every distinct text of the validation and test splits is embedded once per role (first text of a
-   pair as query, second as document; see "Prompt types" below; mteb's dataloader and
-   the model's ``encode``; :func:`~mteb_contrastive.protocols.fitting.fit_if_needed` first, so
-   fitted baselines see the test texts and the train split's texts);
+   pair as query, second as document; see "Prompt types" below; mteb's dataloader and the model's
+   ``encode``); a fitted baseline (a :class:`~mteb_contrastive.protocols.fitting.PairScorer`) is
+   instead fitted *once* on the texts of every split together (validation, test and train when
+   present; no labels), so that validation and test are represented with one vocabulary and IDF,
+   and scores the pairs itself;
 2. a pair's score is the model's similarity of its two embeddings (mteb ``similarity_pairwise``):
-   cosine for sentence-transformers models and for the TF-IDF baselines (the protocol of the paper);
+   cosine for sentence-transformers models; a fitted baseline's own pair score (cosine for TF-IDF,
+   the protocol of the paper);
 3. on **validation only**: the cosine threshold maximising F1, Platt scaling of the cosine
-   (logistic regression), and the abstention half-width ``delta`` (the paper's grid
+   (Platt's sigmoid fit with smoothed targets, scikit-learn), and the abstention half-width ``delta`` (the paper's grid
    ``calibration.DELTA_GRID`` = {0, .005, .01, .015, .02, .03, .04, .05, .075, .10, .125, .15, .20}, maximising the
    PAN overall score, ties to the smaller delta) -- :mod:`mteb_contrastive.metrics.calibration`;
 4. on **test**, with those parameters unchanged, three kinds of PAN answers and their PAN metrics
@@ -21,14 +24,16 @@ Protocol of "Contrastive Learning for Authorship Verification" (Kirby) on PAN-fo
    * ``pan_platt_*``: the Platt probability;
    * ``pan_platt_abstain_*``: the Platt probability, 0.5 (no answer) inside the band;
 
-   each with ``auc``, ``c_at_1``, ``f1``, ``f_05_u``, ``brier``, ``overall``, ``n_unanswered``;
+   each with ``auc``, ``c_at_1``, ``f1``, ``f_05_u``, ``brier``, ``overall``, ``n_unanswered``
+   and ``n_overall_metrics`` (how many metrics ``overall`` averages: on a single-class test set
+   the AUC is undefined, ``null``, and left out -- :func:`~mteb_contrastive.metrics.pan.evaluate_all`);
    the task's ``pan_year`` (2021 default, 2020 for PAN20) picks the F0.5u non-answer rule and
    the overall score (mean of five, or of four without Brier).
 
 mteb's own pair-classification metrics of the test scores stay in the result
 (``similarity_accuracy``, ``cosine_accuracy``, ``cosine_ap``, ``max_f1``, ... --
-``AbsTaskPairClassification._compute_metrics``; for a model whose ``encode`` gives no vectors,
-such as a sparse baseline's row keys, only the ``similarity_*`` ones),
+``AbsTaskPairClassification._compute_metrics``; for a fitted baseline, which has no vectors,
+only the ``similarity_*`` ones),
 plus the fitted parameters (``threshold``, ``platt_coef``, ``platt_intercept``, ``abstain_delta``).
 **mteb's accuracy, F1, precision, recall and their thresholds choose the threshold on the test
 split itself**, and every ``max_*`` picks the best similarity function on test: they are
@@ -68,14 +73,14 @@ from mteb.abstasks.pair_classification import AbsTaskPairClassification
 
 from mteb_contrastive.metrics.calibration import Calibrator
 from mteb_contrastive.metrics.pan import evaluate_all
-from mteb_contrastive.protocols.fitting import fit_if_needed
+from mteb_contrastive.protocols.fitting import fit_if_needed, is_pair_scorer, score_pairs
 from mteb_contrastive.protocols.triplet_classification import encode_texts
 
 logger = logging.getLogger(__name__)
 
 ANSWERS_ENV = "MTEB_CONTRASTIVE_ANSWERS_DIR"
 VARIANTS = ("hard", "platt", "platt_abstain")
-_METRIC_KEYS = {"auc": "auc", "c@1": "c_at_1", "f1": "f1", "f_05_u": "f_05_u", "brier": "brier", "overall": "overall", "n_unanswered": "n_unanswered"}
+_METRIC_KEYS = {"auc": "auc", "c@1": "c_at_1", "f1": "f1", "f_05_u": "f_05_u", "brier": "brier", "overall": "overall", "n_overall_metrics": "n_overall_metrics", "n_unanswered": "n_unanswered"}
 
 
 def rows_to_dataset(rows: list[dict[str, Any]]):
@@ -98,9 +103,9 @@ def pair_scores(model: Any, emb: np.ndarray, i1: list[int], i2: list[int]) -> di
     """mteb's ``PairClassificationDistances`` for pairs of rows of ``emb``.
 
     ``similarity_scores`` is the model's own pairwise similarity (mteb ``similarity_pairwise``:
-    cosine for sentence-transformers models and for this project's TF-IDF baselines, whose
-    ``encode`` returns row keys into a sparse store); the other four are computed from the
-    embedding vectors, as mteb's ``PairClassificationEvaluator`` does.
+    cosine for sentence-transformers models); the other four are computed from the embedding
+    vectors, as mteb's ``PairClassificationEvaluator`` does. (Fitted baselines have no
+    embeddings: they score pairs themselves, see ``AbsTaskVerification._evaluate_subset``.)
     """
     import torch
     from mteb.similarity_functions import compute_pairwise_similarity
@@ -156,6 +161,8 @@ class AbsTaskVerification(AbsTaskPairClassification):
     """
 
     abstask_prompt = "Represent the writing style of the text."
+    #: mteb's gate for non-encoder models: fitted baselines (pair scorers) are accepted here
+    _support_search: ClassVar[bool] = True
     pan_year: ClassVar[int] = 2021
     calibration_split: ClassVar[str] = "validation"
 
@@ -195,30 +202,39 @@ class AbsTaskVerification(AbsTaskPairClassification):
     def _evaluate_subset(self, model: Any, data_split: Any, *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Path | None = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, float]:
         from mteb.models.models_protocols import EncoderProtocol
 
-        if not isinstance(model, EncoderProtocol):
-            raise TypeError(f"{self.metadata.name} scores embeddings: it needs an encoder model, got {type(model).__name__}")
+        pair_scorer = is_pair_scorer(model)
+        if not pair_scorer and not isinstance(model, EncoderProtocol):
+            raise TypeError(f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder or a fitted baseline, got {type(model).__name__}")
         subset_data = self.dataset[hf_subset]
         val = subset_data[self.calibration_split]
-        test_texts = list(dict.fromkeys(list(data_split["sentence1"]) + list(data_split["sentence2"])))
-        train_texts = None
-        if "train" in subset_data:
-            train_texts = list(dict.fromkeys(list(subset_data["train"]["sentence1"]) + list(subset_data["train"]["sentence2"])))
-        if fit_if_needed(model, test_texts, train_texts=train_texts):
-            logger.info("%s: fitted %s on %d test texts (+%d train texts)", self.metadata.name, type(model).__name__, len(test_texts), len(train_texts or []))
-
-        val_emb, v1, v2 = self._encode_split(model, val, self.calibration_split, hf_subset, encode_kwargs, num_proc)
-        val_sim = np.asarray(pair_scores(model, val_emb, v1, v2)["similarity_scores"])
-        calibrator = Calibrator(year=self.pan_year).fit(val_sim, np.asarray(val["labels"]))
-
-        test_emb, t1, t2 = self._encode_split(model, data_split, hf_split, hf_subset, encode_kwargs, num_proc)
-        distances = pair_scores(model, test_emb, t1, t2)
         labels = np.asarray(data_split["labels"], dtype=np.int64)
+        if pair_scorer:
+            # a fitted baseline: fit once on the texts of every split together (no labels), score the pairs
+            all_texts = list(dict.fromkeys(t for split in subset_data.values() for col in ("sentence1", "sentence2") for t in split[col]))
+            model.fit(all_texts)
+            logger.info("%s: fitted %s on the %d distinct texts of splits %s", self.metadata.name, type(model).__name__, len(all_texts), sorted(subset_data))
+            val_sim = score_pairs(model, list(val["sentence1"]), list(val["sentence2"]))
+            calibrator = Calibrator(year=self.pan_year).fit(val_sim, np.asarray(val["labels"]))
+            test_sim = score_pairs(model, list(data_split["sentence1"]), list(data_split["sentence2"]))
+            distances = {"similarity_scores": test_sim.tolist()}
+            scores: dict[str, Any] = {f"similarity_{k}": v for k, v in self._compute_metrics_values(test_sim.tolist(), labels, True).items()}
+        else:
+            test_texts = list(dict.fromkeys(list(data_split["sentence1"]) + list(data_split["sentence2"])))
+            train_texts = None
+            if "train" in subset_data:
+                train_texts = list(dict.fromkeys(list(subset_data["train"]["sentence1"]) + list(subset_data["train"]["sentence2"])))
+            if fit_if_needed(model, test_texts, train_texts=train_texts):
+                logger.info("%s: fitted %s on %d test texts (+%d train texts)", self.metadata.name, type(model).__name__, len(test_texts), len(train_texts or []))
+
+            val_emb, v1, v2 = self._encode_split(model, val, self.calibration_split, hf_subset, encode_kwargs, num_proc)
+            val_sim = np.asarray(pair_scores(model, val_emb, v1, v2)["similarity_scores"])
+            calibrator = Calibrator(year=self.pan_year).fit(val_sim, np.asarray(val["labels"]))
+
+            test_emb, t1, t2 = self._encode_split(model, data_split, hf_split, hf_subset, encode_kwargs, num_proc)
+            distances = pair_scores(model, test_emb, t1, t2)
+            scores = dict(self._compute_metrics(distances, labels))
         answers = calibrator.answers(np.asarray(distances["similarity_scores"]))
 
-        scores: dict[str, Any] = dict(self._compute_metrics(distances, labels))
-        if test_emb.shape[1] < 2:
-            # not vectors (e.g. row keys of a sparse baseline): only the model's own similarity means anything
-            scores = {k: v for k, v in scores.items() if k.startswith("similarity_")}
         scores["test_fitted_metrics"] = ",".join(keys_fitted_on_test(scores))
         scores.update(pan_scores(labels, answers, self.pan_year))
         scores["pan_hard_accuracy"] = float(np.mean((answers["hard"] >= 0.5) == (labels == 1)))

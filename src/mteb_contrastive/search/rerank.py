@@ -8,7 +8,9 @@ as mteb's BM25 (``mteb/baseline-bm25s``).
 
 Rerankers (pointwise; each scores (query, candidate) pairs, higher is better):
 
-* :class:`CrossEncoderReranker` -- a sentence-transformers ``CrossEncoder`` on the pair;
+* :class:`CrossEncoderReranker` -- a sentence-transformers ``CrossEncoder`` on the pair, ranked on
+  its *raw logits* (no sigmoid: in float32 a sigmoid maps every logit above ~17 to 1.0 and the
+  reranker's order would be lost to ties);
 * :class:`LateInteractionReranker` -- token-level MaxSim (ColBERT; the HALvest-Contrastive paper's
   LI scorer) over any sentence-transformers model's token embeddings:
   ``score(q, d) = mean_i max_j cos(q_i, d_j)`` over the query's and candidate's tokens (special
@@ -86,7 +88,12 @@ def _device(device: str | None) -> str:
 
 
 class CrossEncoderReranker:
-    """Scores pairs with a sentence-transformers ``CrossEncoder`` (one logit/probability per pair).
+    """Scores pairs with a sentence-transformers ``CrossEncoder``: one raw logit per pair (unbounded, float).
+
+    The logits are what the model ranks by; ``CrossEncoder.predict``'s default activation (a
+    sigmoid for one label) is switched off (``activation_fn=torch.nn.Identity()``) because in
+    float32 it saturates: logits 29.689, 29.986 and 29.470 all become 1.0. A probability, when
+    wanted, is :meth:`probabilities` (the model's own activation applied to the logits, beside them).
 
     Args:
         model_name_or_path: a cross-encoder (e.g. ``cross-encoder/ms-marco-MiniLM-L6-v2``). A plain
@@ -105,13 +112,23 @@ class CrossEncoderReranker:
         self.batch_size = batch_size
 
     def score(self, queries: Sequence[str], docs: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """Raw logits of every (query, candidate) pair: one float64 array per query, candidates' order."""
+        import torch
+
         pairs = [(q, d) for q, ds in zip(queries, docs) for d in ds]
-        flat = np.asarray(self.model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False), dtype=np.float64).reshape(-1) if pairs else np.zeros(0)
+        flat = np.asarray(self.model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False, activation_fn=torch.nn.Identity()), dtype=np.float64).reshape(-1) if pairs else np.zeros(0)
         out, s = [], 0
         for ds in docs:
             out.append(flat[s : s + len(ds)])
             s += len(ds)
         return out
+
+    def probabilities(self, logits: np.ndarray) -> np.ndarray:
+        """The model's default activation (sigmoid for one label) of ``logits``, in float64; for display, not ranking."""
+        import torch
+
+        act = self.model.get_default_activation_fn()
+        return act(torch.as_tensor(np.asarray(logits, dtype=np.float64))).numpy()
 
 
 class _STReranker:

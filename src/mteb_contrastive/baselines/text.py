@@ -1,0 +1,117 @@
+"""Word tokens for the classic baselines, for languages with and without spaces between words.
+
+One function, :func:`word_tokens`, splits a (lower-cased) text into words for every baseline that
+works on words (TF-IDF words and uni+bigrams, both BM25 scorers, word2vec, Doc2Vec). The
+tokenizer is chosen per language, recognised by its script, run by run inside a text:
+
+=================================================  ============================================
+script of the run (Unicode blocks)                  tokens
+=================================================  ============================================
+Han ideographs (Chinese: ``cmn``, ``lzh``, ...;     jieba's dictionary segmentation
+CJK Unified Ideographs + Ext. A-F, Compatibility)   (``jieba.lcut``, default mode, HMM on);
+                                                    punctuation dropped
+kana (Japanese), Thai, Lao, Khmer, Myanmar          character bigrams (a lone character is
+(no word separator, no segmenter installed)         its own token)
+every other script (Latin, Greek, Cyrillic, ...)    maximal runs of ``\\w`` (Unicode word
+                                                    characters), as scikit-learn's default
+=================================================  ============================================
+
+``min_len`` drops tokens of the spaced scripts shorter than it: 2 reproduces scikit-learn's
+default ``token_pattern`` ``\\b\\w\\w+\\b`` (TF-IDF, bm25s), 1 keeps one-letter words (gensim
+baselines). A Chinese or Japanese token is kept whatever its length (one character is a word).
+
+Sources: jieba (https://github.com/fxsjy/jieba); character n-grams for unsegmented scripts as in
+scikit-learn's ``analyzer="char"`` and the PAN character baselines.
+
+Example::
+
+    >>> word_tokens("Windy London, 北京大学的学生")
+    ['windy', 'london', '北京大学', '的', '学生']
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
+_NOSEP = "\u3040-\u30ff\u31f0-\u31ff\u0e00-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u1000-\u109f"
+_RUNS = re.compile(rf"(?P<han>[{_HAN}]+)|(?P<nosep>[{_NOSEP}]+)|(?P<word>(?:(?![{_HAN}{_NOSEP}])\w)+)")
+_WORDLIKE = re.compile(r"\w")
+
+#: bump when :func:`word_tokens` changes what it returns (part of every baseline's revision)
+TOKENIZER_VERSION = "1"
+
+
+@functools.lru_cache(maxsize=1)
+def _jieba():
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    tok = jieba.Tokenizer()
+    tok.initialize()
+    return tok
+
+
+#: ISO 639-3 codes of languages written without spaces between words (Chinese varieties, classical
+#: Chinese, Japanese, Thai, Lao, Khmer, Burmese, Tibetan)
+UNSEGMENTED_LANGUAGES = frozenset({"zho", "cmn", "lzh", "yue", "wuu", "hak", "nan", "jpn", "tha", "lao", "khm", "mya", "bod"})
+
+
+def unsegmented_language(languages: list[str]) -> bool:
+    """True when one of ``languages`` (ISO 639-3, optionally ``-Script``) is in :data:`UNSEGMENTED_LANGUAGES`."""
+    return any(str(lang).split("-")[0] in UNSEGMENTED_LANGUAGES for lang in languages)
+
+
+def has_unsegmented_script(text: str) -> bool:
+    """True when ``text`` contains Han, kana, Thai, Lao, Khmer or Myanmar characters."""
+    return re.search(f"[{_HAN}{_NOSEP}]", text) is not None
+
+
+def word_tokens(text: str, *, min_len: int = 1, lowercase: bool = True) -> list[str]:
+    """The words of ``text`` (see the module docstring for the rule of each script).
+
+    Args:
+        text: any Unicode text.
+        min_len: shortest token kept for the spaced scripts (1 or more).
+        lowercase: lower-case first (``str.lower``).
+
+    Returns:
+        tokens in text order (possibly empty).
+    """
+    if lowercase:
+        text = text.lower()
+    out: list[str] = []
+    for m in _RUNS.finditer(text):
+        if m.lastgroup == "word":
+            if len(m.group()) >= min_len:
+                out.append(m.group())
+        elif m.lastgroup == "han":
+            out.extend(t for t in _jieba().lcut(m.group()) if _WORDLIKE.search(t))
+        else:
+            run = m.group()
+            out.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
+    return out
+
+
+def sklearn_word_tokens(text: str) -> list[str]:
+    """:func:`word_tokens` with ``min_len=2`` and no lower-casing (scikit-learn lower-cases first)."""
+    return word_tokens(text, min_len=2, lowercase=False)
+
+
+def whitespace_tokens(text: str) -> list[str]:
+    """The HALvest authors' BM25 tokens: lower-cased whitespace-separated words.
+
+    A whitespace token in an unsegmented script (e.g. a whole Chinese clause) is split further
+    by :func:`word_tokens`, so that the authors' BM25 also works on Chinese; on spaced scripts this
+    is exactly ``text.lower().split()``.
+    """
+    out: list[str] = []
+    for tok in text.lower().split():
+        if has_unsegmented_script(tok):
+            out.extend(word_tokens(tok, lowercase=False))
+        else:
+            out.append(tok)
+    return out
