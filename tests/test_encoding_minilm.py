@@ -103,3 +103,25 @@ def test_mteb_run_with_options_encodes_once_and_a_second_run_encodes_nothing(tin
     assert ret["encoding_texts_encoded"] == 0 and ret["encoding_cache_hits"] == ret["encoding_n_texts"]   # same texts
     assert trip2["encoding_texts_encoded"] == 0 and ret2["encoding_texts_encoded"] == 0
     assert (trip2["accuracy"], ret2["ndcg_at_10"]) == (trip["accuracy"], ret["ndcg_at_10"])
+
+
+def test_onnx_without_its_packages_is_one_clear_error(monkeypatch):
+    import mteb_contrastive.encoding.loading as loading
+
+    monkeypatch.setattr(loading, "onnx_available", lambda: False)
+    with pytest.raises(EncodingSettingsError, match="backend=onnx: onnxruntime and optimum are not installed"):
+        mteb.get_model(f"{MINILM}::backend=onnx")
+
+
+def test_bf16_casts_the_weights_and_warns_on_a_cpu_without_bf16(monkeypatch):
+    import torch
+
+    import mteb_contrastive.encoding.loading as loading
+
+    monkeypatch.setattr(loading, "cpu_has_bf16", lambda: False)
+    with pytest.warns(UserWarning, match="this CPU has no bfloat16 instructions"):
+        model = mteb.get_model(MINILM, precision="bf16", cache=False)
+    assert next(model.model.parameters()).dtype == torch.bfloat16
+    assert model.mteb_model_meta.revision.endswith("+bf16")
+    emb = _encode(model, ["a short text"])
+    assert emb.dtype == np.float32 and emb.shape == (1, 384)
