@@ -12,6 +12,15 @@ import pytest
 
 import mteb_contrastive  # noqa: F401  (registers the tasks)
 
+# the shared embedding cache of this test session (and of the `mteb run` it starts) lives in a temporary folder
+if not os.environ.get("MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR"):
+    import atexit
+    import shutil
+    import tempfile
+
+    os.environ["MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR"] = _EMB_CACHE = tempfile.mkdtemp(prefix="mteb-contrastive-embeddings-")
+    atexit.register(shutil.rmtree, _EMB_CACHE, ignore_errors=True)
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"

@@ -57,6 +57,7 @@ def register() -> None:
     _patch_stale_result_check()
     if os.path.basename(sys.argv[0] if sys.argv else "") == "mteb":
         _one_line_errors_in_mteb_cli()
+    _record_encoding_statistics()
 
 
 def is_input_error(exc: BaseException) -> bool:
@@ -249,6 +250,8 @@ def local_model_meta(path: str | os.PathLike) -> Any:
     def loader(name: str, revision: str | None = None, **kwargs: Any) -> Any:
         return SentenceTransformerEncoderWrapper(str(folder), **kwargs)
 
+    loader._st_folder = folder  # type: ignore[attr-defined]  (a sentence-transformers loader: see encoding.loading)
+
     return ModelMeta.create_empty(
         overwrites=dict(
             loader=loader,
@@ -276,8 +279,14 @@ def _enable_local_model_folders() -> None:
         return
 
     def get_model_meta(model_name: str, revision: str | None = None, *args: Any, **kwargs: Any):
-        if isinstance(model_name, (str, os.PathLike)) and Path(model_name).expanduser().is_dir():
-            return local_model_meta(model_name)
+        from mteb_contrastive.encoding.loading import apply_to_meta
+        from mteb_contrastive.encoding.settings import split_model_name
+
+        options: dict[str, Any] = {}
+        if isinstance(model_name, (str, os.PathLike)):
+            model_name, options = split_model_name(str(model_name))  # "<model>::max_seq_length=512,..."
+        if isinstance(model_name, str) and Path(model_name).expanduser().is_dir():
+            return apply_to_meta(local_model_meta(model_name), options, folder=model_name)
         if isinstance(model_name, str) and model_name.startswith("rerank/"):
             from mteb.models.model_implementations import MODEL_REGISTRY
 
@@ -285,7 +294,7 @@ def _enable_local_model_folders() -> None:
                 from mteb_contrastive.search.rerank import model_meta_for_name
 
                 return model_meta_for_name(model_name)
-        return original(model_name, revision, *args, **kwargs)
+        return apply_to_meta(original(model_name, revision, *args, **kwargs), options)
 
     get_model_meta._mteb_contrastive = True  # type: ignore[attr-defined]
     get_model_meta.__doc__ = original.__doc__
@@ -293,3 +302,41 @@ def _enable_local_model_folders() -> None:
     import mteb
 
     mteb.get_model_meta = get_model_meta
+
+
+def _record_encoding_statistics() -> None:
+    """Add an ``EncodingModel``'s per-subset statistics and settings to every result it produces.
+
+    Wraps mteb's private ``mteb.evaluate._evaluate_task`` (the one function that runs one task for
+    one model and builds its ``TaskResult``): after it returns, each evaluated subset's scores get
+    :meth:`~mteb_contrastive.encoding.wrapper.EncodingModel.encoding_scores` (``encoding_*`` keys).
+    Models that are not an ``EncodingModel`` (or wrap none under ``.model``/``._model``) are untouched.
+    """
+    import importlib
+
+    ev = importlib.import_module("mteb.evaluate")
+    original = ev._evaluate_task
+    if getattr(original, "_mteb_contrastive", False):
+        return
+
+    def _evaluate_task(*args: Any, **kwargs: Any):
+        from mteb_contrastive.encoding.wrapper import EncodingModel
+
+        model = kwargs.get("model", args[0] if args else None)
+        task = kwargs.get("task", args[1] if len(args) > 1 else None)
+        enc = model
+        for _ in range(3):  # an EncodingModel may sit inside a search wrapper or a two-stage model
+            if isinstance(enc, EncodingModel) or enc is None:
+                break
+            enc = getattr(enc, "model", None) or getattr(enc, "_model", None)
+        if isinstance(enc, EncodingModel) and task is not None:
+            enc.reset_stats(task.metadata.name)
+        result = original(*args, **kwargs)
+        if isinstance(enc, EncodingModel) and task is not None and hasattr(result, "scores"):
+            for split, entries in result.scores.items():
+                for entry in entries:
+                    entry.update(enc.encoding_scores(task.metadata.name, split, entry.get("hf_subset", "default")))
+        return result
+
+    _evaluate_task._mteb_contrastive = True  # type: ignore[attr-defined]
+    ev._evaluate_task = _evaluate_task

@@ -1,0 +1,159 @@
+"""Applying encoding settings where models are created: mteb model metas and loaders.
+
+:func:`apply_to_meta` is called by our ``get_model_meta`` hook (:mod:`mteb_contrastive.registration`)
+for every model name, with the options of a ``<model>::k=v,...`` suffix. For a
+sentence-transformers model (mteb loader ``SentenceTransformerEncoderWrapper``, the deprecated
+``sentence_transformers_loader``, or our local-folder loader) it returns a copy of the meta whose
+loader
+
+* takes the encoding options also as keyword arguments (``mteb.get_model(name, max_seq_length=512)``),
+* loads the model with the backend (``backend="onnx"``) and precision (``bf16``: weights cast to
+  ``torch.bfloat16``), and
+* wraps it in :class:`~mteb_contrastive.encoding.wrapper.EncodingModel` (cache, statistics).
+
+Other models (baselines, rerankers, API models) are returned unchanged; options given for them
+raise :class:`~mteb_contrastive.encoding.settings.EncodingSettingsError`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import warnings
+from pathlib import Path
+from typing import Any
+
+from mteb_contrastive.encoding.settings import EncodingSettings, EncodingSettingsError, pop_options, settings_from
+
+logger = logging.getLogger(__name__)
+
+
+def cpu_has_bf16() -> bool:
+    """True when the CPU has native bfloat16 instructions (``avx512_bf16`` or ``amx_bf16`` in
+    ``/proc/cpuinfo``, else torch's oneDNN check)."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text().split()
+        if "avx512_bf16" in flags or "amx_bf16" in flags:
+            return True
+    except OSError:
+        pass
+    try:
+        import torch
+
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except Exception:
+        return False
+
+
+def onnx_available() -> bool:
+    """True when sentence-transformers' ONNX backend can load (``onnxruntime`` and ``optimum``)."""
+    return importlib.util.find_spec("onnxruntime") is not None and importlib.util.find_spec("optimum") is not None
+
+
+def is_sentence_transformers_loader(loader: Any) -> bool:
+    """Whether an mteb ``ModelMeta.loader`` builds a ``SentenceTransformerEncoderWrapper``."""
+    from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper, sentence_transformers_loader
+
+    return loader is SentenceTransformerEncoderWrapper or loader is sentence_transformers_loader or getattr(loader, "_st_folder", None) is not None
+
+
+def _check_backend(settings: EncodingSettings) -> None:
+    if settings.backend == "onnx" and not onnx_available():
+        raise EncodingSettingsError(
+            "encoding option backend=onnx: onnxruntime and optimum are not installed "
+            "(pip install 'sentence-transformers[onnx]' in a separate environment: it pins older transformers)"
+        )
+    if settings.precision == "bf16" and not cpu_has_bf16():
+        warnings.warn(
+            "precision=bf16: this CPU has no bfloat16 instructions (no avx512_bf16/amx_bf16); "
+            "bf16 runs emulated and is usually slower than fp32 here",
+            stacklevel=3,
+        )
+
+
+def wrap_sentence_transformer(inner: Any, settings: EncodingSettings, *, identity: dict[str, Any] | None, meta: Any = None, cache_dir: str | Path | None = None) -> Any:
+    """Wrap a loaded mteb ``SentenceTransformerEncoderWrapper`` in an ``EncodingModel``.
+
+    Applies ``precision`` (``bf16``: ``model.to(torch.bfloat16)``); the backend must already be
+    the one the model was loaded with.
+    """
+    from mteb_contrastive.encoding.core import SentenceTransformerCore
+    from mteb_contrastive.encoding.wrapper import EncodingModel
+
+    if settings.precision == "bf16":
+        import torch
+
+        inner.model.to(torch.bfloat16)
+    core = SentenceTransformerCore(inner)
+    return EncodingModel(core, settings, identity=identity, meta=meta if meta is not None else getattr(inner, "mteb_model_meta", None), cache_dir=cache_dir)
+
+
+def _identity(name: str, revision: str | None, folder: Path | None, backend: str) -> dict[str, Any] | None:
+    from mteb_contrastive.encoding.wrapper import folder_identity
+
+    if folder is not None:
+        return folder_identity(folder, backend)
+    if revision:
+        return {"name": name, "revision": revision, "backend_files": backend}
+    return None
+
+
+def make_loader(original: Any, base_options: dict[str, Any], base_revision: str | None, folder: Path | None) -> Any:
+    """A meta loader: options from the name suffix, overridden by keyword arguments; see the module docstring."""
+
+    def loader(model_name: str, revision: str | None = None, **kwargs: Any) -> Any:
+        from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
+
+        opts = {**base_options, **pop_options(kwargs)}
+        settings = settings_from(opts, where=f"model {model_name!r}")
+        _check_backend(settings)
+        if settings.backend != "torch":
+            kwargs["backend"] = settings.backend
+        inner = original(model_name, revision=base_revision, **kwargs)
+        if not isinstance(inner, SentenceTransformerEncoderWrapper):
+            return inner
+        return wrap_sentence_transformer(inner, settings, identity=_identity(model_name, base_revision, folder, settings.backend))
+
+    loader._encoding_wrapped = True  # type: ignore[attr-defined]
+    return loader
+
+
+def apply_to_meta(meta: Any, options: dict[str, Any], folder: str | Path | None = None) -> Any:
+    """The meta with an encoding-aware loader and, for non-default options, the stamped revision.
+
+    Raises:
+        EncodingSettingsError: options given for a model that is not a sentence-transformers model,
+            or a bad option.
+    """
+    loader = meta.loader
+    if getattr(loader, "_encoding_wrapped", False):
+        return meta
+    if not is_sentence_transformers_loader(loader):
+        if options:
+            raise EncodingSettingsError(
+                f"model {meta.name!r}: encoding options ({', '.join(options)}) apply to sentence-transformers models only"
+            )
+        return meta
+    settings = settings_from(options, where=f"model {meta.name!r}")
+    folder_path = Path(folder).expanduser().resolve() if folder is not None else None
+    new_loader = make_loader(loader, options, meta.revision, folder_path)
+    update: dict[str, Any] = {"loader": new_loader}
+    model_msl = int(meta.max_tokens) if meta.max_tokens else None
+    tag = settings.revision_tag(model_msl)
+    if tag:
+        update["revision"] = f"{meta.revision}+{tag}" if meta.revision else tag
+        update["experiment_kwargs"] = {**(meta.experiment_kwargs or {}), **settings.experiment_kwargs(model_msl)}
+    return meta.model_copy(update=update)
+
+
+def load_encoder(name: str, *, revision: str | None = None, device: str | None = None, **options: Any) -> Any:
+    """``mteb.get_model`` with encoding options, e.g. ``load_encoder(path, max_seq_length=512, long_document="mean")``.
+
+    Equivalent to ``mteb.get_model(name, revision, device, **options)`` once the extension is
+    registered; the options are the keys of :mod:`mteb_contrastive.encoding.settings`.
+    """
+    import mteb
+
+    import mteb_contrastive  # noqa: F401  (registers the hook)
+
+    return mteb.get_model(name, revision, device=device, **options)

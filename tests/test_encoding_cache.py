@@ -1,0 +1,141 @@
+"""Encode once (issue 11): counting-encoder tests of the shared embedding cache, its key, and its
+safety under two concurrent writers and a killed writer."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import mteb
+import numpy as np
+import pytest
+
+from encoding_fakes import CountingCore, counting_model
+from test_author_retrieval import make_task, row
+
+# anchors P1 and Q are also candidates (each other's positive): 3 distinct texts in 2 triplets
+ROWS = [row("alpha beta", "gamma delta", "eps zeta", qa=("a",), pa=("a",), na=("z",)),
+        row("gamma delta", "alpha beta", "eps zeta", qa=("a",), pa=("a",), na=("z",), qh="h2", ph="h1")]
+DISTINCT = {"alpha beta", "gamma delta", "eps zeta"}
+
+
+def evaluate(model, tasks):
+    return mteb.evaluate(model, tasks, cache=None, overwrite_strategy="always", show_progress_bar=False)
+
+
+def test_query_that_is_also_a_candidate_is_encoded_once_without_disk_cache():
+    model = counting_model(None)
+    res = evaluate(model, make_task("retrieval", ROWS, "EncOnceRetrieval"))
+    assert sorted(model.core.encoded_texts) == sorted(DISTINCT)  # queries {alpha, gamma} + pool {alpha, gamma, eps}
+    s = res.task_results[0].scores["test"][0]
+    assert (s["encoding_n_texts"], s["encoding_texts_encoded"], s["encoding_cache_hits"]) == (3, 3, 0)
+
+
+def test_triplet_and_retrieval_encode_each_distinct_text_once_and_second_run_nothing(tmp_path):
+    tasks = [make_task("triplet", ROWS, "EncOnceTriplets"), make_task("retrieval", ROWS, "EncOnceRetrieval2")]
+    first = counting_model(tmp_path)
+    r1 = evaluate(first, tasks)
+    assert sorted(first.core.encoded_texts) == sorted(DISTINCT)
+    assert first.n_encoded == 3
+    trip, ret = (r.scores["test"][0] for r in r1.task_results)
+    assert (trip["encoding_texts_encoded"], ret["encoding_texts_encoded"], ret["encoding_cache_hits"]) == (3, 0, 3)
+
+    second = counting_model(tmp_path)  # a new process would see the same: the store is on disk
+    r2 = evaluate(second, tasks)
+    assert second.core.encoded_texts == [] and second.n_encoded == 0
+    for a, b in zip(r1.task_results, r2.task_results):
+        assert a.scores["test"][0]["main_score"] == b.scores["test"][0]["main_score"]
+
+
+def test_cache_key_has_model_identity_sequence_length_and_long_document_mode(tmp_path):
+    t = make_task("triplet", ROWS, "EncOnceKey")
+    evaluate(counting_model(tmp_path), t)
+    for other in (counting_model(tmp_path, identity=("counting", "2")),      # another revision
+                  counting_model(tmp_path, identity=("other", "1")),         # another model
+                  counting_model(tmp_path, max_seq_length=8),                # another max_seq_length
+                  counting_model(tmp_path, long_document="mean"),            # long-document mode
+                  counting_model(tmp_path, long_document="mean", stride=1),  # another stride
+                  counting_model(tmp_path, precision="bf16")):               # another precision
+        evaluate(other, t)
+        assert other.n_encoded == 3, other.settings
+    again = counting_model(tmp_path, long_document="mean", stride=1)
+    evaluate(again, t)
+    assert again.n_encoded == 0
+
+
+def test_cache_switch_off_writes_nothing(tmp_path):
+    model = counting_model(None)
+    evaluate(model, make_task("triplet", ROWS, "EncOnceOff"))
+    assert list(tmp_path.iterdir()) == [] and model.n_encoded == 3
+
+
+WRITER = r"""
+import importlib.util, sys, numpy as np
+spec = importlib.util.spec_from_file_location("store", sys.argv[5])  # the store module alone: fast start
+store_mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(store_mod)
+folder, start, stop, step = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+store = store_mod.SqliteEmbeddingStore(folder, namespace="ns", description={"test": 1})
+print("ready", flush=True)
+sys.stdin.readline()  # "go": both writers start together
+for i in range(start, stop, step):
+    texts = [{"text": f"text {j}"} for j in range(i, min(i + step, stop))]
+    store.add(texts, np.asarray([[j, j * 2.0, -j] for j in range(i, min(i + step, stop))], dtype=np.float32))
+"""
+
+
+def _writer(folder, start, stop, step):
+    import mteb_contrastive.encoding.store as store
+
+    p = subprocess.Popen([sys.executable, "-c", WRITER, str(folder), str(start), str(stop), str(step), store.__file__],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "ready"
+    return p
+
+
+def _go(*procs):
+    for p in procs:
+        p.stdin.write("go\n")
+        p.stdin.flush()
+
+
+def _check_rows(folder):
+    from mteb_contrastive.encoding.store import SqliteEmbeddingStore
+
+    con = sqlite3.connect(Path(folder) / "embeddings.sqlite3")
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    con.close()
+    store = SqliteEmbeddingStore(folder, namespace="ns")
+    n = len(store)
+    for j in range(n):
+        v = store.get_vector({"text": f"text {j}"})
+        if v is not None:
+            assert v.tolist() == [j, 2.0 * j, -j]
+    return store, n
+
+
+def test_two_concurrent_writers_leave_every_vector_readable(tmp_path):
+    a = _writer(tmp_path, 0, 2000, 3)      # overlapping ranges, different batch boundaries
+    b = _writer(tmp_path, 1000, 3000, 5)
+    _go(a, b)
+    assert a.wait(120) == 0 and b.wait(120) == 0
+    store, n = _check_rows(tmp_path)
+    assert n == 3000
+    assert all(store.get_vector({"text": f"text {j}"}).tolist() == [j, 2.0 * j, -j] for j in range(3000))
+
+
+def test_killed_writer_leaves_a_readable_cache(tmp_path):
+    p = _writer(tmp_path, 0, 10**6, 50)
+    _go(p)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGKILL)
+    p.wait(30)
+    store, n = _check_rows(tmp_path)
+    assert n > 0 and n % 50 == 0  # whole transactions only
+    assert all(store.get_vector({"text": f"text {j}"}) is not None for j in range(n))
+    store.add([{"text": "after the kill"}], np.ones((1, 3), np.float32))  # and still writable
+    assert store.get_vector({"text": "after the kill"}).tolist() == [1.0, 1.0, 1.0]
