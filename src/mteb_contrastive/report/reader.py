@@ -98,7 +98,7 @@ class ScoreRow:
 def secondary_keys(scores: dict[str, Any]) -> list[str]:
     """Keys worth a column, by exact name, in a stable order (pattern order, then name)."""
     out: list[str] = []
-    ranking = "ndcg_at_10" in scores  # mteb's retrieval scores hold an unrelated ``accuracy``
+    ranking = any(k.startswith("ndcg_at_") for k in scores)  # mteb's retrieval scores hold an unrelated ``accuracy``
     for pat in _SECONDARY:
         if ranking and pat.pattern.startswith("^accuracy"):
             continue
