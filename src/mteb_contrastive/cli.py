@@ -228,6 +228,18 @@ def report_command(args: argparse.Namespace) -> int:
     return 0
 
 
+class _DefaultsHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` shows every option's default, also for options declared without a help text."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "%(default)" in text or "(default:" in text or action.default is argparse.SUPPRESS or action.required or action.option_strings == ["-h", "--help"]:
+            return text
+        if not action.option_strings and action.nargs not in ("?", "*"):
+            return text  # a required positional has no default
+        return f"{text} (default: %(default)s)".strip()
+
+
 class _DefaultsSubparsers:
     """Subparser factory whose parsers show every option's default in ``--help``."""
 
@@ -235,8 +247,17 @@ class _DefaultsSubparsers:
         self._action = action
 
     def add_parser(self, name, **kwargs):
-        kwargs.setdefault("formatter_class", argparse.ArgumentDefaultsHelpFormatter)
-        return self._action.add_parser(name, **kwargs)
+        kwargs.setdefault("formatter_class", _DefaultsHelpFormatter)
+        parser = self._action.add_parser(name, **kwargs)
+        add = parser.add_argument
+
+        def add_argument(*args, **kw):
+            if not kw.get("help"):  # argparse prints nothing (not even the default) for an option without help
+                kw["help"] = "(required)" if kw.get("required") else ("" if args and not args[0].startswith("-") else "(default: %(default)s)")
+            return add(*args, **kw)
+
+        parser.add_argument = add_argument
+        return parser
 
 
 if __name__ == "__main__":

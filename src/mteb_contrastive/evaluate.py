@@ -4,7 +4,7 @@
 
 Steps:
 
-1. **Plan.** Each benchmark of the suite (:data:`BENCHMARKS`, plus every folder named by
+1. **Plan.** Each benchmark of the suite (:func:`plan`, plus every folder named by
    ``MTEB_CONTRASTIVE_DATASETS`` / ``MTEB_CONTRASTIVE_VERIFICATION``) is checked with path and
    environment checks only; one line per benchmark says ``run`` (and where its data comes from)
    or ``skip`` and why. The ``default`` suite has one benchmark per family (what ``make run``
@@ -311,7 +311,7 @@ def add_parser(sub) -> None:
     import argparse
 
     e = sub.add_parser("evaluate", help="release evaluation: every benchmark available here, one mteb run per model, one report",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description="Release evaluation: plan (run/skip per benchmark), build, one mteb run per model (resumable), report.md/.json/.csv with plots. See docs/report.md.")
     e.add_argument("-m", "--model", dest="models", action="append", required=True, metavar="MODEL",
                    help="an mteb model name, a registered baseline (mteb-contrastive/...) or a sentence-transformers folder; repeat for several models (default: none, at least one required)")
     e.add_argument("--out", type=Path, default=Path("build/release"), help="output folder: results/, predictions/, datasets/, report.md/.json/.csv, plots/ (default: %(default)s)")
