@@ -8,7 +8,8 @@ checks only):
 * QuoteR tasks: the task's line file exists (``MTEB_CONTRASTIVE_QUOTER_OFFICIAL`` for the
   official files, ``MTEB_CONTRASTIVE_QUOTER_DATA`` or ``<shared>/quoter`` for the shared ones);
 * ``CranfieldIRTriplets``: the Cranfield BEIR folder has ``corpus.jsonl``;
-* HALvest (HuggingFace Hub): unavailable only when ``HF_HUB_OFFLINE=1`` (no network call here);
+* HALvest (HuggingFace Hub): unavailable only when ``HF_HUB_OFFLINE=1`` and no local copy is named
+  by ``MTEB_CONTRASTIVE_HALVEST_PATH`` (no network call here);
 * tasks made from built folders: present by construction.
 """
 
@@ -38,7 +39,7 @@ def missing_data(cls: type) -> str | None:
         src = cranfield_source()
         return None if (src / "corpus.jsonl").is_file() else f"{name}: {src} has no corpus.jsonl (set {CRANFIELD_ENV} to a BEIR-layout Cranfield folder, or MTEB_CONTRASTIVE_SHARED to the shared data folder)"
     if str(cls.metadata.dataset.get("path", "")).startswith("almanach/"):
-        if os.environ.get("HF_HUB_OFFLINE") == "1":
+        if os.environ.get("HF_HUB_OFFLINE") == "1" and not os.environ.get("MTEB_CONTRASTIVE_HALVEST_PATH"):
             return f"{name}: on the HuggingFace Hub ({cls.metadata.dataset['path']}) and HF_HUB_OFFLINE=1"
     return None
 

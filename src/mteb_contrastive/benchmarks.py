@@ -50,3 +50,47 @@ def benchmarks() -> dict[str, Any]:
         name = f"{SUITE}-{fam}"
         out[name] = Benchmark(name=name, tasks=[c() for c in classes if family(c) == fam], description=desc)
     return out
+
+
+#: how each family breaks ties (a task class may override with a ``tie_rule`` attribute)
+TIE_RULES = {
+    "authorship-retrieval": "ranking by pytrec_eval (mteb): equal scores ordered by document id",
+    "authorship-triplets": "strict >: a tie counts as an error",
+    "ir-triplets": "strict >: a tie counts as an error (d(p1,p2) >= d(p1,p3))",
+    "verification": "answer 0.5 = non-answer (c@1, F0.5u); Platt band around 0.5",
+    "quotes": "gold rank = 1 + number of candidates scored strictly higher",
+}
+
+
+def _source(cls: type) -> str:
+    path = str(cls.metadata.dataset.get("path", ""))
+    if path.startswith("almanach/"):
+        return f"HuggingFace Hub `{path}`"
+    if path.startswith("$"):
+        return f"your folder, `{path}`"
+    if path.startswith("thunlp/"):
+        return f"official file `{path.split(':')[-1]}`, `$MTEB_CONTRASTIVE_QUOTER_OFFICIAL`"
+    if path.startswith("shared/"):
+        return f"shared data `{path[len('shared/data/'):]}`"
+    if path.startswith("local:cranfield"):
+        return "shared data `ir/cranfield/` (built on first load)"
+    return "a folder you build (`mteb-contrastive build-*`)"
+
+
+def task_table(classes: list[type] | None = None) -> str:
+    """Markdown table of the tasks: task, family, main score, direction, tie rule, data source.
+
+    Printed by ``mteb-contrastive tasks``; the README's table of tasks is its output.
+    """
+    from mteb_contrastive.availability import family
+    from mteb_contrastive.report.reader import higher_is_better
+    from mteb_contrastive.tasks import all_task_classes
+
+    lines = ["| task | family | main score | direction | tie rule | data source |", "|---|---|---|---|---|---|"]
+    for cls in classes if classes is not None else all_task_classes():
+        fam = family(cls)
+        key = fam if fam != "authorship" else ("authorship-retrieval" if cls.metadata.type == "Retrieval" else "authorship-triplets")
+        rule = getattr(cls, "tie_rule", None) or TIE_RULES.get(key, "")
+        main = cls.metadata.main_score
+        lines.append(f"| {cls.metadata.name} | {fam} | `{main}` | {'higher is better' if higher_is_better(main) else 'lower is better'} | {rule} | {_source(cls)} |")
+    return "\n".join(lines)

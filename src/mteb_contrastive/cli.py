@@ -11,6 +11,7 @@ Every import beyond the standard library happens inside the subcommand that need
     mteb-contrastive build-ir-triplets (BEIR_FOLDER | --mteb-task NAME) --name MyColl --out DIR
     mteb-contrastive evaluate -m MODEL [-m MODEL2 ...] [--out build/release] [--suite default|full]
     mteb-contrastive report RESULTS_DIR [--out DIR] [--predictions MODEL=DIR ...]
+    mteb-contrastive tasks
     mteb-contrastive main [--out build] [--models ...]
     mteb-contrastive build-verification {eltec,pan14,corpus} PATH --name NAME --out DIR
     mteb-contrastive build-pan-benchmarks [--shared ../shared/data] [--out build/verification]
@@ -142,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--reference", help="the model the others are compared with (default: the first found)")
     r.add_argument("--author-table", action="store_true", help="print only the author-task table (pool, triplets, nDCG@10, Recall@10, accuracy, wall time)")
     r.add_argument("--timings", help="JSON {'<model> <task>': seconds} for the author table's wall-time column (default: mteb's stored phases)")
+    sub.add_parser("tasks", help="Markdown table of the tasks (main score, direction, tie rule, data source)")
     from mteb_contrastive import evaluate as evaluate_cmd
     from mteb_contrastive import pan_cli
 
@@ -181,6 +183,12 @@ def main(argv: list[str] | None = None) -> int:
                                         max_per_query=args.max_per_query, negative=args.negative, language=args.language, source=source))
         elif args.cmd == "main":
             return main_job(Path(args.out), args.shared, args.models)
+        elif args.cmd == "tasks":
+            import mteb  # noqa: F401  (registers the tasks)
+
+            from mteb_contrastive.benchmarks import task_table
+
+            print(task_table())
         elif args.cmd == "evaluate":
             return evaluate_cmd.main(args)
         elif args.cmd == "report":

@@ -60,9 +60,10 @@ def plan(out: Path, shared: Path, suite: str, *, hub: bool) -> list[Bench]:
     taln = shared / "taln" / "articles.jsonl.gz"
     benches: list[Bench] = []
 
+    local_copy = os.environ.get("MTEB_CONTRASTIVE_HALVEST_PATH")
     b = Bench("HALvest-Contrastive", "author", ["HALvestRetrieval", "HALvestTripletClassification"], default=False,
-              source=f"HuggingFace Hub {HALVEST_HUB}", retrieval_tasks=["HALvestRetrieval"])
-    if not hub:
+              source=f"local copy {local_copy}" if local_copy else f"HuggingFace Hub {HALVEST_HUB}", retrieval_tasks=["HALvestRetrieval"])
+    if not hub and not local_copy:
         b.missing = "HuggingFace Hub not reachable" + (" (HF_HUB_OFFLINE=1)" if os.environ.get("HF_HUB_OFFLINE") == "1" else "")
     benches.append(b)
 
