@@ -93,6 +93,22 @@ def test_comparisons_from_per_item_data(evaluated):
     assert comps[("SynthIRIRTriplets", "default", MODELS[1])]["verdict"] == "no per-item data"
 
 
+def test_report_command_covers_every_family(evaluated):
+    out, _, _, env = evaluated
+    r = run(["mteb-contrastive", "report", str(out / "results")], env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    for title in ("## Author tasks", "## Authorship verification", "## Paragraph Vector IR triplets", "## Comparison"):
+        assert title in r.stdout
+    ir = [line for line in r.stdout.splitlines() if line.startswith("| SynthIRIRTriplets | default | ")]
+    assert len(ir) == 2
+    for line in ir:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        stored = _file_scores(out, cells[2], "SynthIRIRTriplets")["default"]["accuracy"]
+        assert cells[3:6] == ["accuracy", f"{stored:.4f}", "0.5000"]
+    r = run(["mteb-contrastive", "report", str(out / "no-such-folder")], env)
+    assert r.returncode == 2 and r.stderr.strip() == f"error: {out / 'no-such-folder'}: not a folder (give an mteb --output-folder)"
+
+
 def test_second_call_recomputes_nothing(evaluated):
     out, _, cmd, env = evaluated
     files = {p: p.stat().st_mtime_ns for p in (out / "results").rglob("*.json")}

@@ -22,6 +22,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -300,17 +301,24 @@ def _per_query_ndcg(results: dict[str, dict[str, float]], qrels: dict[str, dict[
     return {"ids": ids, "values": [scores[q][f"ndcg_cut_{k}"] for q in ids]}
 
 
+@lru_cache(maxsize=4)
+def _loaded_task(task: str) -> Any:
+    """The task, its data loaded once (every subset) for all the reference look-ups of a report."""
+    import mteb
+
+    t = mteb.get_task(task)
+    t.load_data()
+    return t
+
+
 def task_reference(task: str, subset: str, split: str) -> dict[str, Any] | None:
     """What the task knows about each item (qrels or test labels), loaded through mteb; None if unavailable.
 
     Retrieval: ``{"qrels": {qid: {doc: gain}}, "ignore_identical_ids": bool}``; verification:
     ``{pair id: label}``.
     """
-    import mteb
-
     try:
-        t = mteb.get_task(task)
-        t.load_data()
+        t = _loaded_task(task)
         data = t.dataset[subset][split]
     except Exception as exc:
         logger.info("no reference data for %s %s/%s: %s", task, subset, split, exc)
