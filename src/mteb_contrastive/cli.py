@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             return report_command(args)
         else:
             return pan_cli.run(args, shared_data_dir) or 0
-    except (DataError, FileNotFoundError, NotADirectoryError) as exc:
+    except (DataError, ValueError, FileNotFoundError, NotADirectoryError) as exc:  # bad input or options: one line, no traceback
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
