@@ -184,3 +184,15 @@ def test_search_only_models_get_retrieval_tasks_only():
     assert is_search_only(mteb.get_model_meta("mteb/baseline-bm25s"))
     assert not is_search_only(mteb.get_model_meta("mteb-contrastive/tfidf-words"))
     assert not is_search_only(mteb.get_model_meta("sentence-transformers/all-MiniLM-L6-v2"))
+
+
+def test_cached_result_is_keyed_by_the_dataset_revision(tmp_path):
+    from mteb_contrastive.evaluate import cached_result
+
+    folder = tmp_path / "results" / "org__m" / "rev1"
+    folder.mkdir(parents=True)
+    (folder / "T.json").write_text(json.dumps({"dataset_revision": "abc", "task_name": "T"}))
+    assert cached_result(tmp_path, "org/m", "rev1", "T", "abc") == folder / "T.json"
+    assert cached_result(tmp_path, "org/m", "rev1", "T", "abd") is None  # content changed: rerun
+    assert cached_result(tmp_path, "org/m", "rev2", "T", "abc") is None  # another model revision
+    assert cached_result(tmp_path, "org/m", "rev1", "U", "abc") is None

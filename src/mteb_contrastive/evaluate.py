@@ -12,9 +12,11 @@ Steps:
 2. **Build.** Benchmarks made from the shared data are built once into ``<out>/datasets`` and
    ``<out>/verification`` (kept: a built folder is reused while its content revision is unchanged).
 3. **Run.** One stock ``mteb run`` per model with ``--output-folder <out>/results``,
-   ``--prediction-folder <out>/predictions/<org__name>`` and ``--overwrite-strategy only-missing``.
-   A (model, task) whose result file exists with the task's current dataset revision is reported
-   ``cached`` and not recomputed; a model with nothing left to run is not even loaded. Search-only
+   ``--prediction-folder <out>/predictions/<org__name>``, for the tasks not already done: a
+   (model, task) whose result file exists with the task's current dataset revision is reported
+   ``cached`` and left out; the others are run with ``--overwrite-strategy always`` (a result of an
+   older dataset revision is replaced, which mteb's ``only-missing`` would keep). A model with
+   nothing left to run is not even loaded. Search-only
    models (mteb's BM25) run the retrieval tasks only.
 4. **Report.** :func:`mteb_contrastive.report.write.write_report` writes ``report.md`` /
    ``.json`` / ``.csv`` and ``plots/`` into ``<out>``; the last line printed is the report's path.
@@ -288,7 +290,7 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
             continue
         pred_dir.mkdir(parents=True, exist_ok=True)
         cmd = [mteb_bin, "run", "-m", m, "-t", *left, "--output-folder", str(results), "--prediction-folder", str(pred_dir),
-               "--overwrite-strategy", "always" if rerun else "only-missing", "-v", "1"]
+               "--overwrite-strategy", "always", "-v", "1"]  # only tasks not cached for their current revision are listed
         if batch_size:
             cmd += ["--batch-size", str(batch_size)]
         _say("$ " + " ".join(cmd))
