@@ -1,6 +1,10 @@
-# Two set-up commands on a fresh clone:  `make run` (the main job)  and  `make test` (the suite).
+# Two set-up commands on a fresh clone:  `make run` (the release evaluation)  and  `make test` (the suite).
+# `make run` evaluates the bundled all-MiniLM-L6-v2 and BM25 on the default suite (one benchmark per
+# family whose data is present) and ends with the report's path; `make run SUITE=full` runs everything here.
 PY ?= python3
 VENV := .venv
+SUITE ?= default
+MODELS ?= -m sentence-transformers/all-MiniLM-L6-v2 -m mteb/baseline-bm25s
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
@@ -19,7 +23,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 run: $(STAMP)
-	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/mteb-contrastive main --out build
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/mteb-contrastive evaluate $(MODELS) --suite $(SUITE) --out build/release
 
 test: $(STAMP)
 	PATH=$(CURDIR)/$(BIN):$$PATH HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q

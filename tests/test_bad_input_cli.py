@@ -156,7 +156,7 @@ def test_rerank_any_k_and_unknown_names():
 
 
 def test_mteb_run_unknown_rerank_name_is_one_line_exit_2(tmp_path):
-    r = run(["mteb", "run", "-m", "rerank/nope", "-t", "HALvestRetrieval", "--output-folder", str(tmp_path), "-v", "0"])
+    r = run(["mteb", "run", "-m", "rerank/nope", "-t", "QuoteRKJVNovelsEnglishRetrieval", "--output-folder", str(tmp_path), "-v", "0"])
     assert r.returncode == 2, r.stderr[-2000:]
     assert "Traceback" not in r.stderr
     errors = [x for x in r.stderr.splitlines() if "error" in x]

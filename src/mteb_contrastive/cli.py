@@ -1,11 +1,17 @@
 """``mteb-contrastive``: build benchmark folders, seed the bundled model, run the main job.
 
-Evaluation itself stays the stock ``mteb run``; this command prepares what it needs.
+Evaluation itself stays the stock ``mteb run``; this command prepares what it needs, and
+``evaluate`` runs the release evaluation (one ``mteb run`` per model, one report).
+Every import beyond the standard library happens inside the subcommand that needs it, so
+``--help`` answers at once.
 
     mteb-contrastive seed-model
     mteb-contrastive build-triplets CORPUS.jsonl --name MyCorpus --out DIR [--k 2 4 8]
     mteb-contrastive build-taln [--shared ../shared/data] [--out build/datasets]
     mteb-contrastive build-ir-triplets (BEIR_FOLDER | --mteb-task NAME) --name MyColl --out DIR
+    mteb-contrastive evaluate -m MODEL [-m MODEL2 ...] [--out build/release] [--suite default|full]
+    mteb-contrastive report RESULTS_DIR [--out DIR] [--predictions MODEL=DIR ...]
+    mteb-contrastive tasks
     mteb-contrastive main [--out build] [--models ...]
     mteb-contrastive build-verification {eltec,pan14,corpus} PATH --name NAME --out DIR
     mteb-contrastive build-pan-benchmarks [--shared ../shared/data] [--out build/verification]
@@ -133,11 +139,18 @@ def build_parser() -> OneLineParser:
     m.add_argument("--out", default="build")
     m.add_argument("--shared")
     m.add_argument("--models", nargs="+", default=["sentence-transformers/all-MiniLM-L6-v2", "mteb/baseline-bm25s"])
-    r = sub.add_parser("report", help="print the author-task table from a results folder")
-    r.add_argument("results")
-    r.add_argument("--timings")
+    r = sub.add_parser("report", help="the report (every task family, chance levels) of an mteb --output-folder; printed, or written with --out")
+    r.add_argument("results", help="an mteb --output-folder")
+    r.add_argument("--out", help="write report.md/.json/.csv and plots/ here instead of printing the Markdown (default: print)")
+    r.add_argument("--predictions", nargs="+", default=[], metavar="MODEL=DIR", help="prediction folder of a model, for per-item comparisons and plots (default: none)")
+    r.add_argument("--reference", help="the model the others are compared with (default: the first found)")
+    r.add_argument("--author-table", action="store_true", help="print only the author-task table (pool, triplets, nDCG@10, Recall@10, accuracy, wall time)")
+    r.add_argument("--timings", help="JSON {'<model> <task>': seconds} for the author table's wall-time column (default: mteb's stored phases)")
+    sub.add_parser("tasks", help="Markdown table of the tasks (main score, direction, tie rule, data source)")
+    from mteb_contrastive import evaluate as evaluate_cmd
     from mteb_contrastive import pan_cli
 
+    evaluate_cmd.add_parser(sub)
     pan_cli.add_parsers(sub)
     from mteb_contrastive import quoter_cli
 
@@ -147,6 +160,7 @@ def build_parser() -> OneLineParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one ``mteb-contrastive`` subcommand; bad input is one stderr line and exit status 2."""
+    from mteb_contrastive import evaluate as evaluate_cmd
     from mteb_contrastive import pan_cli, quoter_cli
 
     ap = build_parser()
@@ -200,19 +214,59 @@ def main(argv: list[str] | None = None) -> int:
                                         max_per_query=irt.DEFAULT_MAX_PER_QUERY if args.max_per_query is None else args.max_per_query, negative=args.negative, language=mteb_language(language), source=source))
         elif args.cmd == "main":
             return main_job(Path(args.out), args.shared, args.models)
+        elif args.cmd == "tasks":
+            import mteb  # noqa: F401  (registers the tasks)
+
+            from mteb_contrastive.benchmarks import task_table
+
+            print(task_table())
+        elif args.cmd == "evaluate":
+            return evaluate_cmd.main(args)
         elif args.cmd == "report":
-            from mteb_contrastive.report import author_table
-
-            from mteb_contrastive.data.errors import read_json
-
-            timings = read_json(args.timings, what="timings file") if args.timings else {}
-            print(author_table(Path(args.results), timings))
+            return report_command(args)
         elif args.cmd in quoter_cli.COMMANDS:
             return quoter_cli.run(args, ap) or 0
         else:
             return pan_cli.run(args, shared_data_dir) or 0
-    except (DataError, ValueError, OSError) as exc:  # bad input: one line, never a traceback
+    except (DataError, ValueError, OSError) as exc:  # bad input or options: one line, never a traceback
         return print_error(exc)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+def report_command(args: argparse.Namespace) -> int:
+    """``mteb-contrastive report``: the one reader's report of a results folder."""
+    results = Path(args.results)
+    if not results.is_dir():
+        print(f"error: {results}: not a folder (give an mteb --output-folder)", file=sys.stderr)
+        return 2
+    if args.author_table:
+        from mteb_contrastive.report import author_table
+
+        from mteb_contrastive.data.errors import read_json
+
+        timings = read_json(args.timings, what="timings file") if args.timings else {}
+        print(author_table(results, timings))
+        return 0
+    preds = {}
+    for item in args.predictions:
+        model, sep, folder = item.partition("=")
+        if not sep:
+            print(f"error: --predictions {item}: expected MODEL=DIR", file=sys.stderr)
+            return 2
+        preds[model] = Path(folder)
+    from mteb_contrastive.report.write import build_report, render_markdown, write_report
+
+    if args.out:
+        print(write_report(results, args.out, prediction_dirs=preds, reference_model=args.reference))
+    else:
+        rep = build_report(results, prediction_dirs=preds, reference_model=args.reference, plots_dir=None)
+        if not rep["rows"]:
+            print(f"error: {results}: no mteb result files found", file=sys.stderr)
+            return 2
+        print(render_markdown(rep))
     return 0
 
 

@@ -58,6 +58,9 @@ def register() -> None:
     if os.path.basename(sys.argv[0] if sys.argv else "") == "mteb":
         _one_line_errors_in_mteb_cli()
     _record_encoding_statistics()
+    _list_only_configured_tasks()
+    _register_benchmarks()
+    _check_data_before_model_in_mteb_cli()
 
 
 def is_input_error(exc: BaseException) -> bool:
@@ -340,3 +343,98 @@ def _record_encoding_statistics() -> None:
 
     _evaluate_task._mteb_contrastive = True  # type: ignore[attr-defined]
     ev._evaluate_task = _evaluate_task
+def registered_task_class(name: str) -> type | None:
+    """The task class mteb's task table holds under ``name`` (None when unknown)."""
+    import importlib
+
+    return importlib.import_module("mteb.get_tasks")._TASKS_REGISTRY.get(name)
+
+
+def _list_only_configured_tasks() -> None:
+    """Keep tasks whose data is not configured here out of ``mteb.get_tasks(<filters>)`` sweeps.
+
+    They stay in mteb's name table (``mteb.get_task("PAN20Verification")`` still finds them and
+    fails in ``load_data`` with the message saying what to set); only the filtered listing
+    (``TASK_LIST``) leaves them out, so ``mteb.get_tasks(task_types=["Retrieval"])`` followed by
+    ``mteb.evaluate`` does not stop on a missing folder. Decided once, at registration.
+    """
+    import importlib
+
+    from mteb_contrastive.availability import missing_data
+
+    get_tasks = importlib.import_module("mteb.get_tasks")
+    ours = {c.metadata.name for c in _our_classes()}
+    missing = set()
+    for name in ours:
+        cls = get_tasks._TASKS_REGISTRY.get(name)
+        if cls is not None and missing_data(cls) is not None:
+            missing.add(name)
+    if missing:
+        logger.debug("not listed until their data is configured: %s", sorted(missing))
+        get_tasks.TASK_LIST = tuple(t for t in get_tasks.TASK_LIST if t.metadata.name not in missing)
+
+
+def _our_classes() -> list[type]:
+    from mteb_contrastive.tasks import all_task_classes
+
+    return all_task_classes()
+
+
+def _register_benchmarks() -> None:
+    """Add :mod:`mteb_contrastive.benchmarks` to ``mteb.get_benchmark(s)`` (built on first lookup)."""
+    import importlib
+
+    gb = importlib.import_module("mteb.benchmarks.get_benchmark")
+    original = gb._build_registry
+    if getattr(original, "_mteb_contrastive", False):
+        return
+
+    def _build_registry():
+        from mteb_contrastive.benchmarks import benchmarks
+
+        return {**original(), **benchmarks()}
+
+    _build_registry._mteb_contrastive = True  # type: ignore[attr-defined]
+    gb._build_registry = _build_registry
+
+
+def _check_data_before_model_in_mteb_cli() -> None:
+    """In the stock ``mteb run`` command: stop with our message before any model is loaded.
+
+    ``mteb run`` loads the model first and the task data last, so a missing folder ended in a
+    traceback after minutes of model loading. When this process is the ``mteb`` command, its
+    ``run`` is wrapped: each requested task of ours whose data is missing
+    (:func:`mteb_contrastive.availability.missing_data`) is reported on stderr as
+    ``mteb: error: <message>`` (the format of every one-line error of the ``mteb`` command) and the command exits with status 2.
+    """
+    import sys
+
+    argv0 = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    if argv0 not in ("mteb", "__main__.py", "-m") or "run" not in sys.argv[1:2]:
+        return
+    import importlib
+
+    cli = importlib.import_module("mteb.cli.build_cli")
+    original = cli.run
+    if getattr(original, "_mteb_contrastive_data_check", False):
+        return
+
+    def run(args):
+        from mteb_contrastive.availability import missing_data
+
+        ours = {c.metadata.name for c in _our_classes()}
+        reasons = []
+        for name in getattr(args, "tasks", None) or []:
+            cls = registered_task_class(name)
+            if name in ours and cls is not None:
+                why = missing_data(cls)
+                if why:
+                    reasons.append(why)
+        if reasons:
+            for why in reasons:
+                print(f"mteb: error: {why}", file=sys.stderr)
+            raise SystemExit(2)
+        return original(args)
+
+    run._mteb_contrastive_data_check = True  # type: ignore[attr-defined]
+    cli.run = run

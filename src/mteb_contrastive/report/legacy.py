@@ -1,4 +1,8 @@
-"""Markdown tables from mteb result folders (read with mteb's own ``TaskResult``)."""
+"""The author-task table (``mteb-contrastive report --author-table``), read with mteb's own ``TaskResult``.
+
+Result files are found by :func:`mteb_contrastive.report.reader.result_files`, the walk every
+table of the project uses.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +14,10 @@ def load_results(results_dir: str | Path) -> list[Any]:
     """Every ``TaskResult`` under an mteb ``--output-folder`` (``<model>/<revision>/<task>.json``)."""
     from mteb import TaskResult
 
+    from mteb_contrastive.report.reader import result_files
+
     out = []
-    for f in sorted(Path(results_dir).rglob("*.json")):
-        if f.name == "model_meta.json":
-            continue
+    for f in result_files(results_dir):
         try:
             r = TaskResult.from_disk(f)
         except Exception:

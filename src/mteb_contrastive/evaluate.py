@@ -1,0 +1,331 @@
+"""``mteb-contrastive evaluate``: the release evaluation -- every benchmark here, one report.
+
+    mteb-contrastive evaluate -m MODEL [-m MODEL2 ...] [--out build/release] [--suite default|full]
+
+Steps:
+
+1. **Plan.** Each benchmark of the suite (:func:`plan`, plus every folder named by
+   ``MTEB_CONTRASTIVE_DATASETS`` / ``MTEB_CONTRASTIVE_VERIFICATION``) is checked with path and
+   environment checks only; one line per benchmark says ``run`` (and where its data comes from)
+   or ``skip`` and why. The ``default`` suite has one benchmark per family (what ``make run``
+   evaluates); ``full`` adds the others.
+2. **Build.** Benchmarks made from the shared data are built once into ``<out>/datasets`` and
+   ``<out>/verification`` (kept: a built folder is reused while its content revision is unchanged).
+3. **Run.** One stock ``mteb run`` per model with ``--output-folder <out>/results``,
+   ``--prediction-folder <out>/predictions/<org__name>``, for the tasks not already done: a
+   (model, task) whose result file exists with the task's current dataset revision is reported
+   ``cached`` and left out; the others are run with ``--overwrite-strategy always`` (a result of an
+   older dataset revision is replaced, which mteb's ``only-missing`` would keep). A model with
+   nothing left to run is not even loaded. Search-only
+   models (mteb's BM25) run the retrieval tasks only.
+4. **Report.** :func:`mteb_contrastive.report.write.write_report` writes ``report.md`` /
+   ``.json`` / ``.csv`` and ``plots/`` into ``<out>``; the last line printed is the report's path.
+
+Errors a user can fix (unknown model, no benchmark available, a failing ``mteb run``) end with one
+``error: ...`` line and exit status 2 (the failing run's own exit status for step 3).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+HALVEST_HUB = "almanach/HALvest-Contrastive"
+
+
+@dataclass
+class Bench:
+    """One benchmark of the suite: its tasks, family, where its data comes from, how to build it."""
+
+    name: str
+    family: str
+    tasks: list[str]
+    default: bool
+    source: str = ""
+    missing: str | None = None  # one-line reason when the data is not here
+    build: Callable[[], Path] | None = None
+    built_folder: Path | None = None
+    retrieval_tasks: list[str] = field(default_factory=list)
+
+
+def plan(out: Path, shared: Path, suite: str, *, hub: bool) -> list[Bench]:
+    """The benchmarks of ``suite`` ("default" or "full") with their run/skip decision (no data is read)."""
+    from mteb_contrastive.cli import TALN_DATASETS
+    from mteb_contrastive.pan_cli import PAN_BENCHMARKS
+
+    out_ds, out_ver = out / "datasets", out / "verification"
+    taln = shared / "taln" / "articles.jsonl.gz"
+    benches: list[Bench] = []
+
+    local_copy = os.environ.get("MTEB_CONTRASTIVE_HALVEST_PATH")
+    b = Bench("HALvest-Contrastive", "author", ["HALvestRetrieval", "HALvestTripletClassification"], default=False,
+              source=f"local copy {local_copy}" if local_copy else f"HuggingFace Hub {HALVEST_HUB}", retrieval_tasks=["HALvestRetrieval"])
+    if not hub and not local_copy:
+        b.missing = "HuggingFace Hub not reachable" + (" (HF_HUB_OFFLINE=1)" if os.environ.get("HF_HUB_OFFLINE") == "1" else "")
+    benches.append(b)
+
+    for name, view, ks, lang, mteb_lang in reversed(TALN_DATASETS):  # abstracts (small) first
+        b = Bench(name, "author", [f"{name}AuthorRetrieval", f"{name}AuthorTripletClassification"], default=name == "TALNAbstractEn",
+                  source=f"built from {taln} [{view}]", built_folder=out_ds / name, retrieval_tasks=[f"{name}AuthorRetrieval"])
+        if not taln.is_file():
+            b.missing = f"{taln} not found (set MTEB_CONTRASTIVE_SHARED or --shared to the shared data folder)"
+        else:
+            b.build = _taln_builder(taln, out_ds, name, view, ks, lang, mteb_lang)
+        benches.append(b)
+
+    for name in ("PAN14Known", "ELTeCEng"):
+        kind, rel, opts = PAN_BENCHMARKS[name]
+        src = shared / rel
+        b = Bench(name, "verification", [f"{name}Verification"], default=name == "PAN14Known", source=f"built from {src}", built_folder=out_ver / name)
+        if not src.is_file():
+            b.missing = f"{src} not found (set MTEB_CONTRASTIVE_SHARED or --shared to the shared data folder)"
+        else:
+            b.build = _verification_builder(kind, src, rel, out_ver, name, opts)
+        benches.append(b)
+
+    for env, task in (("MTEB_CONTRASTIVE_PAN20", "PAN20Verification"), ("MTEB_CONTRASTIVE_PAN21", "PAN21Verification")):
+        b = Bench(task, "verification", [task], default=False, source=f"${env}")
+        b.missing = _pan_missing(env, task)
+        benches.append(b)
+
+    quoter_shared = Path(os.environ.get("MTEB_CONTRASTIVE_QUOTER_DATA") or shared / "quoter").expanduser()
+    for task, fname, default in (("QuoteRKJVNovelsEnglishRetrieval", "en_kjv_in_novels.txt", True), ("QuoteRGcideEnglishRetrieval", "en_gcide.txt", False),
+                                 ("QuoteRIdiomChineseRetrieval", "zh_idiom.txt", False)):
+        f = quoter_shared / fname
+        b = Bench(task, "quotes", [task], default=default, source=str(f), retrieval_tasks=[task])
+        if not f.is_file():
+            b.missing = f"{f} not found (set MTEB_CONTRASTIVE_QUOTER_DATA or MTEB_CONTRASTIVE_SHARED)"
+        benches.append(b)
+    official = os.environ.get("MTEB_CONTRASTIVE_QUOTER_OFFICIAL")
+    for task, fname in (("QuoteREnglishRetrieval", "english.txt"), ("QuoteRModernChineseRetrieval", "modern_chinese.txt"), ("QuoteRClassicalChineseRetrieval", "ancient_chinese.txt")):
+        b = Bench(task, "quotes", [task], default=False, source=f"$MTEB_CONTRASTIVE_QUOTER_OFFICIAL/{fname}", retrieval_tasks=[task])
+        if not official:
+            b.missing = f"MTEB_CONTRASTIVE_QUOTER_OFFICIAL unset (the official QuoteR files are on https://github.com/thunlp/QuoteR, not the Hub)"
+        elif not (Path(official).expanduser() / fname).is_file():
+            b.missing = f"{Path(official).expanduser() / fname} not found (MTEB_CONTRASTIVE_QUOTER_OFFICIAL={official})"
+        benches.append(b)
+
+    cran = Path(os.environ.get("MTEB_CONTRASTIVE_CRANFIELD") or shared / "ir" / "cranfield").expanduser()
+    b = Bench("CranfieldIRTriplets", "ir-triplets", ["CranfieldIRTriplets"], default=True, source=f"built on first load from {cran}")
+    if not (cran / "corpus.jsonl").is_file():
+        b.missing = f"{cran}/corpus.jsonl not found (set MTEB_CONTRASTIVE_CRANFIELD or MTEB_CONTRASTIVE_SHARED)"
+    benches.append(b)
+
+    benches += user_folders()
+    for b in benches:
+        if not b.default and suite == "default" and b.missing is None and not b.source.startswith("user folder"):
+            b.missing = "not in the default suite (--suite full runs it)"
+    return benches
+
+
+def _pan_missing(env: str, task: str) -> str | None:
+    v = os.environ.get(env)
+    if not v:
+        return f"{env} unset (the PAN {task[3:5]} texts are on Zenodo on request, not on the Hub)"
+    if not (Path(v).expanduser() / "test" / "pairs.jsonl").is_file():
+        return f"{env}={v} has no test/pairs.jsonl"
+    return None
+
+
+def user_folders() -> list[Bench]:
+    """Benchmarks from the folders named by ``MTEB_CONTRASTIVE_DATASETS`` and ``MTEB_CONTRASTIVE_VERIFICATION``."""
+    from mteb_contrastive.tasks.local import DATASETS_ENV, dataset_folders
+    from mteb_contrastive.tasks.pan import VERIFICATION_ENV
+
+    out = []
+    for env in (DATASETS_ENV, VERIFICATION_ENV):
+        for folder in dataset_folders(env=env):
+            try:
+                info = json.loads((folder / "mteb_contrastive.json").read_text(encoding="utf-8"))
+                name, kind = info["name"], info.get("kind")
+            except (OSError, ValueError, KeyError) as exc:
+                out.append(Bench(folder.name, "other", [], default=True, source=f"user folder {folder}", missing=f"{folder}/mteb_contrastive.json unreadable: {exc}"))
+                continue
+            if kind == "ir-triplets":
+                out.append(Bench(name, "ir-triplets", [f"{name}IRTriplets"], default=True, source=f"user folder {folder} (${env})"))
+            elif kind == "pan-verification":
+                out.append(Bench(name, "verification", [f"{name}Verification"], default=True, source=f"user folder {folder} (${env})"))
+            else:
+                out.append(Bench(name, "author", [f"{name}AuthorRetrieval", f"{name}AuthorTripletClassification"], default=True,
+                                 source=f"user folder {folder} (${env})", retrieval_tasks=[f"{name}AuthorRetrieval"]))
+    return out
+
+
+def _taln_builder(src: Path, out: Path, name: str, view: str, ks: tuple, lang: str, mteb_lang: str) -> Callable[[], Path]:
+    def build() -> Path:
+        from mteb_contrastive.data.halvest_builder import build_halvest_dataset
+        from mteb_contrastive.data.taln import taln_corpus
+
+        rows, counts = taln_corpus(src, view)
+        desc = f"TALN/RECITAL papers 1997-2015, view {view} ({counts['kept']} of {counts['papers']} papers kept)"
+        return build_halvest_dataset(rows, out, name, ks=ks, language=lang, mteb_language=mteb_lang, n_triplets=2, seed=0, source=f"{src} [{view}]", description=desc)
+
+    return build
+
+
+def _verification_builder(kind: str, src: Path, rel: str, out: Path, name: str, opts: dict) -> Callable[[], Path]:
+    def build() -> Path:
+        from mteb_contrastive.data.verification_builder import build_verification_dataset
+        from mteb_contrastive.pan_cli import _documents
+
+        return build_verification_dataset(_documents(kind, str(src)), out, name, source=rel, **opts)
+
+    return build
+
+
+def is_search_only(meta) -> bool:
+    """True for models that rank but give no embeddings (mteb's BM25): they run retrieval tasks only."""
+    return getattr(meta.loader, "__name__", "") == "bm25_loader"
+
+
+def cached_result(results: Path, model_name: str, model_revision: str | None, task: str, dataset_revision: str | None) -> Path | None:
+    """The result file of (model, task) when it exists with the task's current dataset revision."""
+    folder = results / "results" / model_name.replace("/", "__") / str(model_revision or "no_revision_available")
+    f = folder / f"{task}.json"
+    if not f.is_file():
+        return None
+    try:
+        stored = json.loads(f.read_text(encoding="utf-8")).get("dataset_revision")
+    except ValueError:
+        return None
+    return f if stored == dataset_revision else None
+
+
+def _say(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "default", reference: str | None = None,
+                   rerun: bool = False, batch_size: int | None = None) -> int:
+    """The command (module docstring). Returns the exit status."""
+    import mteb  # first: the task modules below import mteb, whose import registers them
+
+    from mteb_contrastive.cli import hub_reachable
+    from mteb_contrastive.tasks.local import DATASETS_ENV
+    from mteb_contrastive.tasks.pan import VERIFICATION_ENV
+
+    out = out.resolve()
+    out_ds, out_ver = out / "datasets", out / "verification"
+    out_ds.mkdir(parents=True, exist_ok=True)
+    out_ver.mkdir(parents=True, exist_ok=True)
+    hub = hub_reachable()
+    # the environment of this process and of each `mteb run`: built folders, shared data, quiet libraries
+    env_updates = {
+        DATASETS_ENV: os.pathsep.join(filter(None, [os.environ.get(DATASETS_ENV), str(out_ds)])),
+        VERIFICATION_ENV: os.pathsep.join(filter(None, [os.environ.get(VERIFICATION_ENV), str(out_ver)])),
+        "MTEB_CONTRASTIVE_SHARED": str(shared),
+        "MTEB_CONTRASTIVE_CACHE": os.environ.get("MTEB_CONTRASTIVE_CACHE") or str(out / "cache"),
+        "HF_DATASETS_DISABLE_PROGRESS_BARS": os.environ.get("HF_DATASETS_DISABLE_PROGRESS_BARS", "1"),
+        "TOKENIZERS_PARALLELISM": os.environ.get("TOKENIZERS_PARALLELISM", "false"),
+    }
+    if not hub:
+        env_updates["HF_HUB_OFFLINE"] = "1"
+    benches = plan(out, shared, suite, hub=hub)  # before the update: only the user's folders are "user folders"
+    os.environ.update(env_updates)
+
+    _say(f"release evaluation of {len(models)} model(s), suite '{suite}', output {out}")
+    for b in benches:
+        if b.missing:
+            _say(f"  skip {b.name}: {b.missing}")
+        else:
+            _say(f"  run  {b.name} ({b.family}; {b.source}): {', '.join(b.tasks)}")
+    todo = [b for b in benches if not b.missing]
+    skipped = [(b.name, b.missing) for b in benches if b.missing]
+    if not todo:
+        print("error: no benchmark has its data here; see the skip lines above (docs/environment.md lists the variables)", file=sys.stderr)
+        return 2
+
+    # built benchmarks: once, into the output folder
+    to_build = [b for b in todo if b.build is not None and not (b.built_folder / "mteb_contrastive.json").is_file()]
+    if to_build:
+        from tqdm import tqdm
+
+        for b in tqdm(to_build, desc="building benchmarks", unit="benchmark"):
+            tqdm.write(f"  building {b.name} into {b.built_folder.parent}")
+            b.build()
+
+    from mteb_contrastive.registration import register_tasks, registered_task_class
+    from mteb_contrastive.tasks import all_task_classes
+
+    register_tasks(all_task_classes())  # folders built above
+    metas = {}
+    for m in models:
+        try:
+            metas[m] = mteb.get_model_meta(m)
+        except Exception as exc:
+            print(f"error: -m {m}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__} (an mteb model name, a registered baseline or a sentence-transformers folder)", file=sys.stderr)
+            return 2
+    if reference is not None and reference not in models and reference not in {x.name for x in metas.values()}:
+        print(f"error: --reference {reference} is not one of the -m models ({', '.join(models)})", file=sys.stderr)
+        return 2
+
+    results, predictions = out / "results", out / "predictions"
+    mteb_bin = str(Path(sys.executable).with_name("mteb"))
+    prediction_dirs = {}
+    for m in models:
+        meta = metas[m]
+        tasks = [t for b in todo for t in (b.retrieval_tasks if is_search_only(meta) else b.tasks)]
+        if is_search_only(meta):
+            dropped = [t for b in todo for t in b.tasks if t not in b.retrieval_tasks]
+            if dropped:
+                _say(f"{meta.name}: a search model (no embeddings): retrieval tasks only; not run: {', '.join(dropped)}")
+        pred_dir = predictions / meta.name.replace("/", "__")
+        prediction_dirs[meta.name] = pred_dir
+        left = []
+        for t in tasks:
+            cls = registered_task_class(t)
+            rev = cls.metadata.dataset.get("revision") if cls is not None else None
+            hit = None if rerun else cached_result(results, meta.name, meta.revision, t, rev)
+            if hit is not None:
+                _say(f"  cached {meta.name} {t} ({hit.relative_to(out)})")
+            else:
+                left.append(t)
+        if not left:
+            _say(f"{meta.name}: every result is already there, nothing to run")
+            continue
+        pred_dir.mkdir(parents=True, exist_ok=True)
+        cmd = [mteb_bin, "run", "-m", m, "-t", *left, "--output-folder", str(results), "--prediction-folder", str(pred_dir),
+               "--overwrite-strategy", "always", "-v", "1"]  # only tasks not cached for their current revision are listed
+        if batch_size:
+            cmd += ["--batch-size", str(batch_size)]
+        _say("$ " + " ".join(cmd))
+        rc = subprocess.call(cmd, env=dict(os.environ))
+        if rc != 0:
+            print(f"error: mteb run of {m} failed (exit {rc}); the results already written are kept, rerun to resume", file=sys.stderr)
+            return rc
+
+    from mteb_contrastive.report.write import write_report
+
+    names = [metas[m].name for m in models]
+    ref = metas[reference].name if reference in metas else reference
+    _say("writing the report" + (" (loading each task's qrels/labels for chance levels and comparisons)" if len(names) > 1 else ""))
+    md = write_report(results, out, models=names, prediction_dirs=prediction_dirs, reference_model=ref, skipped=skipped, load_references=True)
+    _say(f"report: {md}")
+    return 0
+
+
+def add_parser(sub) -> None:
+    """The ``evaluate`` subcommand of ``mteb-contrastive``."""
+    import argparse
+
+    e = sub.add_parser("evaluate", help="release evaluation: every benchmark available here, one mteb run per model, one report",
+                       description="Release evaluation: plan (run/skip per benchmark), build, one mteb run per model (resumable), report.md/.json/.csv with plots. See docs/report.md.")
+    e.add_argument("-m", "--model", dest="models", action="append", required=True, metavar="MODEL",
+                   help="an mteb model name, a registered baseline (mteb-contrastive/...) or a sentence-transformers folder; repeat for several models (default: none, at least one required)")
+    e.add_argument("--out", type=Path, default=Path("build/release"), help="output folder: results/, predictions/, datasets/, report.md/.json/.csv, plots/ (default: %(default)s)")
+    e.add_argument("--suite", choices=["default", "full"], default="default", help="default: one benchmark per family (make run); full: every benchmark whose data is here (default: %(default)s)")
+    e.add_argument("--shared", help="the shared data folder (default: $MTEB_CONTRASTIVE_SHARED, else ../shared/data beside the checkout)")
+    e.add_argument("--reference", help="the model every other one is compared with (default: the first -m)")
+    e.add_argument("--rerun", action="store_true", help="recompute results that already exist (default: off, resume)")
+    e.add_argument("--batch-size", type=int, help="encoding batch size passed to mteb run (default: mteb's)")
+
+
+def main(args) -> int:
+    from mteb_contrastive.paths import shared_data_dir
+
+    return run_evaluation(args.models, args.out, shared=shared_data_dir(args.shared), suite=args.suite, reference=args.reference, rerun=args.rerun, batch_size=args.batch_size)

@@ -1,0 +1,19 @@
+"""One reader for every result of the project, and the release-evaluation report built on it.
+
+* :mod:`.reader` -- every score of an mteb ``--output-folder`` (``<model>/<revision>/<task>.json``)
+  as flat :class:`~.reader.ScoreRow` records, with the model's identity and the dataset revision;
+  per-item scores from a prediction folder (:func:`~.reader.per_item_scores`).
+* :mod:`.chance` -- chance levels (random-ranking expectation, 0.5, majority class).
+* :mod:`.compare` -- paired bootstrap confidence intervals, a paired permutation test and verdicts.
+* :mod:`.plots` -- matplotlib figures (score vs k, ROC / reliability, recall@k, rank histograms).
+* :mod:`.write` -- ``report.md`` / ``report.json`` / ``report.csv`` in an output folder.
+
+Every table of the project (``mteb-contrastive report``, ``pan-report``, the docs' tables) is
+written from :func:`~.reader.read_results`.
+"""
+
+from __future__ import annotations
+
+from mteb_contrastive.report.legacy import author_table, load_results
+
+__all__ = ["author_table", "load_results"]

@@ -1,0 +1,336 @@
+"""The one results reader: mteb result folders and prediction folders -> flat records.
+
+Result layout (mteb 2.26 ``ResultCache``): ``<output-folder>[/results]/<org__name>/<revision>/<task>.json``
+beside ``model_meta.json``. Each file is read with mteb's own :class:`mteb.TaskResult`; one
+:class:`ScoreRow` per (model, task, split, subset). Keys are read generically:
+
+* the main score is the task's ``metadata.main_score`` (from the registered task; else the key
+  whose value equals the stored ``main_score``);
+* secondary scores are listed by their exact names (:func:`secondary_keys`);
+* chance levels are the keys starting with ``random_`` or ``chance_`` (:mod:`.chance` adds the
+  expectations it can compute when a protocol stores none);
+* counts are ``n_*``, ``pool_*`` and ``*truncat*`` keys.
+
+Per-item scores (for the bootstrap of :mod:`.compare`) come from a prediction folder
+(``mteb run --prediction-folder DIR``; ``mteb-contrastive evaluate`` gives each model its own
+``<out>/predictions/<org__name>/``), see :func:`per_item_scores`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+#: task families, in report order
+FAMILIES = ("author", "verification", "quotes", "ir-triplets", "retrieval", "other")
+FAMILY_TITLES = {
+    "author": "Author tasks (HALvest protocol: author retrieval, author triplets)",
+    "verification": "Authorship verification (PAN metrics)",
+    "quotes": "Quote recommendation (QuoteR)",
+    "ir-triplets": "Paragraph Vector IR triplets",
+    "retrieval": "Other retrieval tasks",
+    "other": "Other tasks",
+}
+#: scores where a lower value is better
+LOWER_IS_BETTER = re.compile(r"(^|_)(error_rate|brier|median_rank|mean_rank|n_unanswered)$")
+_SECONDARY = [
+    re.compile(p)
+    for p in (
+        r"^accuracy(_.*)?$", r"^error_rate$",
+        r"^ndcg_at_(5|10|100)$", r"^recall_at_(1|10|100)$", r"^mrr(_at_10)?$", r"^hit_rate_at_(1|10)$", r"^median_rank$",
+        r"^pan_platt_abstain_(auc|c_at_1|f_05_u|n_unanswered)$", r"^pan_(hard|platt)_overall$", r"^abstain_delta$",
+        r".*_tie_.*", r"^mrr_tie_expected$",
+    )
+]
+_COUNT = re.compile(r"^(n_.*|pool_size|pool_duplicates_removed|.*truncat.*)$")
+_CHANCE = re.compile(r"^(random|chance)_")
+
+
+@dataclass
+class ScoreRow:
+    """The scores of one (model, task, split, subset), as stored by mteb.
+
+    ``scores`` holds every numeric key of the stored score dict (``hf_subset``, ``languages`` and
+    ``main_score`` removed). ``main_score_name`` is the task's main score; ``main`` its value.
+    """
+
+    model: str
+    model_revision: str
+    task: str
+    split: str
+    subset: str
+    family: str
+    main_score_name: str
+    scores: dict[str, Any]
+    languages: list[str] = field(default_factory=list)
+    dataset_revision: str | None = None
+    mteb_version: str | None = None
+    evaluation_time: float | None = None
+    path: Path | None = None
+    model_meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def main(self) -> float | None:
+        v = self.scores.get(self.main_score_name)
+        return float(v) if isinstance(v, (int, float)) else None
+
+    @property
+    def model_dir(self) -> str:
+        return self.model.replace("/", "__")
+
+    def chance(self) -> dict[str, float]:
+        """Chance-level keys stored by the protocol (``random_*`` / ``chance_*``)."""
+        return {k: v for k, v in self.scores.items() if _CHANCE.match(k) and isinstance(v, (int, float))}
+
+    def counts(self) -> dict[str, Any]:
+        return {k: v for k, v in self.scores.items() if _COUNT.match(k) and not _CHANCE.match(k)}
+
+    def secondary(self) -> dict[str, Any]:
+        return {k: self.scores[k] for k in secondary_keys(self.scores) if k != self.main_score_name}
+
+
+def secondary_keys(scores: dict[str, Any]) -> list[str]:
+    """Keys worth a column, by exact name, in a stable order (pattern order, then name)."""
+    out: list[str] = []
+    ranking = any(k.startswith("ndcg_at_") for k in scores)  # mteb's retrieval scores hold an unrelated ``accuracy``
+    for pat in _SECONDARY:
+        if ranking and pat.pattern.startswith("^accuracy"):
+            continue
+        out.extend(sorted(k for k in scores if pat.match(k) and k not in out and not _CHANCE.match(k)))
+    return out
+
+
+def higher_is_better(score_name: str) -> bool:
+    """False for error rates, Brier scores, ranks (see :data:`LOWER_IS_BETTER`)."""
+    return not LOWER_IS_BETTER.search(score_name)
+
+
+def family_of(task: str, task_type: str | None, scores: dict[str, Any]) -> str:
+    """Task family from the stored keys (generic: protocols' key names, not task names).
+
+    verification: ``pan_*`` keys; ir-triplets: ``error_rate``; author: ``accuracy_unrestricted``
+    (triplets) or ``pool_candidates_raw`` (retrieval pool built from triplets); quotes:
+    ``gold_ranks_exact``; retrieval: any other ``ndcg_at_10``.
+    """
+    keys = set(scores)
+    if any(k.startswith("pan_") for k in keys):
+        return "verification"
+    if "error_rate" in keys:
+        return "ir-triplets"
+    if "accuracy_unrestricted" in keys or "pool_candidates_raw" in keys:
+        return "author"
+    if "gold_ranks_exact" in keys or task.startswith("QuoteR"):
+        return "quotes"
+    if task_type == "Retrieval" or "ndcg_at_10" in keys:
+        return "retrieval"
+    return "other"
+
+
+def task_class(task: str) -> type | None:
+    """The registered mteb task class of ``task`` (None when mteb does not know it here)."""
+    try:
+        from mteb_contrastive.registration import registered_task_class
+
+        return registered_task_class(task)
+    except Exception:  # pragma: no cover - registry shape changed
+        return None
+
+
+def result_files(results_dir: str | Path) -> list[Path]:
+    """Every task result file under an mteb output folder, sorted by path."""
+    root = Path(results_dir)
+    return sorted(f for f in root.rglob("*.json") if f.name != "model_meta.json" and (f.parent / "model_meta.json").is_file()) if root.is_dir() else []
+
+
+def read_results(results_dir: str | Path, *, models: list[str] | None = None, tasks: list[str] | None = None) -> list[ScoreRow]:
+    """Every score of an mteb output folder as :class:`ScoreRow` records.
+
+    Args:
+        results_dir: mteb ``--output-folder``.
+        models: keep only these model names (mteb names, e.g. ``sentence-transformers/all-MiniLM-L6-v2``).
+        tasks: keep only these task names.
+
+    Returns:
+        rows sorted by (family, task, subset, model); a file mteb cannot read is skipped with a log line.
+    """
+    from mteb import TaskResult
+
+    rows: list[ScoreRow] = []
+    for f in result_files(results_dir):
+        try:
+            r = TaskResult.from_disk(f)
+        except Exception as exc:
+            logger.warning("skipping %s: %s", f, exc)
+            continue
+        meta = json.loads((f.parent / "model_meta.json").read_text(encoding="utf-8"))
+        model = meta.get("name") or f.parent.parent.name.replace("__", "/")
+        if models is not None and model not in models:
+            continue
+        if tasks is not None and r.task_name not in tasks:
+            continue
+        cls = task_class(r.task_name)
+        task_type = cls.metadata.type if cls is not None else None
+        main_name = cls.metadata.main_score if cls is not None else None
+        for split, entries in r.scores.items():
+            for s in entries:
+                scores = {k: v for k, v in s.items() if k not in ("hf_subset", "languages", "main_score") and isinstance(v, (int, float, str)) and not isinstance(v, bool)}
+                name = main_name or guess_main_score(scores, s.get("main_score"))
+                if name not in scores and "main_score" in s:
+                    scores[name] = s["main_score"]
+                rows.append(ScoreRow(
+                    model=model, model_revision=str(meta.get("revision") or f.parent.name), task=r.task_name, split=split,
+                    subset=s.get("hf_subset", "default"), family=family_of(r.task_name, task_type, scores), main_score_name=name,
+                    scores=scores, languages=list(s.get("languages") or []), dataset_revision=r.dataset_revision,
+                    mteb_version=r.mteb_version, evaluation_time=r.evaluation_time, path=f, model_meta=meta,
+                ))
+    order = {f: i for i, f in enumerate(FAMILIES)}
+    rows.sort(key=lambda x: (order.get(x.family, 99), x.task, x.split, subset_sort_key(x.subset), x.model))
+    return rows
+
+
+#: when the task is not registered here: the usual main scores, tried first among keys equal to ``main_score``
+MAIN_SCORE_PREFERENCE = ("ndcg_at_10", "accuracy", "pan_platt_abstain_overall", "mrr", "map_at_1000", "main_score")
+
+
+def guess_main_score(scores: dict[str, Any], value: Any) -> str:
+    """The name of the stored ``main_score`` when the task's metadata is not available here."""
+    equal = [k for k, v in scores.items() if v == value]
+    return next((k for k in MAIN_SCORE_PREFERENCE if k in equal), equal[0] if equal else "main_score")
+
+
+def subset_sort_key(subset: str) -> tuple:
+    """``base-2`` < ``base-4`` < ``base-10`` (numeric k), other names alphabetically."""
+    k = span_k(subset)
+    return (0, k, subset) if k is not None else (1, 0, subset)
+
+
+def span_k(subset: str) -> int | None:
+    """k (sentences per span) of an author-task subset named ``<config>-<k>``; None otherwise."""
+    m = re.search(r"-(\d+)$", subset)
+    return int(m.group(1)) if m else None
+
+
+# --------------------------------------------------------------------------- per-item scores
+
+
+@dataclass
+class PerItem:
+    """Per-item data of one (model, task, split, subset) for a paired comparison.
+
+    ``ids``: item ids (query ids, triplet or pair ids), aligned with ``values`` (one float per
+    item whose mean is ``statistic_name``) or, for verification, with ``labels`` / ``answers``
+    (the statistic is recomputed from them: PAN overall). ``note`` says where they came from.
+    """
+
+    statistic_name: str
+    ids: list[str]
+    values: list[float] | None = None
+    labels: list[int] | None = None
+    answers: list[float] | None = None
+    year: int = 2021
+    note: str = ""
+
+
+def predictions_file(prediction_dir: str | Path, task: str) -> Path:
+    """mteb's prediction file of ``task`` (``<dir>/<task>_predictions.json``)."""
+    return Path(prediction_dir) / f"{task}_predictions.json"
+
+
+def read_predictions(prediction_dir: str | Path | None, task: str, subset: str, split: str) -> Any:
+    """The predictions mteb (or a protocol) stored for one subset/split; None when absent."""
+    if prediction_dir is None:
+        return None
+    f = predictions_file(prediction_dir, task)
+    if not f.is_file():
+        return None
+    data = json.loads(f.read_text(encoding="utf-8"))
+    return data.get(subset, {}).get(split)
+
+
+def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference: Any = None) -> PerItem | None:
+    """Per-item scores of ``row`` from its prediction folder; None when there are none.
+
+    The contract, per family, of ``<prediction_dir>/<task>_predictions.json`` -> ``[subset][split]``:
+
+    * any family: ``{"per_item": {"name": <statistic>, "ids": [...], "values": [...]}}`` -- the
+      mean of ``values`` is the score ``name`` (e.g. a triplet protocol writes ``name="accuracy"``
+      and one 0/1 per base triplet). Read first when present.
+    * retrieval (written by mteb itself): ``{query id: {doc id: score}}``; per-query nDCG@10 is
+      recomputed with pytrec_eval (as mteb does) against the task's qrels (``reference``:
+      ``{qid: {doc id: gain}}``, from :func:`task_reference`), identical query/doc ids removed when
+      the task sets ``ignore_identical_ids``.
+    * verification (written by the protocol): ``{"id": [...], "platt_abstain": [...]}`` plus the
+      test labels -- ``"labels"`` in the file, else ``reference`` (``{pair id: 0/1}``); the
+      statistic is the PAN overall score of the Platt+abstain answers.
+    """
+    pred = read_predictions(prediction_dir, row.task, row.subset, row.split)
+    if pred is None:
+        return None
+    if isinstance(pred, dict) and isinstance(pred.get("per_item"), dict):
+        p = pred["per_item"]
+        return PerItem(statistic_name=p["name"], ids=[str(i) for i in p["ids"]], values=[float(v) for v in p["values"]], note="protocol per-item file")
+    if row.family == "verification" and isinstance(pred, dict) and "platt_abstain" in pred:
+        ids = [str(i) for i in pred["id"]]
+        labels = pred.get("labels")
+        if labels is None and reference is not None:
+            labels = [int(reference[i]) for i in ids]
+        if labels is None:
+            return None
+        return PerItem(statistic_name="pan_platt_abstain_overall", ids=ids, labels=[int(v) for v in labels],
+                       answers=[float(v) for v in pred["platt_abstain"]], year=int(row.scores.get("pan_year", 2021)), note="PAN overall recomputed per resample")
+    if row.family in ("author", "quotes", "retrieval") and isinstance(pred, dict) and reference is not None:
+        return PerItem(statistic_name="ndcg_at_10", **_per_query_ndcg(pred, reference["qrels"], 10, reference.get("ignore_identical_ids", False)), note="per-query nDCG@10 recomputed from predictions + qrels (pytrec_eval)")
+    return None
+
+
+def _per_query_ndcg(results: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]], k: int, ignore_identical_ids: bool) -> dict[str, list]:
+    """Per-query nDCG@k of mteb's retrieval predictions (pytrec_eval ``ndcg_cut``, as mteb)."""
+    import pytrec_eval
+
+    results = {q: {d: float(s) for d, s in docs.items() if not (ignore_identical_ids and d == q)} for q, docs in results.items()}
+    qrels = {q: {d: int(g) for d, g in rel.items()} for q, rel in qrels.items()}
+    scores = pytrec_eval.RelevanceEvaluator(qrels, {f"ndcg_cut.{k}"}).evaluate(results)
+    ids = sorted(scores)
+    return {"ids": ids, "values": [scores[q][f"ndcg_cut_{k}"] for q in ids]}
+
+
+@lru_cache(maxsize=4)
+def _loaded_task(task: str) -> Any:
+    """The task, its data loaded once (every subset) for all the reference look-ups of a report."""
+    import mteb
+
+    t = mteb.get_task(task)
+    t.load_data()
+    return t
+
+
+def task_reference(task: str, subset: str, split: str) -> dict[str, Any] | None:
+    """What the task knows about each item (qrels or test labels), loaded through mteb; None if unavailable.
+
+    Retrieval: ``{"qrels": {qid: {doc: gain}}, "ignore_identical_ids": bool}``; verification:
+    ``{pair id: label}``.
+    """
+    try:
+        t = _loaded_task(task)
+        data = t.dataset[subset][split]
+    except Exception as exc:
+        logger.info("no reference data for %s %s/%s: %s", task, subset, split, exc)
+        return None
+    if isinstance(data, dict) and "relevant_docs" in data:
+        qids = set(data["queries"]["id"])
+        return {"qrels": {q: dict(v) for q, v in data["relevant_docs"].items()}, "ignore_identical_ids": bool(getattr(t, "ignore_identical_ids", False)),
+                "query_in_pool": {c for c in data["corpus"]["id"] if c in qids}}
+    try:
+        cols = data.column_names
+    except AttributeError:
+        return None
+    if "labels" in cols and "id" in cols:
+        return {str(i): int(v) for i, v in zip(data["id"], data["labels"])}
+    return None

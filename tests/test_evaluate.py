@@ -1,0 +1,198 @@
+"""`mteb-contrastive evaluate` end to end on tiny synthetic benchmarks; benchmarks and sweeps in fresh processes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import run
+from synthetic_benchmarks import build_all
+
+MODELS = ["mteb-contrastive/tfidf-words", "mteb-contrastive/tfidf-char3"]
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory):
+    root = tmp_path_factory.mktemp("synth")
+    folders = build_all(root)
+    env = {"MTEB_CONTRASTIVE_DATASETS": str(folders["datasets"]), "MTEB_CONTRASTIVE_VERIFICATION": str(folders["verification"]),
+           "MTEB_CONTRASTIVE_SHARED": str(root / "no-shared-data"), "MTEB_CONTRASTIVE_CACHE": str(root / "cache")}
+    return root, env
+
+
+@pytest.fixture(scope="module")
+def evaluated(synth):
+    root, env = synth
+    out = root / "release"
+    cmd = ["mteb-contrastive", "evaluate", *[a for m in MODELS for a in ("-m", m)], "--out", str(out)]
+    first = run(cmd, env)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    return out, first, cmd, env
+
+
+def _file_scores(out: Path, model: str, task: str) -> dict:
+    (f,) = (out / "results").rglob(f"{model.replace('/', '__')}/*/{task}.json")
+    return {s["hf_subset"]: s for s in json.loads(f.read_text())["scores"]["test"]}
+
+
+def test_plan_lines_and_report_path(evaluated):
+    out, first, _, _ = evaluated
+    lines = first.stdout.splitlines()
+    assert "  skip PAN20Verification: MTEB_CONTRASTIVE_PAN20 unset (the PAN 20 texts are on Zenodo on request, not on the Hub)" in lines
+    assert any(line.startswith("  skip CranfieldIRTriplets: ") and "no-shared-data/ir/cranfield/corpus.jsonl not found" in line for line in lines)
+    runs = sorted(line.split()[1] for line in lines if line.startswith("  run  "))
+    assert runs == ["SynthAuthors", "SynthIR", "SynthPairs"]
+    assert lines[-1] == f"report: {out / 'report.md'}"
+    assert "Traceback" not in first.stderr
+
+
+def test_report_numbers_are_the_result_files(evaluated):
+    out, _, _, _ = evaluated
+    rep = json.loads((out / "report.json").read_text())
+    assert {r["model"] for r in rep["rows"]} == set(MODELS)
+    assert {r["family"] for r in rep["rows"]} == {"author", "verification", "ir-triplets"}
+    for r in rep["rows"]:
+        stored = _file_scores(out, r["model"], r["task"])[r["subset"]]
+        assert r["main_score"] == stored[r["main_score_name"]] == stored["main_score"]
+        (f,) = (out / "results").rglob(f"{r['model'].replace('/', '__')}/*/{r['task']}.json")
+        assert r["dataset_revision"] == json.loads(f.read_text())["dataset_revision"] and r["dataset_revision"]
+    main = {r["task"]: r["main_score_name"] for r in rep["rows"]}
+    assert main == {"SynthAuthorsAuthorRetrieval": "ndcg_at_10", "SynthAuthorsAuthorTripletClassification": "accuracy",
+                    "SynthIRIRTriplets": "accuracy", "SynthPairsVerification": "pan_platt_abstain_overall"}
+    triplet = next(r for r in rep["rows"] if r["task"] == "SynthIRIRTriplets")
+    assert triplet["chance"] == 0.5 and triplet["counts"]["n_triplets"] == _file_scores(out, triplet["model"], "SynthIRIRTriplets")["default"]["n_triplets"]
+    ret = next(r for r in rep["rows"] if r["task"] == "SynthAuthorsAuthorRetrieval")
+    assert 0 < ret["chance"] < ret["main_score"]  # random-ranking nDCG@10 from the qrels and the pool size
+    md = (out / "report.md").read_text()
+    for png in ("author_score_vs_k.png", "recall_at_k.png", "SynthPairsVerification_roc_reliability.png"):
+        assert (out / "plots" / png).stat().st_size > 1000 and f"(plots/{png})" in md
+    csv_lines = (out / "report.csv").read_text().splitlines()
+    assert csv_lines[0] == "family,task,split,subset,model,model_revision,dataset_revision,score,value,is_main,chance"
+    assert sum(1 for line in csv_lines if ",1," in line and line.split(",")[9] == "1") == len(rep["rows"])
+
+
+def test_comparisons_from_per_item_data(evaluated):
+    out, _, _, _ = evaluated
+    rep = json.loads((out / "report.json").read_text())
+    comps = {(c["task"], c["subset"], c["candidate"]): c for c in rep["comparisons"]}
+    assert {c["reference"] for c in rep["comparisons"]} == {MODELS[0]}
+    for subset in ("base-2", "base-3"):
+        c = comps[("SynthAuthorsAuthorRetrieval", subset, MODELS[1])]
+        # per-query nDCG@10 recomputed from mteb's predictions + qrels averages to mteb's own number
+        assert c["reference_value"] == pytest.approx(_file_scores(out, MODELS[0], "SynthAuthorsAuthorRetrieval")[subset]["ndcg_at_10"], abs=1e-4)
+        assert c["candidate_value"] == pytest.approx(_file_scores(out, MODELS[1], "SynthAuthorsAuthorRetrieval")[subset]["ndcg_at_10"], abs=1e-4)
+        assert c["ci_low"] <= c["diff"] <= c["ci_high"] and c["n_items"] == 18
+        assert c["verdict"] in ("better", "worse", "within noise")
+    v = comps[("SynthPairsVerification", "default", MODELS[1])]
+    assert v["statistic"] == "pan_platt_abstain_overall"
+    assert v["reference_value"] == pytest.approx(v["reference_main"], abs=1e-6)  # mteb stores 6 decimals; PAN overall recomputed from answers + labels
+    assert comps[("SynthIRIRTriplets", "default", MODELS[1])]["verdict"] == "no per-item data"
+
+
+def test_report_command_covers_every_family(evaluated):
+    out, _, _, env = evaluated
+    r = run(["mteb-contrastive", "report", str(out / "results")], env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    for title in ("## Author tasks", "## Authorship verification", "## Paragraph Vector IR triplets", "## Comparison"):
+        assert title in r.stdout
+    ir = [line for line in r.stdout.splitlines() if line.startswith("| SynthIRIRTriplets | default | ") and "| accuracy |" in line and "no per-item" not in line]
+    assert len(ir) == 2
+    for line in ir:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        stored = _file_scores(out, cells[2], "SynthIRIRTriplets")["default"]["accuracy"]
+        assert cells[3:6] == ["accuracy", f"{stored:.4f}", "0.5000"]
+    r = run(["mteb-contrastive", "report", str(out / "no-such-folder")], env)
+    assert r.returncode == 2 and r.stderr.strip() == f"error: {out / 'no-such-folder'}: not a folder (give an mteb --output-folder)"
+
+
+def test_second_call_recomputes_nothing(evaluated):
+    out, _, cmd, env = evaluated
+    files = {p: p.stat().st_mtime_ns for p in (out / "results").rglob("*.json")}
+    second = run(cmd, env)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "$ " not in second.stdout  # no mteb run at all
+    for m in MODELS:
+        assert f"{m}: every result is already there, nothing to run" in second.stdout
+    assert {p: p.stat().st_mtime_ns for p in (out / "results").rglob("*.json")} == files
+
+
+def test_user_errors_are_one_line_exit_2(synth, tmp_path):
+    _, env = synth
+    r = run(["mteb-contrastive", "evaluate", "-m", "no-such-org/no-such-model", "--out", str(tmp_path / "o")], env)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines()[-1].startswith("error: -m no-such-org/no-such-model: ")
+    r = run(["mteb-contrastive", "evaluate", "-m", MODELS[0], "--out", str(tmp_path / "o")], {"MTEB_CONTRASTIVE_SHARED": str(tmp_path / "none")})
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == ["error: no benchmark has its data here; see the skip lines above (docs/environment.md lists the variables)"]
+
+
+def test_mteb_run_stops_before_loading_the_model(tmp_path):
+    r = run(["mteb", "run", "-m", "sentence-transformers/all-MiniLM-L6-v2", "-t", "PAN21Verification", "--output-folder", str(tmp_path)], {"MTEB_CONTRASTIVE_PAN21": ""})
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        "mteb: error: PAN21Verification: the PAN texts are not on the Hub; set MTEB_CONTRASTIVE_PAN21 to a folder with validation/ and test/ (pairs.jsonl + truth.jsonl each)"]
+    assert "Loading weights" not in r.stderr + r.stdout
+
+
+def test_generic_sweep_lists_only_configured_tasks_and_benchmarks_resolve(synth, tmp_path):
+    _, env = synth
+    official = tmp_path / "quoter"
+    official.mkdir()
+    (official / "english.txt").write_text("")
+    # PAN21 and the official QuoteR modern/classical Chinese files are not configured; QuoteR English is (its file exists)
+    code = ("import mteb; ours = lambda ts: sorted(t.metadata.name for t in ts if type(t).__module__.startswith('mteb_contrastive')); "
+            "print(ours(mteb.get_tasks(task_types=['Retrieval']))); print(ours(mteb.get_tasks(task_types=['PairClassification']))); "
+            "print(ours(mteb.get_benchmark('mteb-contrastive').tasks)); print(ours(mteb.get_benchmark('mteb-contrastive-ir-triplets').tasks))")
+    r = run([sys.executable, "-c", code], {**env, "MTEB_CONTRASTIVE_QUOTER_OFFICIAL": str(official)})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.splitlines() == [
+        "['QuoteREnglishRetrieval', 'SynthAuthorsAuthorRetrieval']",
+        "['SynthAuthorsAuthorTripletClassification', 'SynthIRIRTriplets', 'SynthPairsVerification']",
+        "['QuoteREnglishRetrieval', 'SynthAuthorsAuthorRetrieval', 'SynthAuthorsAuthorTripletClassification', 'SynthIRIRTriplets', 'SynthPairsVerification']",
+        "['SynthIRIRTriplets']",
+    ]
+
+
+def test_stock_mteb_run_of_a_benchmark(synth, tmp_path):
+    _, env = synth
+    r = run(["mteb", "run", "-m", "mteb-contrastive/tfidf-words", "-b", "mteb-contrastive-ir-triplets", "--output-folder", str(tmp_path), "-v", "0"], env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    (f,) = tmp_path.rglob("SynthIRIRTriplets.json")
+    s = json.loads(f.read_text())["scores"]["test"][0]
+    assert s["error_rate"] == pytest.approx(100 * (1 - s["accuracy"]))
+
+
+def test_help_is_fast_and_shows_defaults():
+    import time
+
+    t0 = time.monotonic()
+    r = run(["mteb-contrastive", "evaluate", "--help"])
+    assert r.returncode == 0 and time.monotonic() - t0 < 3
+    assert "(default: build/release)" in r.stdout and "(default: default)" in r.stdout
+    r = run(["mteb-contrastive", "report", "--help"])
+    assert "(default: print)" in r.stdout and time.monotonic() - t0 < 6
+
+
+def test_search_only_models_get_retrieval_tasks_only():
+    import mteb
+
+    from mteb_contrastive.evaluate import is_search_only
+
+    assert is_search_only(mteb.get_model_meta("mteb/baseline-bm25s"))
+    assert not is_search_only(mteb.get_model_meta("mteb-contrastive/tfidf-words"))
+    assert not is_search_only(mteb.get_model_meta("sentence-transformers/all-MiniLM-L6-v2"))
+
+
+def test_cached_result_is_keyed_by_the_dataset_revision(tmp_path):
+    from mteb_contrastive.evaluate import cached_result
+
+    folder = tmp_path / "results" / "org__m" / "rev1"
+    folder.mkdir(parents=True)
+    (folder / "T.json").write_text(json.dumps({"dataset_revision": "abc", "task_name": "T"}))
+    assert cached_result(tmp_path, "org/m", "rev1", "T", "abc") == folder / "T.json"
+    assert cached_result(tmp_path, "org/m", "rev1", "T", "abd") is None  # content changed: rerun
+    assert cached_result(tmp_path, "org/m", "rev2", "T", "abc") is None  # another model revision
+    assert cached_result(tmp_path, "org/m", "rev1", "U", "abc") is None

@@ -1,0 +1,115 @@
+"""The release report's pieces on hand-computed cases: bootstrap interval and test, chance levels, the reader's keys."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from mteb_contrastive.report.chance import chance_levels, expected_ndcg_at_k, expected_recall_at_k, expected_rr, main_chance, ranking_chance
+from mteb_contrastive.report.compare import compare_per_item, paired_bootstrap
+from mteb_contrastive.report.reader import PerItem, ScoreRow, family_of, guess_main_score, per_item_scores, secondary_keys
+
+
+def test_exact_bootstrap_interval_by_hand():
+    # per-item differences d = (0, 1, 1): the 27 resamples of 3 indices give mean(d*) = j/3 where j ~ Binomial(3, 2/3):
+    # P(0) = 1/27, P(1/3) = 6/27, P(2/3) = 12/27, P(1) = 8/27. The 2.5% quantile is 0 (1/27 = 0.037 >= 0.025),
+    # the 97.5% quantile is 1 (P(<= 2/3) = 19/27 = 0.70 < 0.975).
+    c = paired_bootstrap([0, 0, 0], [0, 1, 1])
+    assert c.exact and c.n_resamples == 27
+    assert c.diff == pytest.approx(2 / 3)
+    assert (c.ci_low, c.ci_high) == (0.0, 1.0)
+    # randomisation test: two nonzero differences, 4 sign patterns with means 2/3, 0, 0, -2/3 -> p = 2/4
+    assert c.p_value == 0.5
+    assert c.verdict == "within noise"
+
+
+def test_verdicts_follow_the_interval_and_the_direction():
+    # d = (1, 1): every resample has mean 1 -> interval [1, 1]; p = 2/4 (patterns 1, 0, 0, -1)
+    c = paired_bootstrap([0, 0], [1, 1])
+    assert (c.ci_low, c.ci_high, c.p_value, c.verdict) == (1.0, 1.0, 0.5, "better")
+    assert paired_bootstrap([0, 0], [1, 1], higher_is_better=False).verdict == "worse"
+    assert paired_bootstrap([1, 1], [0, 0]).verdict == "worse"
+
+
+def test_small_test_set_gives_a_wide_interval():
+    # 22 items (Cranfield's 22 test queries): 60% vs 50% per-item success is not a detectable difference
+    rng = np.random.default_rng(3)
+    a = (rng.random(22) < 0.5).astype(float)
+    b = a.copy()
+    b[np.flatnonzero(a == 0)[:2]] = 1.0  # two more successes: +0.0909
+    c = paired_bootstrap(a, b)
+    assert c.diff == pytest.approx(2 / 22)
+    assert not c.exact and c.n_resamples == 1000
+    # never below 0 (no item got worse); upper = 5 of 22 resampled items improved (seed 0); p exact over the 2^2 swaps
+    assert (c.ci_low, c.ci_high, c.p_value, c.verdict) == (0.0, pytest.approx(5 / 22), 0.5, "within noise")
+    # the same +0.09 on 2200 items (100 copies) is a clear improvement
+    big = paired_bootstrap(np.tile(a, 100), np.tile(b, 100))
+    assert big.verdict == "better" and big.ci_low > 0.07 and big.p_value < 0.01
+
+
+def test_bootstrap_rejects_unpaired_input():
+    with pytest.raises(ValueError, match="at least 2 items"):
+        paired_bootstrap([1.0], [0.0])
+    with pytest.raises(ValueError, match="reference has 3 items, candidate 2"):
+        paired_bootstrap([1.0, 0.0, 1.0], [0.0, 1.0])
+
+
+def test_compare_per_item_aligns_ids_and_says_when_it_cannot():
+    ref = PerItem("ndcg_at_10", ids=["q1", "q2", "q3"], values=[0.0, 0.0, 0.0])
+    cand = PerItem("ndcg_at_10", ids=["q3", "q2", "q1", "q9"], values=[1.0, 1.0, 0.0, 1.0])  # q9 only in the candidate
+    c = compare_per_item(ref, cand)
+    assert c.n_items == 3 and c.diff == pytest.approx(2 / 3) and (c.ci_low, c.ci_high) == (0.0, 1.0)
+    assert compare_per_item(ref, None) == "no per-item data"
+
+
+def test_random_ranking_expectations_by_hand():
+    h = [1 / math.log2(i + 1) for i in range(1, 11)]
+    # N = 4 candidates, 1 relevant: each rank 1..4 holds it with probability 1/4; IDCG = 1
+    assert expected_ndcg_at_k(4, 1, 10) == pytest.approx(sum(h[:4]) / 4)
+    # N = 20, R = 2, k = 10: E[DCG] = (2/20) * sum_{i<=10} 1/log2(i+1), IDCG = 1 + 1/log2(3)
+    assert expected_ndcg_at_k(20, 2, 10) == pytest.approx(0.1 * sum(h) / (h[0] + h[1]))
+    assert expected_recall_at_k(20, 10) == 0.5 and expected_recall_at_k(5, 10) == 1.0
+    assert expected_rr(3) == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)
+    # N = 3, R = 2: first relevant at rank 1 with P = 2/3, at rank 2 with P = 1/3 -> 2/3 + 1/6
+    assert expected_rr(3, 2) == pytest.approx(5 / 6)
+    ch = ranking_chance({"a": {"x": 1}, "b": {"y": 1, "z": 1}, "c": {}}, 3)
+    assert ch["random_mrr"] == pytest.approx(((11 / 18) + 5 / 6) / 2)  # query c (no relevant) is not counted
+
+
+def test_chance_levels_per_family_and_stored_keys_win():
+    assert chance_levels("author", {"accuracy": 0.8, "n_triplets": 10})["random_accuracy"] == 0.5
+    assert chance_levels("ir-triplets", {"accuracy": 0.8, "error_rate": 20.0})["random_error_rate"] == 50.0
+    ver = chance_levels("verification", {"n_pairs": 10, "n_same_author": 3, "pan_platt_abstain_overall": 0.6})
+    assert ver["majority_class_accuracy"] == 0.7
+    assert main_chance("pan_platt_abstain_overall", ver) == (None, "AUC 0.5; majority 0.700")
+    stored = chance_levels("quotes", {"mrr": 0.2, "random_mrr": 0.0123, "pool_size": 3}, {"qrels": {"a": {"x": 1}}})
+    assert stored["random_mrr"] == 0.0123  # the protocol's own value, not the recomputed 11/18
+    assert main_chance("mrr", stored) == (0.0123, "0.0123")
+    assert main_chance("some_new_score", {}) == (None, "n/a")
+
+
+def test_reader_keys_are_generic():
+    scores = {"mrr": 0.3, "mrr_tie_expected": 0.29, "ndcg_at_5": 0.2, "recall_at_10": 0.5, "accuracy": 0.1, "random_mrr": 0.01,
+              "n_queries": 29, "pool_size": 272, "n_truncated_queries": 3, "gold_ranks_exact": 1}
+    assert family_of("MyQuotes", "Retrieval", scores) == "quotes"
+    assert family_of("X", "PairClassification", {"accuracy": 1, "accuracy_unrestricted": 1}) == "author"
+    assert family_of("X", "PairClassification", {"accuracy": 1, "error_rate": 0}) == "ir-triplets"
+    assert family_of("X", "PairClassification", {"pan_hard_auc": 0.5}) == "verification"
+    assert secondary_keys(scores) == ["ndcg_at_5", "recall_at_10", "mrr", "mrr_tie_expected"]  # pattern order, exact names
+    row = ScoreRow("m", "1", "MyQuotes", "test", "default", "quotes", "mrr", scores)
+    assert row.counts() == {"n_queries": 29, "pool_size": 272, "n_truncated_queries": 3}
+    assert row.chance() == {"random_mrr": 0.01}
+    assert "accuracy" not in row.secondary() and "mrr" not in row.secondary()
+    assert guess_main_score({"ndcg_at_1": 0.5, "ndcg_at_10": 0.5}, 0.5) == "ndcg_at_10"
+
+
+def test_per_item_contract_file(tmp_path):
+    (tmp_path / "T_predictions.json").write_text(json.dumps({"base-2": {"test": {"per_item": {"name": "accuracy", "ids": [0, 1], "values": [1, 0]}}}}))
+    row = ScoreRow("m", "1", "T", "test", "base-2", "author", "accuracy", {"accuracy": 0.5})
+    p = per_item_scores(row, tmp_path)
+    assert (p.statistic_name, p.ids, p.values) == ("accuracy", ["0", "1"], [1.0, 0.0])
+    assert per_item_scores(ScoreRow("m", "1", "T", "test", "base-4", "author", "accuracy", {}), tmp_path) is None
+    assert per_item_scores(row, tmp_path / "nowhere") is None
