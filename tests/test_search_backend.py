@@ -189,3 +189,26 @@ def test_fast_dataloaders_give_mteb_batches():
         assert [b["text"] for b in ours] == [b["text"] for b in ref]
         assert [b["id"] for b in ours] == [b["id"] for b in ref]
     assert [b["text"] for b in retrieval_dataloader(corpus, task_metadata=_meta(), prompt_type=PromptType.document, batch_size=2)] == [["T  x", "y"], ["U z"]]  # mteb: (title + " " + text).strip()
+
+
+def test_author_retrieval_task_scores_top_k_other_candidates():
+    """Through mteb.evaluate on an author-retrieval task (ignore_identical_ids), pool of 101 texts.
+
+    Query Q (author a) is also a candidate (X's positive). For Q: itself (cos 1), then N0..N98
+    (author z, cos 0.98 .. 0.36), then P (author a, cos 0.1). Without the extra candidate mteb's
+    top-100 is Q + 99 N; dropping Q leaves 99 and P is lost: Recall@100(Q) = 0. With it, P is
+    Q's 100th other candidate: Recall@100(Q) = 1, MRR@100(Q) = 1/100. X (author a, same vector as Q,
+    not in the pool) has relevant {Q, P}: Q first, P 101st: Recall@100(X) = 1/2, MRR(X) = 1.
+    Means: Recall@100 = 0.75, MRR@100 = (0.01 + 1) / 2 = 0.505.
+    """
+    import mteb
+    from test_author_retrieval import make_task, row
+
+    angles = np.linspace(0.2, 1.2, 99)
+    table = {"Q": [1, 0], "X": [1, 0], "P": [0.1, np.sqrt(1 - 0.01)], **{f"N{i}": [np.cos(a), np.sin(a)] for i, a in enumerate(angles)}}
+    rows = [row("Q", "P", f"N{i}") for i in range(99)] + [row("X", "Q", "N0")]
+    task = make_task("retrieval", rows, "PlusOneRetrieval")
+    s = mteb.evaluate(TableEncoder(table), task, cache=None, overwrite_strategy="always").task_results[0].scores["test"][0]
+    assert s["pool_size"] == 101
+    assert s["recall_at_100"] == pytest.approx(0.75)
+    assert s["mrr_at_100"] == pytest.approx(0.505)

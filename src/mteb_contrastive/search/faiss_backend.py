@@ -299,16 +299,14 @@ class IdenticalIdsExcluded:
     """Any mteb search model, asked for one more hit, with each query's own id dropped from its hits.
 
     For search models that are not our wrapper (e.g. mteb's BM25) in a task with mteb's
-    ``ignore_identical_ids``: each query keeps ``top_k`` candidates other than itself. Other
-    attributes are the wrapped model's.
+    ``ignore_identical_ids``: each query keeps ``top_k`` candidates other than itself. Only
+    ``index``, ``search`` and ``mteb_model_meta`` are exposed (no attribute forwarding, so mteb's
+    protocol checks see a search model and nothing else).
     """
 
     def __init__(self, model: Any) -> None:
         self.model = model
         self.mteb_model_meta = getattr(model, "mteb_model_meta", None)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.__dict__["model"], name)
 
     def index(self, corpus: Any, **kwargs: Any) -> None:  # noqa: D102
         self.model.index(corpus, **kwargs)
