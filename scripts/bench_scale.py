@@ -95,7 +95,7 @@ def run(mode: str, n: int, n_q: int, top_k: int) -> dict:
         ex.clear()
         tb = time.perf_counter()
         kw = {"hnsw_m": 32, "ef_construction": 40} if mode == "hnsw" else {"nlist": int(4 * np.sqrt(n)), "nprobe": 1}
-        b = FaissIndexBackend(similarity="cosine", index=mode, **kw)
+        b = FaissIndexBackend(similarity="cosine", index=mode, target_recall=None, **kw)  # the sweep sets the parameter
         if mode == "ivf":  # train on a sample (FAISS's own rule: <= 256 points per cell is enough)
             import faiss
 

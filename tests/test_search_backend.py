@@ -212,3 +212,28 @@ def test_author_retrieval_task_scores_top_k_other_candidates():
     assert s["pool_size"] == 101
     assert s["recall_at_100"] == pytest.approx(0.75)
     assert s["mrr_at_100"] == pytest.approx(0.505)
+
+
+@pytest.mark.parametrize(("index", "kw"), [("hnsw", {"hnsw_m": 8, "ef_search": 1}), ("ivf", {"nlist": 64, "nprobe": 1})])
+def test_approximate_parameters_come_from_a_measured_recall_target(index, kw):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((8, 32)).astype(np.float32)
+    x = (rng.standard_normal((3000, 8)) @ a + 0.1 * rng.standard_normal((3000, 32))).astype(np.float32)
+    q = (rng.standard_normal((300, 8)) @ a + 0.1 * rng.standard_normal((300, 32))).astype(np.float32)
+    exact = FaissIndexBackend(similarity="cosine")
+    exact.add_documents(x, [str(i) for i in range(3000)])
+    _, truth = exact.search_arrays(q, 10)
+
+    def recall(pos):
+        return np.mean([len(set(p) & set(t)) / 10 for p, t in zip(pos.tolist(), truth.tolist())])
+
+    fixed = FaissIndexBackend(similarity="cosine", index=index, target_recall=None, **kw)
+    fixed.add_documents(x, [str(i) for i in range(3000)])
+    low = recall(fixed.search_arrays(q, 10)[1])
+    tuned = FaissIndexBackend(similarity="cosine", index=index, target_recall=0.99, calibration_queries=100, **kw)
+    tuned.add_documents(x, [str(i) for i in range(3000)])
+    high = recall(tuned.search_arrays(q, 10)[1])
+    name = "efSearch" if index == "hnsw" else "nprobe"
+    assert low < 0.99 and fixed.calibration == {}  # the configured setting alone misses the target
+    assert tuned.calibration["recall_at_10"] >= 0.99 and tuned.calibration[name] > 1 and tuned.calibration["sample_queries"] == 100
+    assert high >= 0.98  # measured on the sample, holds on all 300 queries up to sampling error

@@ -65,12 +65,16 @@ class FaissIndexBackend:
             search breadth (``max(ef_search, k)`` is used).
         nlist: IVF cells (default ``4 * sqrt(pool)``); ``nprobe``: IVF cells visited per query.
         block_bytes: exact search: bound on one block of scores (bytes).
+        target_recall: approximate kinds: the recall@10 against exact search that ``efSearch`` /
+            ``nprobe`` are chosen for, measured on a sample of each search's queries
+            (:meth:`_calibrate`); None keeps ``ef_search`` / ``nprobe`` as given.
+        calibration_queries: queries in that sample.
 
     Raises:
         ValueError: unknown index kind or unsupported similarity.
     """
 
-    def __init__(self, model: Any = None, *, similarity: str | None = None, index: str = "flat", hnsw_m: int = 32, ef_construction: int = 40, ef_search: int = 128, nlist: int | None = None, nprobe: int = 16, block_bytes: int | None = None) -> None:
+    def __init__(self, model: Any = None, *, similarity: str | None = None, index: str = "flat", hnsw_m: int = 32, ef_construction: int = 40, ef_search: int = 16, nlist: int | None = None, nprobe: int = 8, block_bytes: int | None = None, target_recall: float | None = 0.99, calibration_queries: int = 200) -> None:
         if index not in INDEX_KINDS:
             raise ValueError(f"unknown FAISS index kind {index!r}; choose one of {INDEX_KINDS}")
         self.similarity = similarity or model_similarity(model)
@@ -78,6 +82,11 @@ class FaissIndexBackend:
             raise ValueError(f"unsupported similarity {self.similarity!r}; the backend supports cosine, dot and euclidean")
         self.kind, self.hnsw_m, self.ef_construction, self.ef_search, self.nlist, self.nprobe = index, hnsw_m, ef_construction, ef_search, nlist, nprobe
         self.block_bytes = block_bytes
+        if target_recall is not None and not 0 < target_recall <= 1:
+            raise ValueError(f"target_recall must be in (0, 1] or None, got {target_recall}")
+        self.target_recall, self.calibration_queries = target_recall, calibration_queries
+        #: the approximate search setting chosen by the last calibration, with its measured recall@10
+        self.calibration: dict[str, float] = {}
         self.index: Any = None  # FAISS index (approximate kinds)
         self.blocks: list[np.ndarray] = []  # exact: the pool, as given
         self._norms: list[Any] = []
@@ -110,10 +119,9 @@ class FaissIndexBackend:
         if x.shape[0] != len(ids):
             raise ValueError(f"documents: {x.shape[0]} embeddings but {len(ids)} ids")
         self.dim = x.shape[1]
-        if self.kind == "flat":
-            self.blocks.append(x)
-            self._norms.append(pool_norms(x, self.similarity))
-        else:
+        self.blocks.append(x)  # a reference (exact search; the recall calibration of approximate ones)
+        self._norms.append(pool_norms(x, self.similarity))
+        if self.kind != "flat":
             self._add_faiss(x)
         self.idxs.extend(ids)
 
@@ -158,20 +166,58 @@ class FaissIndexBackend:
         q = as_matrix(embeddings, "queries", similarity=self.similarity, dim=self.dim)
         k = min(int(top_k), self.ntotal)
         if self.kind == "flat":
-            kw = {"block_bytes": self.block_bytes} if self.block_bytes else {}
-            parts, offset = [], 0
-            for x, norms in zip(self.blocks, self._norms):
-                s, p = exact_top_k(q, x, k, similarity=self.similarity, norms=norms, **kw)
-                parts.append((s, p + offset))
-                offset += x.shape[0]
-            return merge_top_k(parts, k)
+            return self._exact(q, k)
+        if self.target_recall is not None:
+            self._calibrate(q)
+        return self._approximate(q, k, self.ef_search if self.kind == "hnsw" else self.nprobe)
+
+    def _exact(self, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        kw = {"block_bytes": self.block_bytes} if self.block_bytes else {}
+        parts, offset = [], 0
+        for x, norms in zip(self.blocks, self._norms):
+            s, p = exact_top_k(q, x, k, similarity=self.similarity, norms=norms, **kw)
+            parts.append((s, p + offset))
+            offset += x.shape[0]
+        return merge_top_k(parts, k)
+
+    def _approximate(self, q: np.ndarray, k: int, setting: int) -> tuple[np.ndarray, np.ndarray]:
         if self.kind == "hnsw":
-            self.index.hnsw.efSearch = max(self.ef_search, k)
+            self.index.hnsw.efSearch = max(int(setting), k)
         else:
-            self.index.nprobe = self.nprobe
+            self.index.nprobe = int(setting)
         raw, pos = self.index.search(self._faiss_copy(q), k)
         scores = -np.sqrt(np.maximum(raw, 0)) if self.similarity == "euclidean" else raw
         return np.where(pos >= 0, scores, -np.inf).astype(np.float32), pos
+
+    def _calibrate(self, q: np.ndarray) -> None:
+        """Choose efSearch (HNSW) / nprobe (IVF) from a measured recall target.
+
+        On a seeded sample of ``calibration_queries`` of the queries, recall@10 of the approximate
+        top-10 against the exact top-10 is measured for settings doubling from the configured one
+        (``ef_search`` / ``nprobe``); the first reaching ``target_recall`` is kept for the whole
+        search (IVF with ``nprobe = nlist`` is exact, HNSW stops at ``efSearch = pool``). The
+        choice and its recall are in :attr:`calibration`.
+        """
+        n = q.shape[0]
+        sample = q if n <= self.calibration_queries else q[np.sort(np.random.default_rng(0).choice(n, self.calibration_queries, replace=False))]
+        k = min(10, self.ntotal)
+        _, truth = self._exact(sample, k)
+        name = "efSearch" if self.kind == "hnsw" else "nprobe"
+        limit = self.ntotal if self.kind == "hnsw" else self.index.nlist
+        setting = max(1, self.ef_search if self.kind == "hnsw" else self.nprobe)
+        while True:
+            _, got = self._approximate(sample, k, setting)
+            recall = float(np.mean([len(set(a) & set(b)) / k for a, b in zip(got.tolist(), truth.tolist())]))
+            if recall >= self.target_recall or setting >= limit:
+                break
+            setting = min(2 * setting, limit)
+        if recall < self.target_recall:
+            logger.warning("%s: recall@10 %.3f < target %.3f even at %s=%d", self.kind, recall, self.target_recall, name, setting)
+        if self.kind == "hnsw":
+            self.ef_search = setting
+        else:
+            self.nprobe = setting
+        self.calibration = {name: float(setting), "recall_at_10": recall, "sample_queries": float(sample.shape[0])}
 
     def search(self, embeddings: Any, top_k: int, similarity_fn: Any = None, top_ranked: dict[str, list[str]] | None = None, query_idx_to_id: dict[int, str] | None = None) -> tuple[list[list[float]], list[list[int]]]:
         """mteb's protocol: top-``top_k`` (scores, positions) per query as lists, best first.
@@ -188,13 +234,9 @@ class FaissIndexBackend:
         return [s[m].tolist() for s, m in zip(scores, keep)], [p[m].tolist() for p, m in zip(pos, keep)]
 
     def vectors(self, positions: Any = None) -> np.ndarray:
-        """The indexed vectors as given (exact) or as stored by FAISS (normalised for cosine): (n, dim)."""
-        if self.kind == "flat":
-            x = self.blocks[0] if len(self.blocks) == 1 else np.concatenate(self.blocks)
-            return x if positions is None else x[np.asarray(positions, dtype=np.int64)]
-        if positions is None:
-            return self.index.reconstruct_n(0, self.index.ntotal)
-        return self.index.reconstruct_batch(np.asarray(positions, dtype=np.int64))
+        """The indexed vectors as given (not normalised): (n, dim), or the rows at ``positions``."""
+        x = self.blocks[0] if len(self.blocks) == 1 else np.concatenate(self.blocks)
+        return x if positions is None else x[np.asarray(positions, dtype=np.int64)]
 
     def _rerank(self, embeddings: Any, top_k: int, top_ranked: dict[str, list[str]], query_idx_to_id: dict[int, str]) -> tuple[list[list[float]], list[list[int]]]:
         from mteb_contrastive.search.similarity import similarity_matrix
