@@ -11,8 +11,10 @@ approximate indexes, and mteb's ``SearchEncoderWrapper`` without its per-row ove
   (issue 11: 8.6-14 s with its generic kernel vs 1.6 s for torch's matmul on 14,336 x 28,672).
 * ``index="hnsw"`` (``faiss.IndexHNSWFlat``: ``hnsw_m``, ``ef_construction``, ``ef_search``) and
   ``index="ivf"`` (``faiss.IndexIVFFlat``: ``nlist``, ``nprobe``): approximate, for pools where
-  they pay back their build time (``docs/benchmarks.md`` section 5 gives the parameters measured
-  for recall@10 >= 0.99). FAISS gets its own normalised copy; the caller's array is untouched.
+  they pay back their build time. ``efSearch`` / ``nprobe`` are chosen at each search from a
+  measured target (``target_recall``, default recall@10 >= 0.99 against exact search on a sample
+  of the queries; ``docs/benchmarks.md`` section 5). FAISS gets its own normalised copy; the
+  caller's array is untouched.
 
 Every input is checked before it reaches torch/FAISS
 (:func:`~mteb_contrastive.search.exact.as_matrix`): 2-D, numeric, finite, same dimension on both
