@@ -16,7 +16,7 @@ $(BIN)/python:
 # torch is pinned in the same pip command as everything that depends on it (a CPU wheel of
 # exactly 2.13.0 is what this machine has; any other spec pulls a multi-GB CUDA build).
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q torch==2.13.0 -e '.[test,model]'
+	$(BIN)/pip install -q torch==2.13.0 -e '.[test,model,scale]'
 	$(BIN)/mteb-contrastive seed-model
 	touch $(STAMP)
 

@@ -1,85 +1,189 @@
-"""Search speed on a HALvest-sized pool: our FAISS backend vs mteb's default exact search
-(and mteb's shipped FaissSearchIndex path), measured side by side in one run.
+"""Benchmark 1 (search): the product's search path vs mteb's default exact search vs the matrix-product
+floor, same embeddings, measured side by side in one run (docs/benchmarks.md, section 1).
 
-Embeddings are precomputed (random, dim 384, the size of all-MiniLM-L6-v2), so only search and
-result collection are timed, as in the foundation issue's measurement (14,336 queries x 28,672
-candidates, top_k = 100 as our author tasks use).
+Embeddings are synthetic (seeded standard normal, dim 384 = all-MiniLM-L6-v2), served by an encoder
+that looks them up, so only search and result handling are timed (encoding is benchmark 2). Each
+method runs in its own child process, one after the other, so that its peak RSS is its own:
+
+* ``numpy matmul``  -- ``q @ x.T`` in float32 (numpy's BLAS): the reference every ratio divides by;
+* ``torch matmul``  -- the same product with torch (the floor of an exact search);
+* ``backend``       -- :class:`FaissIndexBackend` (exact) alone: arrays in, (n, k) arrays out;
+* ``product``       -- the whole mteb path through :class:`FaissSearchEncoderWrapper` (``index`` +
+  ``search``: dataloaders, encode lookups, search, mteb's result dicts);
+* ``mteb default``  -- mteb's ``SearchEncoderWrapper`` (no index backend): its chunked torch search;
+* ``faiss IndexFlatIP`` -- faiss-cpu alone (its bundled OpenBLAS), as the previous backend used it.
+
+Peak memory: ``peak RSS - RSS after the embeddings were made`` (``extra MiB``) against the
+embeddings' size and one block of scores. BLAS kernels are printed from threadpoolctl.
 
     python scripts/bench_faiss_search.py [--queries 14336] [--pool 28672] [--top-k 100]
+    OPENBLAS_CORETYPE=Haswell python scripts/bench_faiss_search.py     # the kernel forced
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
 import time
 
 import numpy as np
-from datasets import Dataset
-from mteb.abstasks.task_metadata import TaskMetadata
-from mteb.models.abs_encoder import AbsEncoder
-from mteb.models.model_meta import ModelMeta, ScoringFunction
-from mteb.models.search_encoder_index.search_indexes.faiss_search_index import FaissSearchIndex
-from mteb.models.search_wrappers import SearchEncoderWrapper
 
-from mteb_contrastive.search.faiss_backend import FaissSearchEncoderWrapper
+METHODS = ("numpy matmul", "torch matmul", "backend", "product", "mteb default", "faiss IndexFlatIP")
 
 
-class Precomputed(AbsEncoder):
-    """Encoder whose 'texts' are row numbers into a fixed matrix."""
-
-    def __init__(self, q: np.ndarray, c: np.ndarray):
-        self.q, self.c = q, c
-        self.mteb_model_meta = ModelMeta.create_empty(overwrites=dict(name="bench/precomputed", revision="1", similarity_fn_name=ScoringFunction.COSINE))
-
-    def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kw):
-        rows = [t for b in inputs for t in b["text"]]
-        src = self.q if rows and rows[0].startswith("q") else self.c
-        return src[[int(t[1:]) for t in rows]]
+def rss_mib() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def timed(wrapper, corpus, queries, top_k, meta):
-    kw = dict(task_metadata=meta, hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 4096, "show_progress_bar": False})
-    t0 = time.perf_counter()
-    wrapper.index(corpus, **kw)
-    res = wrapper.search(queries, top_k=top_k, **kw)
-    return time.perf_counter() - t0, res
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--queries", type=int, default=14336)
-    ap.add_argument("--pool", type=int, default=28672)
-    ap.add_argument("--top-k", type=int, default=100)
-    ap.add_argument("--skip-mteb-faiss", action="store_true", help="skip mteb's shipped FaissSearchIndex path (slow)")
-    a = ap.parse_args()
-    rng = np.random.default_rng(0)
-    q = rng.standard_normal((a.queries, 384)).astype(np.float32)
-    c = rng.standard_normal((a.pool, 384)).astype(np.float32)
-    model = Precomputed(q, c)
-    corpus = Dataset.from_dict({"id": [f"c{i}" for i in range(a.pool)], "text": [f"c{i}" for i in range(a.pool)]})
-    queries = Dataset.from_dict({"id": [f"q{i}" for i in range(a.queries)], "text": [f"q{i}" for i in range(a.queries)]})
-    meta = TaskMetadata(name="Bench", description="b", dataset={"path": "p", "revision": "1"}, type="Retrieval", category="t2t",
+def task_meta():
+    from mteb.abstasks.task_metadata import TaskMetadata
+
+    return TaskMetadata(name="Bench", description="b", dataset={"path": "p", "revision": "1"}, type="Retrieval", category="t2t",
                         modalities=["text"], eval_splits=["test"], eval_langs=["eng-Latn"], main_score="ndcg_at_10",
                         reference=None, date=None, domains=None, license=None, annotations_creators=None, dialect=None,
                         sample_creation=None, bibtex_citation="")
-    runs = {"mteb default exact search": SearchEncoderWrapper(model)}
-    if not a.skip_mteb_faiss:
-        runs["mteb FaissSearchIndex"] = SearchEncoderWrapper(model, index_backend=FaissSearchIndex(model))
-    runs["mteb-contrastive FAISS (flat, exact)"] = FaissSearchEncoderWrapper(model)
-    runs["mteb-contrastive FAISS (hnsw)"] = FaissSearchEncoderWrapper(model, index="hnsw")
-    times, results = {}, {}
-    for name, w in runs.items():
-        times[name], results[name] = timed(w, corpus, queries, a.top_k, meta)
-    ref = results["mteb default exact search"]
-    ours = results["mteb-contrastive FAISS (flat, exact)"]
-    same = np.mean([set(sorted(ref[k], key=ref[k].get)[-10:]) == set(sorted(ours[k], key=ours[k].get)[-10:]) for k in ref])
-    base = times["mteb default exact search"]
-    print(f"{a.queries} queries x {a.pool} candidates, dim 384, top_k={a.top_k}")
-    print("| search | seconds | time / mteb default |")
-    print("|---|---|---|")
-    for name, t in times.items():
-        print(f"| {name} | {t:.1f} | {t / base:.2f} |")
-    print(f"identical top-10 sets, flat FAISS vs mteb default: {same:.4f} of queries")
+
+
+def precomputed_encoder(q: np.ndarray, c: np.ndarray):
+    """An mteb encoder whose texts are 'q<row>' / 'c<row>' into fixed matrices (cosine metadata)."""
+    from mteb.models.abs_encoder import AbsEncoder
+    from mteb.models.model_meta import ModelMeta, ScoringFunction
+
+    class Precomputed(AbsEncoder):
+        def __init__(self):
+            self.mteb_model_meta = ModelMeta.create_empty(overwrites=dict(name="bench/precomputed", revision="1", similarity_fn_name=ScoringFunction.COSINE))
+
+        def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kw):
+            rows = [t for b in inputs for t in b["text"]]
+            src = q if rows and rows[0].startswith("q") else c
+            return src[np.fromiter((int(t[1:]) for t in rows), dtype=np.int64, count=len(rows))]
+
+    return Precomputed()
+
+
+def run_one(method: str, n_q: int, n_c: int, top_k: int) -> dict:
+    import torch
+
+    from mteb_contrastive.search.exact import BLOCK_BYTES
+
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((n_q, 384), dtype=np.float32)
+    c = rng.standard_normal((n_c, 384), dtype=np.float32)
+    base = rss_mib()
+    t0, c0 = time.perf_counter(), time.process_time()
+    if method == "numpy matmul":
+        _ = q @ c.T
+    elif method == "torch matmul":
+        _ = torch.from_numpy(q) @ torch.from_numpy(c).T
+    elif method == "backend":
+        from mteb_contrastive.search.faiss_backend import FaissIndexBackend
+
+        b = FaissIndexBackend(similarity="cosine")
+        b.add_documents(c, [f"c{i}" for i in range(n_c)])
+        _ = b.search_arrays(q, top_k)
+    elif method == "faiss IndexFlatIP":
+        import faiss
+
+        x, y = c.copy(), q.copy()
+        faiss.normalize_L2(x)
+        faiss.normalize_L2(y)
+        idx = faiss.IndexFlatIP(384)
+        idx.add(x)
+        _ = idx.search(y, top_k)
+    else:
+        from datasets import Dataset
+        from mteb.models.search_wrappers import SearchEncoderWrapper
+
+        from mteb_contrastive.search.faiss_backend import FaissSearchEncoderWrapper
+
+        model = precomputed_encoder(q, c)
+        corpus = Dataset.from_dict({"id": [f"c{i}" for i in range(n_c)], "text": [f"c{i}" for i in range(n_c)]})
+        queries = Dataset.from_dict({"id": [f"q{i}" for i in range(n_q)], "text": [f"q{i}" for i in range(n_q)]})
+        base = rss_mib()
+        t0, c0 = time.perf_counter(), time.process_time()
+        w = FaissSearchEncoderWrapper(model) if method == "product" else SearchEncoderWrapper(model)
+        kw = dict(task_metadata=task_meta(), hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 4096, "show_progress_bar": False})
+        w.index(corpus, **kw)
+        res = w.search(queries, top_k=top_k, **kw)
+        top1 = [max(res[f"q{i}"], key=res[f"q{i}"].get) for i in range(0, n_q, max(1, n_q // 200))]
+    secs, cpu = time.perf_counter() - t0, time.process_time() - c0
+    out = {"method": method, "seconds": secs, "cpu_seconds": cpu, "extra_mib": peak_mib() - base, "embeddings_mib": (q.nbytes + c.nbytes) / 2**20, "block_mib": BLOCK_BYTES / 2**20}
+    if method in ("product", "mteb default"):
+        out["top1_sample"] = top1
+    return out
+
+
+def kernels() -> list[str]:
+    import faiss  # noqa: F401  (its OpenBLAS)
+    import torch
+    from threadpoolctl import threadpool_info
+
+    rows = [f"{i['internal_api']} {i.get('version') or ''} kernel={i.get('architecture')} threads={i['num_threads']} ({os.path.basename(i['filepath'])})" for i in threadpool_info()]
+    rows.append(f"torch {torch.__version__}: BLAS={'MKL' if torch.backends.mkl.is_available() else 'other'}, CPU capability {torch.backends.cpu.get_cpu_capability()}, threads={torch.get_num_threads()}")
+    return rows
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--queries", type=int, default=14336)
+    ap.add_argument("--pool", type=int, default=28672)
+    ap.add_argument("--top-k", type=int, default=100)
+    ap.add_argument("--methods", default=",".join(METHODS), help="comma-separated subset of: " + ", ".join(METHODS))
+    ap.add_argument("--rounds", type=int, default=2, help="rounds over all methods, interleaved; the fastest of each is reported (shared machine)")
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.one:
+        print(json.dumps(run_one(a.one, a.queries, a.pool, a.top_k)))
+        return
+    print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
+    for row in kernels():
+        print("  " + row)
+    rows: dict[str, dict] = {}
+    for _ in range(a.rounds):
+        for m in a.methods.split(","):
+            cmd = [sys.executable, __file__, "--one", m, "--queries", str(a.queries), "--pool", str(a.pool), "--top-k", str(a.top_k)]
+            p = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if p.returncode:
+                print(f"{m}: failed\n{p.stderr[-2000:]}", file=sys.stderr)
+                continue
+            r = json.loads(p.stdout.strip().splitlines()[-1])
+            if m in rows:
+                r["seconds"] = min(r["seconds"], rows[m]["seconds"])
+                r["cpu_seconds"] = min(r["cpu_seconds"], rows[m]["cpu_seconds"])
+                r["extra_mib"] = max(r["extra_mib"], rows[m]["extra_mib"])
+            rows[m] = r
+    print(f"\n{a.queries} queries x {a.pool} candidates, dim 384, top_k={a.top_k}, cosine; seeded normal vectors; fastest of {a.rounds} interleaved rounds")
+    print("wall = elapsed seconds; CPU = user+sys seconds of the process, all threads (less sensitive to other users' load)")
+    ref, floor, mteb_r = rows.get("numpy matmul"), rows.get("torch matmul"), rows.get("mteb default")
+    f = lambda v: f"{v:.2f}x" if v else "-"  # noqa: E731
+    print("| method | wall s | CPU s | CPU / numpy matmul | CPU / torch matmul | wall / torch matmul | mteb default CPU / method CPU | extra peak RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|")
+    for m, r in rows.items():
+        w, c = r["seconds"], r["cpu_seconds"]
+        print(f"| {m} | {w:.2f} | {c:.2f} | {f(c / ref['cpu_seconds'] if ref else None)} | {f(c / floor['cpu_seconds'] if floor else None)} | {f(w / floor['seconds'] if floor else None)} | {f(mteb_r['cpu_seconds'] / c if mteb_r else None)} | {r['extra_mib']:.0f} |")
+    any_row = next(iter(rows.values()))
+    print(f"\nembeddings {any_row['embeddings_mib']:.0f} MiB; one block of scores <= {any_row['block_mib']:.0f} MiB")
+    if "product" in rows and "mteb default" in rows:
+        same = np.mean([a_ == b_ for a_, b_ in zip(rows["product"]["top1_sample"], rows["mteb default"]["top1_sample"])])
+        print(f"top-1 agreement product vs mteb default (sampled queries): {same:.3f}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ Steps:
 2. **Build.** Benchmarks made from the shared data are built once into ``<out>/datasets`` and
    ``<out>/verification`` (kept: a built folder is reused while its content revision is unchanged).
 3. **Run.** One stock ``mteb run`` per model with ``--output-folder <out>/results``,
-   ``--prediction-folder <out>/predictions/<org__name>``, for the tasks not already done: a
+   ``--prediction-folder <out>/predictions`` (files land in ``<out>/predictions/<org__name>/<revision>/``), for the tasks not already done: a
    (model, task) whose result file exists with the task's current dataset revision is reported
    ``cached`` and left out; the others are run with ``--overwrite-strategy always`` (a result of an
    older dataset revision is replaced, which mteb's ``only-missing`` would keep). A model with
@@ -289,7 +289,7 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
             _say(f"{meta.name}: every result is already there, nothing to run")
             continue
         pred_dir.mkdir(parents=True, exist_ok=True)
-        cmd = [mteb_bin, "run", "-m", m, "-t", *left, "--output-folder", str(results), "--prediction-folder", str(pred_dir),
+        cmd = [mteb_bin, "run", "-m", m, "-t", *left, "--output-folder", str(results), "--prediction-folder", str(predictions),
                "--overwrite-strategy", "always", "-v", "1"]  # only tasks not cached for their current revision are listed
         if batch_size:
             cmd += ["--batch-size", str(batch_size)]

@@ -324,13 +324,11 @@ class AbsTaskAuthorRetrieval(TripletSource, AbsTaskRetrieval):
         self._top_k = max(self.k_values) + 1 + extra
 
     def _evaluate_subset(self, model: Any, data_split: Any, **kwargs: Any) -> dict[str, Any]:
-        from mteb.models.models_protocols import EncoderProtocol, SearchProtocol
+        from mteb_contrastive.search.faiss_backend import search_model_for
 
-        if isinstance(model, EncoderProtocol) and not isinstance(model, SearchProtocol):
-            from mteb_contrastive.search.faiss_backend import FaissSearchEncoderWrapper
-
-            model = FaissSearchEncoderWrapper(model, index=self.faiss_index)
-        scores = super()._evaluate_subset(model, data_split, **kwargs)
+        # one more candidate per query when its own id is dropped (each query keeps top-k others)
+        searcher = search_model_for(model, index=self.faiss_index, ignore_identical_ids=self.ignore_identical_ids)
+        scores = super()._evaluate_subset(searcher, data_split, **kwargs)
         from mteb_contrastive.protocols.fitting import fit_summary
 
         scores.update(fit_summary(model))  # what a baseline fitted at index time learnt from ({} otherwise)

@@ -115,18 +115,18 @@ def higher_is_better(score_name: str) -> bool:
 def family_of(task: str, task_type: str | None, scores: dict[str, Any]) -> str:
     """Task family from the stored keys (generic: protocols' key names, not task names).
 
-    verification: ``pan_*`` keys; ir-triplets: ``error_rate``; author: ``accuracy_unrestricted``
-    (triplets) or ``pool_candidates_raw`` (retrieval pool built from triplets); quotes:
-    ``gold_ranks_exact``; retrieval: any other ``ndcg_at_10``.
+    verification: ``pan_*`` keys; ir-triplets: ``error_rate``; author: ``accuracy_cross_document``
+    (triplets; ``accuracy_unrestricted`` in older results) or ``pool_candidates_raw`` (retrieval pool built from triplets); quotes:
+    ``gold_ranks_exact`` / ``mrr_tie_expected``; retrieval: any other ``ndcg_at_10``.
     """
     keys = set(scores)
     if any(k.startswith("pan_") for k in keys):
         return "verification"
     if "error_rate" in keys:
         return "ir-triplets"
-    if "accuracy_unrestricted" in keys or "pool_candidates_raw" in keys:
+    if keys & {"accuracy_cross_document", "accuracy_unrestricted", "pool_candidates_raw"}:
         return "author"
-    if "gold_ranks_exact" in keys or task.startswith("QuoteR"):
+    if keys & {"gold_ranks_exact", "mrr_tie_expected"} or task.startswith("QuoteR"):
         return "quotes"
     if task_type == "Retrieval" or "ndcg_at_10" in keys:
         return "retrieval"
@@ -238,16 +238,29 @@ class PerItem:
     note: str = ""
 
 
-def predictions_file(prediction_dir: str | Path, task: str) -> Path:
-    """mteb's prediction file of ``task`` (``<dir>/<task>_predictions.json``)."""
-    return Path(prediction_dir) / f"{task}_predictions.json"
+def predictions_file(prediction_dir: str | Path, task: str, revision: str | None = None) -> Path:
+    """mteb's prediction file of ``task`` for one model.
+
+    ``prediction_dir`` is the model's folder: the file is ``<dir>/<revision>/<task>_predictions.json``
+    (the per-model layout written under a shared ``--prediction-folder``, see
+    :func:`mteb_contrastive.registration.prediction_subfolder`), or ``<dir>/<task>_predictions.json``
+    for a folder given to one model only. Without ``revision`` the newest ``<dir>/*/`` file is taken.
+    """
+    d = Path(prediction_dir)
+    name = f"{task}_predictions.json"
+    if revision is not None and (d / str(revision) / name).is_file():
+        return d / str(revision) / name
+    if (d / name).is_file():
+        return d / name
+    found = sorted(d.glob(f"*/{name}"), key=lambda f: f.stat().st_mtime)
+    return found[-1] if found else d / name
 
 
-def read_predictions(prediction_dir: str | Path | None, task: str, subset: str, split: str) -> Any:
+def read_predictions(prediction_dir: str | Path | None, task: str, subset: str, split: str, revision: str | None = None) -> Any:
     """The predictions mteb (or a protocol) stored for one subset/split; None when absent."""
     if prediction_dir is None:
         return None
-    f = predictions_file(prediction_dir, task)
+    f = predictions_file(prediction_dir, task, revision)
     if not f.is_file():
         return None
     data = json.loads(f.read_text(encoding="utf-8"))
@@ -270,7 +283,7 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
       test labels -- ``"labels"`` in the file, else ``reference`` (``{pair id: 0/1}``); the
       statistic is the PAN overall score of the Platt+abstain answers.
     """
-    pred = read_predictions(prediction_dir, row.task, row.subset, row.split)
+    pred = read_predictions(prediction_dir, row.task, row.subset, row.split, row.model_revision)
     if pred is None:
         return None
     if isinstance(pred, dict) and isinstance(pred.get("per_item"), dict):

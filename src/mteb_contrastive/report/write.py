@@ -185,7 +185,7 @@ def _make_plots(rows: list[ScoreRow], prediction_dirs: dict[str, Path], plots_di
     for task in sorted({r.task for r in rows if r.family == "verification"}):
         curves = []
         for r in (x for x in rows if x.task == task):
-            pred = read_predictions(prediction_dirs.get(r.model), r.task, r.subset, r.split)
+            pred = read_predictions(prediction_dirs.get(r.model), r.task, r.subset, r.split, r.model_revision)
             ref = reference(r)
             if not isinstance(pred, dict) or "similarity" not in pred:
                 continue
@@ -197,7 +197,7 @@ def _make_plots(rows: list[ScoreRow], prediction_dirs: dict[str, Path], plots_di
     for task in sorted({r.task for r in rows if r.family == "quotes"}):
         ranks: dict[str, list[float | None]] = {}
         for r in (x for x in rows if x.task == task):
-            pred = read_predictions(prediction_dirs.get(r.model), r.task, r.subset, r.split)
+            pred = read_predictions(prediction_dirs.get(r.model), r.task, r.subset, r.split, r.model_revision)
             ref = reference(r)
             if not isinstance(pred, dict) or not isinstance(ref, dict) or "qrels" not in ref:
                 continue

@@ -116,17 +116,22 @@ class GoldRankingFaissWrapper(FaissSearchEncoderWrapper):
         self.gold_ties: dict[str, GoldTie] = {}
         self.gold_ranks_exact = True
 
-    def _sort_full_corpus_results(self, *, result_heaps, query_idx_to_id, query_embeddings, **kwargs):  # noqa: D102
+    def _on_query_embeddings(self, qids: list[str], query_embeddings: Any) -> None:  # noqa: D102
+        from mteb_contrastive.search.exact import as_matrix
+
         be = self.index_backend
-        x = be.index.reconstruct_n(0, be.index.ntotal)
-        q = be._prepare(query_embeddings)
+        rows = [i for i, qid in enumerate(qids) if qid in self.gold]
+        if not rows:
+            return
         pos = {cid: i for i, cid in enumerate(be.idxs)}
-        rows = [i for i in range(q.shape[0]) if query_idx_to_id[i] in self.gold]
-        if rows:
-            gp = np.asarray([pos[self.gold[query_idx_to_id[i]]] for i in rows], dtype=np.int64)
-            h, t, g = dense_gold_ties(q[rows], x, gp, euclidean=be.similarity == "euclidean")
-            _set_ties(self, {query_idx_to_id[i]: GoldTie(int(a), int(b), float(c)) for i, a, b, c in zip(rows, h, t, g)})
-        return super()._sort_full_corpus_results(result_heaps=result_heaps, query_idx_to_id=query_idx_to_id, query_embeddings=query_embeddings, **kwargs)
+        q = as_matrix(query_embeddings, "queries", similarity=be.similarity, dim=be.dim)[rows]
+        x = be.vectors()
+        if be.similarity == "cosine":  # normalised copies (the backend's arrays stay untouched)
+            q = q / np.linalg.norm(q, axis=1, keepdims=True)
+            x = x / np.linalg.norm(x, axis=1, keepdims=True)
+        gp = np.asarray([pos[self.gold[qids[i]]] for i in rows], dtype=np.int64)
+        h, t, g = dense_gold_ties(q, x, gp, euclidean=be.similarity == "euclidean")
+        _set_ties(self, {qids[i]: GoldTie(int(a), int(b), float(c)) for i, a, b, c in zip(rows, h, t, g)})
 
 
 class _Delegate:
