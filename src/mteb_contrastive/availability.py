@@ -48,13 +48,14 @@ def family(cls: type) -> str:
     """``authorship``, ``verification``, ``quotes``, ``ir-triplets`` (by protocol class), else ``other``."""
     from mteb_contrastive.protocols.author_retrieval import AbsTaskAuthorRetrieval
     from mteb_contrastive.protocols.ir_triplets import AbsTaskIRTriplets
+    from mteb_contrastive.protocols.pair_classification import AbsTaskPairsClassification
     from mteb_contrastive.protocols.quote_retrieval import AbsTaskQuoteRetrieval
     from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
     from mteb_contrastive.protocols.verification import AbsTaskVerification
 
     if issubclass(cls, AbsTaskIRTriplets):
         return "ir-triplets"
-    if issubclass(cls, (AbsTaskAuthorRetrieval, AbsTaskTripletClassification)):
+    if issubclass(cls, (AbsTaskAuthorRetrieval, AbsTaskTripletClassification, AbsTaskPairsClassification)):
         return "authorship"
     if issubclass(cls, AbsTaskVerification):
         return "verification"

@@ -58,7 +58,8 @@ TIE_RULES = {
     "authorship-triplets": "strict >: a tie counts as an error",
     "ir-triplets": "strict >: a tie counts as an error (d(p1,p2) >= d(p1,p3))",
     "verification": "answer 0.5 = non-answer (c@1, F0.5u); Platt band around 0.5",
-    "quotes": "gold rank = 1 + number of candidates scored strictly higher",
+    "authorship-pairs": "average precision (scikit-learn): tied scores form one threshold; accuracy/F1 at the validation threshold",
+    "quotes": "expected value under a random order within ties (exact); optimistic / pessimistic bounds beside it",
 }
 
 
@@ -89,7 +90,9 @@ def task_table(classes: list[type] | None = None) -> str:
     lines = ["| task | family | main score | direction | tie rule | data source |", "|---|---|---|---|---|---|"]
     for cls in classes if classes is not None else all_task_classes():
         fam = family(cls)
-        key = fam if fam != "authorship" else ("authorship-retrieval" if cls.metadata.type == "Retrieval" else "authorship-triplets")
+        key = fam
+        if fam == "authorship":
+            key = "authorship-retrieval" if cls.metadata.type == "Retrieval" else ("authorship-pairs" if cls.metadata.main_score == "average_precision" else "authorship-triplets")
         rule = getattr(cls, "tie_rule", None) or TIE_RULES.get(key, "")
         main = cls.metadata.main_score
         lines.append(f"| {cls.metadata.name} | {fam} | `{main}` | {'higher is better' if higher_is_better(main) else 'lower is better'} | {rule} | {_source(cls)} |")
