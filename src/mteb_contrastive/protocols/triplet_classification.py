@@ -79,19 +79,29 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
     def _evaluate_subset(self, model: Any, data_split: list[dict[str, Any]], *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Any = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, float]:
         from mteb.models.models_protocols import EncoderProtocol
 
-        if not isinstance(model, EncoderProtocol):
+        from mteb_contrastive.protocols import cross_encoder_scoring as ces
+
+        cross = ces.is_cross_encoder(model)  # a cross-encoder scores (anchor, candidate) pairs directly
+        if not cross and not isinstance(model, EncoderProtocol):
             raise TypeError(
-                f"{self.metadata.name} scores embeddings: it needs an encoder model, got {type(model).__name__}"
+                f"{self.metadata.name} scores embeddings or pairs: it needs an encoder or a cross-encoder, got {type(model).__name__}"
             )
         fields = (self.anchor_field, self.positive_field, self.negative_field)
         timer = timer or TimingStack()
         texts, index = unique_texts(data_split, fields)
         candidates, _ = unique_texts(data_split, (self.positive_field, self.negative_field))
         fitted = fit_if_needed(model, texts, self.fit_train_texts(hf_subset, hf_split), candidate_texts=candidates)
-        with timer("Encoding texts", split=hf_split, subset=hf_subset):
-            emb = encode_texts(model, texts, self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
-        with timer("Scoring", split=hf_split, subset=hf_subset):
-            sim_pos, sim_neg = self._similarities(model, emb, index, data_split)
+        if cross:
+            with timer("Scoring", split=hf_split, subset=hf_subset):
+                anchors = [r[self.anchor_field] for r in data_split] * 2
+                others = [r[self.positive_field] for r in data_split] + [r[self.negative_field] for r in data_split]
+                s = ces.cross_encoder_scores(model, anchors, others, self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
+                sim_pos, sim_neg = s[: len(data_split)], s[len(data_split) :]
+        else:
+            with timer("Encoding texts", split=hf_split, subset=hf_subset):
+                emb = encode_texts(model, texts, self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
+            with timer("Scoring", split=hf_split, subset=hf_subset):
+                sim_pos, sim_neg = self._similarities(model, emb, index, data_split)
         base = np.array([str(r["query_halid"]) != str(r["pos_halid"]) for r in data_split], dtype=bool)
         scores = {
             "accuracy": triplet_accuracy(sim_pos[base], sim_neg[base]),

@@ -159,8 +159,11 @@ class AbsTaskVerification(AbsTaskPairClassification):
     def _evaluate_subset(self, model: Any, data_split: Any, *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Path | None = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, float]:
         from mteb.models.models_protocols import EncoderProtocol
 
-        if not isinstance(model, EncoderProtocol):
-            raise TypeError(f"{self.metadata.name} scores embeddings: it needs an encoder model, got {type(model).__name__}")
+        from mteb_contrastive.protocols import cross_encoder_scoring as ces
+
+        cross = ces.is_cross_encoder(model)  # a cross-encoder scores each pair directly (calibration and metrics unchanged)
+        if not cross and not isinstance(model, EncoderProtocol):
+            raise TypeError(f"{self.metadata.name} scores embeddings or pairs: it needs an encoder or a cross-encoder, got {type(model).__name__}")
         subset_data = self.dataset[hf_subset]
         val = subset_data[self.calibration_split]
         test_texts = list(dict.fromkeys(list(data_split["sentence1"]) + list(data_split["sentence2"])))
@@ -170,18 +173,25 @@ class AbsTaskVerification(AbsTaskPairClassification):
         if fit_if_needed(model, test_texts, train_texts=train_texts):
             logger.info("%s: fitted %s on %d test texts (+%d train texts)", self.metadata.name, type(model).__name__, len(test_texts), len(train_texts or []))
 
-        val_emb, v1, v2 = self._encode_split(model, val, self.calibration_split, hf_subset, encode_kwargs, num_proc)
-        val_sim = np.asarray(pair_scores(model, val_emb, v1, v2)["similarity_scores"])
+        if cross:
+            val_sim = ces.cross_encoder_scores(model, list(val["sentence1"]), list(val["sentence2"]), self, hf_split=self.calibration_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
+        else:
+            val_emb, v1, v2 = self._encode_split(model, val, self.calibration_split, hf_subset, encode_kwargs, num_proc)
+            val_sim = np.asarray(pair_scores(model, val_emb, v1, v2)["similarity_scores"])
         calibrator = Calibrator(year=self.pan_year).fit(val_sim, np.asarray(val["labels"]))
 
-        test_emb, t1, t2 = self._encode_split(model, data_split, hf_split, hf_subset, encode_kwargs, num_proc)
-        distances = pair_scores(model, test_emb, t1, t2)
+        if cross:
+            test_emb = np.zeros((0, 1))
+            distances = ces.as_distances(ces.cross_encoder_scores(model, list(data_split["sentence1"]), list(data_split["sentence2"]), self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc))
+        else:
+            test_emb, t1, t2 = self._encode_split(model, data_split, hf_split, hf_subset, encode_kwargs, num_proc)
+            distances = pair_scores(model, test_emb, t1, t2)
         labels = np.asarray(data_split["labels"], dtype=np.int64)
         answers = calibrator.answers(np.asarray(distances["similarity_scores"]))
 
         scores: dict[str, Any] = dict(self._compute_metrics(distances, labels))
         if test_emb.shape[1] < 2:
-            # not vectors (e.g. row keys of a sparse baseline): only the model's own similarity means anything
+            # not vectors (row keys of a sparse baseline, or a cross-encoder's pair scores): only the model's own similarity means anything
             scores = {k: v for k, v in scores.items() if k.startswith("similarity_")}
         scores.update(pan_scores(labels, answers, self.pan_year))
         scores.update(calibrator.params())
