@@ -153,8 +153,8 @@ def test_bi_encoder_and_cross_encoder_rerankers_score_pairs():
     bi = BiEncoderReranker(bundled_minilm())
     s = bi.score(["a cat sat on the mat"], [["a cat sat on the mat", "stock markets fell today"]])[0]
     assert s[0] == pytest.approx(1.0, abs=1e-5) and s[1] < 0.5
-    ce = make_reranker("ce")  # bundled MiniLM with an untrained, seeded head
+    ce = make_reranker("ce", bundled_minilm())  # explicit: bundled MiniLM with an untrained, seeded head
     a = ce.score(["q1", "q2"], [["d1", "d2", "d3"], ["d4"]])
-    b = make_reranker("ce").score(["q1", "q2"], [["d1", "d2", "d3"], ["d4"]])
+    b = make_reranker("ce", bundled_minilm()).score(["q1", "q2"], [["d1", "d2", "d3"], ["d4"]])
     assert [len(x) for x in a] == [3, 1]
     assert np.allclose(np.concatenate(a), np.concatenate(b))  # the seed makes the untrained head reproducible

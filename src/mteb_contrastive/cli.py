@@ -11,6 +11,7 @@ Evaluation itself stays the stock ``mteb run``; this command prepares what it ne
     mteb-contrastive build-pan-benchmarks [--shared ../shared/data] [--out build/verification]
     mteb-contrastive pan-score TRUTH.jsonl ANSWERS.jsonl [--year 2020|2021]
     mteb-contrastive pan-report RESULTS_DIR
+    mteb-contrastive train | train-cross-encoder | train-reranker ...   (docs/training.md)
 """
 
 from __future__ import annotations
@@ -136,7 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     from mteb_contrastive import pan_cli
 
     pan_cli.add_parsers(sub)
+    from mteb_contrastive.training import cli as training_cli
+
+    training_cli.add_parsers(sub)
     args = ap.parse_args(argv)
+    if args.cmd in training_cli.COMMANDS:
+        return training_cli.run(args)
 
     from mteb_contrastive.data.errors import DataError
 

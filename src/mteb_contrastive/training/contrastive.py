@@ -98,24 +98,29 @@ class ContrastiveConfig:
             raise TrainingDataError("--epochs/--passes", "must be >= 1")
 
 
-def model_token_limit(model: Any) -> int:
-    """Longest input the model's transformer accepts, in tokens (position embeddings / tokenizer limit)."""
-    limits = []
+def model_token_limits(model: Any) -> tuple[int, int]:
+    """(hard, trained) input limits in tokens: the transformer's position embeddings, and the tokenizer's
+    ``model_max_length`` (the length the checkpoint was trained at; all-MiniLM-L6-v2: 512 and 256)."""
     first = model[0]
     cfg = getattr(getattr(first, "auto_model", None), "config", None) or getattr(getattr(first, "model", None), "config", None)
-    if cfg is not None and getattr(cfg, "max_position_embeddings", None):
-        limits.append(int(cfg.max_position_embeddings))
+    hard = int(getattr(cfg, "max_position_embeddings", 0) or 10**9)
     tok = getattr(model, "tokenizer", None)
-    if tok is not None and 0 < int(getattr(tok, "model_max_length", 0) or 0) < 10**7:
-        limits.append(int(tok.model_max_length))
-    return min(limits) if limits else 10**9
+    trained = int(getattr(tok, "model_max_length", 0) or 0)
+    trained = trained if 0 < trained < 10**7 else hard
+    return hard, min(hard, trained)
 
 
 def check_context_length(model: Any, context_length: int, name: str = "") -> None:
-    """Raises TrainingDataError when ``context_length`` exceeds the model's limit."""
-    limit = model_token_limit(model)
-    if context_length > limit:
-        raise TrainingDataError("--context-length", f"{context_length} tokens is beyond the limit of {name or 'the model'} ({limit} tokens); use --context-length <= {limit}")
+    """Error beyond the model's position embeddings; a warning beyond the length it was trained at.
+
+    Raises:
+        TrainingDataError: ``context_length`` exceeds the position embeddings.
+    """
+    hard, trained = model_token_limits(model)
+    if context_length > hard:
+        raise TrainingDataError("--context-length", f"{context_length} tokens is beyond the limit of {name or 'the model'} ({hard} tokens); use --context-length <= {hard}")
+    if context_length > trained:
+        logger.warning("--context-length %d is beyond the %d tokens %s was trained at (its tokenizer's model_max_length); positions above %d start untrained", context_length, trained, name or "the model", trained)
 
 
 class _JsonlLog:

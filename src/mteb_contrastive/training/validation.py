@@ -5,7 +5,7 @@ The protocol is the one :mod:`mteb_contrastive.protocols.verification` applies a
 the F1-optimal threshold, Platt scaling and the abstention band
 (:class:`~mteb_contrastive.metrics.calibration.Calibrator`). The scores reported every epoch:
 
-* ``auc`` -- PAN AUC of the cosine (:func:`mteb_contrastive.metrics.pan.evaluate_all`);
+* ``auc`` -- ROC AUC of the raw pair score (``sklearn.metrics.roc_auc_score``, as the PAN evaluator's ``auc``);
 * ``overall`` -- the PAN overall score of the Platt+abstain answers on validation at the fitted
   delta (``Calibrator.delta_curve[delta]``, the number the protocol reports as
   ``validation_platt_abstain_overall``); the primary metric for the best checkpoint;
@@ -45,12 +45,13 @@ def verification_scores(scores: np.ndarray, labels: np.ndarray, year: int = 2021
     Raises:
         CalibrationError: a single class or no pairs.
     """
+    from sklearn.metrics import roc_auc_score
+
     from mteb_contrastive.metrics.calibration import Calibrator
-    from mteb_contrastive.metrics.pan import evaluate_all
 
     cal = Calibrator(year=year).fit(scores, labels)
-    res = evaluate_all(labels, scores, year=year)
-    out = {"auc": float(res["auc"]), "overall": float(cal.delta_curve[cal.delta]), **cal.params()}
+    # ROC AUC of the raw score (the PAN evaluator's ``auc`` is sklearn's roc_auc_score; cosines may lie outside [0, 1])
+    out = {"auc": float(roc_auc_score(labels, scores)), "overall": float(cal.delta_curve[cal.delta]), **cal.params()}
     return out, cal
 
 
