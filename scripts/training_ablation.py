@@ -19,7 +19,14 @@ fitted on the validation split by the protocol).
         nice python scripts/training_ablation.py --out build/training [--rows base contrastive ...]
     python scripts/training_ablation.py --out build/training --table-only
 
-Each finished row is saved as ``<out>/rows/<row>.json``; ``--table-only`` prints the table from them.
+Each finished row is saved as ``<out>/rows/<row>.json``; ``--table-only`` prints the table from them;
+``--reuse`` evaluates a row's already trained model folder instead of training it again, and only
+on the ``--tasks`` that row has no result for yet (e.g. ``--reuse --tasks ELTeCEngVerification``
+adds the cross-corpus ELTeC evaluation). Rows are
+independent: several invocations with different ``--rows`` may run side by side. Wall times in
+the table: ``train (s)`` = the trainer's own time (``train_seconds`` of the model's
+``training_config.json``: steps, per-epoch validation, checkpoints; not model loading),
+``eval (s)`` = the whole ``mteb run`` process.
 """
 
 from __future__ import annotations
@@ -90,6 +97,11 @@ def run_row(row: str, a: argparse.Namespace) -> dict:
     if cmd is None:
         save_base(model, a.context_length)
         train_log = {}
+    elif a.reuse and (model / "training_config.json").is_file():
+        # a model trained earlier by the same command: its own summary has the trainer's time and validation
+        print(f"# {row}: reusing {model}", flush=True)
+        cfg = json.loads((model / "training_config.json").read_text())
+        train_log = {**cfg["summary"], "validation": json.loads((model / "verification_calibration.json").read_text())}
     else:
         print("$ " + " ".join(cmd), flush=True)
         p = subprocess.run(cmd, capture_output=True, text=True)
@@ -98,43 +110,54 @@ def run_row(row: str, a: argparse.Namespace) -> dict:
             raise SystemExit(f"training row {row} failed (exit {p.returncode})")
         train_log = json.loads(p.stdout.strip().splitlines()[-1])
     train_s = time.monotonic() - t0
-    ev = ["mteb", "run", "-m", str(model), "-t", *a.tasks, "--output-folder", str(results), "--overwrite-strategy", "always", "-v", "1"]
-    print("$ " + " ".join(ev), flush=True)
-    t1 = time.monotonic()
-    p = subprocess.run(ev, capture_output=True, text=True)
-    if p.returncode != 0:
-        print(p.stderr[-3000:], file=sys.stderr)
-        raise SystemExit(f"evaluation of row {row} failed (exit {p.returncode})")
-    eval_s = time.monotonic() - t1
-    rec = {"row": row, "train_command": " ".join(cmd) if cmd else "(no training)", "eval_command": " ".join(ev), "train_seconds": round(train_s, 1), "eval_seconds": round(eval_s, 1), "train": train_log, "tasks": {t: scores_of(results, t) for t in a.tasks}}
-    (base / "rows").mkdir(parents=True, exist_ok=True)
-    (base / "rows" / f"{row.replace('=', '')}.json").write_text(json.dumps(rec, indent=1, default=str))
+    rec_file = base / "rows" / f"{row.replace('=', '')}.json"
+    old = json.loads(rec_file.read_text()) if a.reuse and rec_file.is_file() else {}
+    old_eval = old.get("eval_seconds", {})
+    if not isinstance(old_eval, dict):  # a record of one task
+        old_eval = {t: old_eval for t in old.get("tasks", {})}
+    tasks, eval_s, commands = dict(old.get("tasks", {})), dict(old_eval), list(old.get("eval_commands", []))
+    for task in a.tasks:
+        if a.reuse and tasks.get(task):
+            print(f"# {row}: {task} already evaluated", flush=True)
+            continue
+        ev = ["mteb", "run", "-m", str(model), "-t", task, "--output-folder", str(results), "--overwrite-strategy", "always", "-v", "1"]
+        print("$ " + " ".join(ev), flush=True)
+        t1 = time.monotonic()
+        p = subprocess.run(ev, capture_output=True, text=True)
+        if p.returncode != 0:
+            print(p.stderr[-3000:], file=sys.stderr)
+            raise SystemExit(f"evaluation of row {row} on {task} failed (exit {p.returncode})")
+        eval_s[task] = round(time.monotonic() - t1, 1)
+        tasks[task] = scores_of(results, task)
+        commands.append(" ".join(ev))
+    rec = {"row": row, "train_command": " ".join(cmd) if cmd else "(no training)", "eval_commands": commands, "train_seconds": round(train_s, 1), "eval_seconds": eval_s, "train": train_log, "tasks": tasks}
+    rec_file.parent.mkdir(parents=True, exist_ok=True)
+    rec_file.write_text(json.dumps(rec, indent=1, default=str))
     return rec
 
 
 def table(out: Path, tasks: list[str]) -> str:
+    """One markdown row per finished ablation row and per task."""
     recs = []
     for row in ROWS:
         f = out / "rows" / f"{row.replace('=', '')}.json"
         if f.is_file():
             recs.append(json.loads(f.read_text()))
-    head = "| row | steps | train (s) | eval (s) | train-time val. AUC | train-time val. overall |"
-    sep = "|---|---|---|---|---|---|"
+    lines = [
+        "| row | steps | train (s) | train-time val. AUC | train-time val. overall | task | eval (s) | val. overall | test AUC | test c@1 | test F0.5u | test overall |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for t in tasks:
-        head += f" {t} val. overall | {t} test AUC | {t} test c@1 | {t} test overall |"
-        sep += "---|---|---|---|"
-    lines = [head, sep]
-    for r in recs:
-        v = (r.get("train") or {}).get("validation") or {}
-        steps = (r.get("train") or {}).get("global_step", 0)
-        cells = [r["row"], str(steps), f"{r['train_seconds']:.0f}", f"{r['eval_seconds']:.0f}", f"{v['validation_auc']:.3f}" if v else "-", f"{v['validation_overall']:.3f}" if v else "-"]
-        for t in tasks:
+        for r in recs:
             s = r["tasks"].get(t) or {}
             if not s:
-                cells += ["-"] * 4
                 continue
-            cells += [f"{s['validation_platt_abstain_overall']:.3f}", f"{s['pan_platt_abstain_auc']:.3f}", f"{s['pan_platt_abstain_c_at_1']:.3f}", f"{s['pan_platt_abstain_overall']:.3f}"]
-        lines.append("| " + " | ".join(cells) + " |")
+            tr = r.get("train") or {}
+            v = tr.get("validation") or {}
+            ev = r["eval_seconds"] if isinstance(r["eval_seconds"], dict) else {t: r["eval_seconds"]}
+            cells = [r["row"], str(tr.get("global_step", 0)), f"{tr.get('train_seconds', 0.0):.0f}", f"{v['validation_auc']:.3f}" if v else "-", f"{v['validation_overall']:.3f}" if v else "-", t, f"{ev.get(t, 0.0):.0f}"]
+            cells += [f"{s['validation_platt_abstain_overall']:.3f}"] + [f"{s[f'pan_platt_abstain_{k}']:.3f}" for k in ("auc", "c_at_1", "f_05_u", "overall")]
+            lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -150,11 +173,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--learning-rate", type=float, default=5e-5)
     ap.add_argument("--max-validation-pairs", type=int, default=100)
     ap.add_argument("--table-only", action="store_true")
+    ap.add_argument("--reuse", action="store_true", help="skip training when the row's model folder is already complete")
     a = ap.parse_args(argv)
     if not a.table_only:
         for row in a.rows:
             rec = run_row(row, a)
-            print(f"# {row}: train {rec['train_seconds']:.0f}s, eval {rec['eval_seconds']:.0f}s", flush=True)
+            print(f"# {row}: train {rec['train_seconds']:.0f}s, eval {rec['eval_seconds']}", flush=True)
     print(table(Path(a.out), a.tasks))
     return 0
 
