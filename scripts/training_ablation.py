@@ -144,8 +144,8 @@ def table(out: Path, tasks: list[str]) -> str:
         if f.is_file():
             recs.append(json.loads(f.read_text()))
     lines = [
-        "| row | steps | train (s) | train-time val. AUC | train-time val. overall | task | eval (s) | val. overall | test AUC | test c@1 | test F0.5u | test overall |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| row | steps | train (s) | train-time val. AUC | train-time val. overall | task | eval (s) | val. overall | Platt slope | test score AUC | test AUC | test c@1 | test F0.5u | test overall |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for t in tasks:
         for r in recs:
@@ -156,7 +156,9 @@ def table(out: Path, tasks: list[str]) -> str:
             v = tr.get("validation") or {}
             ev = r["eval_seconds"] if isinstance(r["eval_seconds"], dict) else {t: r["eval_seconds"]}
             cells = [r["row"], str(tr.get("global_step", 0)), f"{tr.get('train_seconds', 0.0):.0f}", f"{v['validation_auc']:.3f}" if v else "-", f"{v['validation_overall']:.3f}" if v else "-", t, f"{ev.get(t, 0.0):.0f}"]
-            cells += [f"{s['validation_platt_abstain_overall']:.3f}"] + [f"{s[f'pan_platt_abstain_{k}']:.3f}" for k in ("auc", "c_at_1", "f_05_u", "overall")]
+            # the raw score's ROC AUC: Platt is strictly monotone, increasing when its slope is > 0, else decreasing
+            score_auc = s["pan_platt_auc"] if s["platt_coef"] > 0 else 1.0 - s["pan_platt_auc"]
+            cells += [f"{s['validation_platt_abstain_overall']:.3f}", f"{s['platt_coef']:.2f}", f"{score_auc:.3f}"] + [f"{s[f'pan_platt_abstain_{k}']:.3f}" for k in ("auc", "c_at_1", "f_05_u", "overall")]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
