@@ -153,9 +153,9 @@ def test_bi_encoder_and_cross_encoder_rerankers_score_pairs():
     bi = BiEncoderReranker(bundled_minilm())
     s = bi.score(["a cat sat on the mat"], [["a cat sat on the mat", "stock markets fell today"]])[0]
     assert s[0] == pytest.approx(1.0, abs=1e-5) and s[1] < 0.5
-    ce = make_reranker("ce")  # bundled MiniLM with an untrained, seeded head
+    ce = make_reranker("ce", bundled_minilm())  # explicit: bundled MiniLM with an untrained, seeded head
     a = ce.score(["q1", "q2"], [["d1", "d2", "d3"], ["d4"]])
-    b = make_reranker("ce").score(["q1", "q2"], [["d1", "d2", "d3"], ["d4"]])
+    b = make_reranker("ce", bundled_minilm()).score(["q1", "q2"], [["d1", "d2", "d3"], ["d4"]])
     assert [len(x) for x in a] == [3, 1]
     assert np.allclose(np.concatenate(a), np.concatenate(b))  # the seed makes the untrained head reproducible
 
@@ -185,7 +185,7 @@ def test_fitted_baseline_reranking_scores_the_allowed_candidates():
 def test_cross_encoder_ranks_on_raw_logits_not_a_float32_sigmoid():
     import torch
 
-    ce = make_reranker("ce")  # bundled MiniLM with an untrained, seeded head
+    ce = make_reranker("ce", bundled_minilm())  # bundled MiniLM with an untrained, seeded head (explicit: no default for ce)
     docs = ["the cat sat on the mat", "stock markets fell today", "a dog in the park"]
     base = ce.score(["cats"], [docs])[0]
     head = ce.model[0].model.classifier

@@ -17,6 +17,7 @@ Every import beyond the standard library happens inside the subcommand that need
     mteb-contrastive build-pan-benchmarks [--shared ../shared/data] [--out build/verification]
     mteb-contrastive pan-score TRUTH.jsonl ANSWERS.jsonl [--year 2020|2021]
     mteb-contrastive pan-report RESULTS_DIR
+    mteb-contrastive train | train-cross-encoder | train-reranker ...   (docs/training.md)
 """
 
 from __future__ import annotations
@@ -153,8 +154,10 @@ def build_parser() -> OneLineParser:
     evaluate_cmd.add_parser(sub)
     pan_cli.add_parsers(sub)
     from mteb_contrastive import quoter_cli
+    from mteb_contrastive.training import cli as training_cli
 
     quoter_cli.add_parsers(sub)
+    training_cli.add_parsers(sub)
     return ap
 
 
@@ -162,9 +165,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run one ``mteb-contrastive`` subcommand; bad input is one stderr line and exit status 2."""
     from mteb_contrastive import evaluate as evaluate_cmd
     from mteb_contrastive import pan_cli, quoter_cli
+    from mteb_contrastive.training import cli as training_cli
 
     ap = build_parser()
     args = ap.parse_args(argv)
+    if args.cmd in training_cli.COMMANDS:
+        return training_cli.run(args)
 
     from mteb_contrastive.data.errors import DataError
 

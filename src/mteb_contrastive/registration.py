@@ -43,6 +43,7 @@ def register() -> None:
     from mteb_contrastive.tasks import all_task_classes
 
     register_tasks(all_task_classes())
+    _enable_cross_encoders()
     _enable_local_model_folders()
     from mteb_contrastive.baselines import registered_model_metas
 
@@ -193,6 +194,18 @@ def retrieval_scores(qrels: dict[str, dict[str, int]], results: dict[str, dict[s
     return {k: v for k, v in d.items() if k.startswith(keep)}
 
 
+def _enable_cross_encoders() -> None:
+    """Let cross-encoders into the verification and triplet protocols (mteb's private ``_support_cross_encoder`` flag).
+
+    Those protocols score a cross-encoder's pairs directly (:mod:`mteb_contrastive.protocols.cross_encoder_scoring`).
+    """
+    from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
+    from mteb_contrastive.protocols.verification import AbsTaskVerification
+
+    for cls in (AbsTaskVerification, AbsTaskTripletClassification):
+        cls._support_cross_encoder = True
+
+
 def register_models(metas: list[Any]) -> None:
     """Add ``ModelMeta`` objects (our baselines) to mteb's model registry."""
     from mteb.models.model_implementations import MODEL_REGISTRY
@@ -241,16 +254,23 @@ def local_model_meta(path: str | os.PathLike) -> Any:
         )
     sim = ScoringFunction.COSINE
     cfg_file = folder / "config_sentence_transformers.json"
+    cross_encoder = False
     if cfg_file.is_file():
-        name = json.loads(cfg_file.read_text()).get("similarity_fn_name")
+        st_cfg = json.loads(cfg_file.read_text())
+        name = st_cfg.get("similarity_fn_name")
         if name:
             sim = ScoringFunction.from_str(name)
+        cross_encoder = st_cfg.get("model_type") == "CrossEncoder"  # e.g. from `mteb-contrastive train-cross-encoder`
     max_tokens = None
     sbert = folder / "sentence_bert_config.json"
     if sbert.is_file():
         max_tokens = json.loads(sbert.read_text()).get("max_seq_length")
 
     def loader(name: str, revision: str | None = None, **kwargs: Any) -> Any:
+        if cross_encoder:
+            from mteb.models.sentence_transformer_wrapper import CrossEncoderWrapper
+
+            return CrossEncoderWrapper(str(folder), **kwargs)
         return SentenceTransformerEncoderWrapper(str(folder), **kwargs)
 
     loader._st_folder = folder  # type: ignore[attr-defined]  (a sentence-transformers loader: see encoding.loading)
@@ -265,7 +285,7 @@ def local_model_meta(path: str | os.PathLike) -> Any:
             max_tokens=max_tokens,
             framework=["Sentence Transformers", "PyTorch"],
             modalities=["text"],
-            model_type=["dense"],
+            model_type=["cross-encoder"] if cross_encoder else ["dense"],
             open_weights=True,
         )
     )

@@ -118,10 +118,13 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
         from mteb.models.models_protocols import EncoderProtocol
         from mteb.types import PromptType
 
+        from mteb_contrastive.protocols import cross_encoder_scoring as ces
+
         pair_scorer = is_pair_scorer(model)
-        if not pair_scorer and not isinstance(model, EncoderProtocol):
+        cross_encoder = ces.is_cross_encoder(model)  # a cross-encoder scores (anchor, candidate) pairs directly
+        if not pair_scorer and not cross_encoder and not isinstance(model, EncoderProtocol):
             raise TypeError(
-                f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder or a fitted baseline, got {type(model).__name__}"
+                f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder, a cross-encoder or a fitted baseline, got {type(model).__name__}"
             )
         counts = self.split_counts(hf_subset, hf_split)
         source = {"dataset_path": str(self.metadata.dataset["path"]), "dataset_revision": str(self.metadata.dataset.get("revision"))}
@@ -140,6 +143,13 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
                 cands = [r[self.positive_field] for r in data_split] + [r[self.negative_field] for r in data_split]
                 both = score_pairs(model, anchor_col + anchor_col, cands)  # one call: each distinct text represented once
                 sim_pos, sim_neg = both[: len(data_split)], both[len(data_split) :]
+        elif cross_encoder:
+            fitted = False
+            with timer("Scoring", split=hf_split, subset=hf_subset):
+                anchor_col = [r[self.anchor_field] for r in data_split] * 2
+                others = [r[self.positive_field] for r in data_split] + [r[self.negative_field] for r in data_split]
+                s = ces.cross_encoder_scores(model, anchor_col, others, self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
+                sim_pos, sim_neg = s[: len(data_split)], s[len(data_split) :]
         else:
             anchors, a_index = unique_texts(data_split, (self.anchor_field,))
             fitted = fit_if_needed(model, texts, self.fit_train_texts(hf_subset, hf_split), candidate_texts=candidates)

@@ -202,9 +202,12 @@ class AbsTaskVerification(AbsTaskPairClassification):
     def _evaluate_subset(self, model: Any, data_split: Any, *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Path | None = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, float]:
         from mteb.models.models_protocols import EncoderProtocol
 
+        from mteb_contrastive.protocols import cross_encoder_scoring as ces
+
         pair_scorer = is_pair_scorer(model)
-        if not pair_scorer and not isinstance(model, EncoderProtocol):
-            raise TypeError(f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder or a fitted baseline, got {type(model).__name__}")
+        cross_encoder = ces.is_cross_encoder(model)  # a cross-encoder scores each pair directly (calibration and metrics unchanged)
+        if not pair_scorer and not cross_encoder and not isinstance(model, EncoderProtocol):
+            raise TypeError(f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder, a cross-encoder or a fitted baseline, got {type(model).__name__}")
         subset_data = self.dataset[hf_subset]
         val = subset_data[self.calibration_split]
         labels = np.asarray(data_split["labels"], dtype=np.int64)
@@ -218,6 +221,14 @@ class AbsTaskVerification(AbsTaskPairClassification):
             test_sim = score_pairs(model, list(data_split["sentence1"]), list(data_split["sentence2"]))
             distances = {"similarity_scores": test_sim.tolist()}
             scores: dict[str, Any] = {f"similarity_{k}": v for k, v in self._compute_metrics_values(test_sim.tolist(), labels, True).items()}
+        elif cross_encoder:
+            enc = dict(hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
+            val_sim = ces.cross_encoder_scores(model, list(val["sentence1"]), list(val["sentence2"]), self, hf_split=self.calibration_split, **enc)
+            calibrator = Calibrator(year=self.pan_year).fit(val_sim, np.asarray(val["labels"]))
+            test_sim = ces.cross_encoder_scores(model, list(data_split["sentence1"]), list(data_split["sentence2"]), self, hf_split=hf_split, **enc)
+            distances = ces.as_distances(test_sim)
+            # pair scores, not vectors: only the model's own similarity means anything
+            scores = {f"similarity_{k}": v for k, v in self._compute_metrics_values(list(map(float, test_sim)), labels, True).items()}
         else:
             test_texts = list(dict.fromkeys(list(data_split["sentence1"]) + list(data_split["sentence2"])))
             train_texts = None

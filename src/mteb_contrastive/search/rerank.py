@@ -28,8 +28,11 @@ From ``mteb run``: the registered model names ``rerank/<first>+<reranker>@<k>`` 
 (10, 50, 100 are registered ahead; others are made on demand, a bad name is one line listing the forms),
 e.g. ``mteb run -m 'rerank/bm25+ce@50' -t QuoteRKJVNovelsEnglishRetrieval``. The reranker model is
 ``$MTEB_CONTRASTIVE_CROSS_ENCODER`` / ``$MTEB_CONTRASTIVE_LI_MODEL`` / ``$MTEB_CONTRASTIVE_BI_ENCODER``
-(a name or a folder), default the bundled all-MiniLM-L6-v2 (for ``ce`` that is an *untrained*
-classification head on MiniLM: it exercises the code, it is not a cross-encoder; pass a real one).
+(a name or a folder), default the bundled all-MiniLM-L6-v2 for ``li`` and ``bi``. ``ce`` has no
+default: no pretrained cross-encoder can be downloaded here and MiniLM with a random head is not
+one, so ``$MTEB_CONTRASTIVE_CROSS_ENCODER`` must name a trained cross-encoder (e.g. one made by
+``mteb-contrastive train-reranker`` or ``train-cross-encoder``, docs/training.md); without it the
+``ce`` names load with a clear error.
 The result folder's model name says the stages and k, its revision the reranker model (a local
 folder by the fingerprint of its weights and configs) and k, and
 ``model_meta.json``'s ``loader_kwargs`` all three; QuoteR tasks also store ``rerank_k``, the stage
@@ -190,11 +193,26 @@ class LateInteractionReranker(_STReranker):
 RERANKERS: dict[str, Callable[..., Any]] = {"ce": CrossEncoderReranker, "li": LateInteractionReranker, "bi": BiEncoderReranker}
 
 
+CE_MODEL_REQUIRED = (
+    "the ce reranker needs a trained cross-encoder: set MTEB_CONTRASTIVE_CROSS_ENCODER (or pass the model) to a "
+    "cross-encoder folder, e.g. one made by `mteb-contrastive train-reranker` (docs/training.md); "
+    "MiniLM with a random classification head is not used as a default"
+)
+
+
 def make_reranker(kind: str, model_name_or_path: str | None = None, **kwargs: Any) -> Any:
-    """A reranker by kind ("ce", "li", "bi"); model default: the kind's env var, else bundled MiniLM."""
+    """A reranker by kind ("ce", "li", "bi"); model default: the kind's env var, else bundled MiniLM (not for "ce").
+
+    Raises:
+        ValueError: unknown kind; "ce" without a model and without ``$MTEB_CONTRASTIVE_CROSS_ENCODER``.
+    """
     if kind not in RERANKERS:
         raise ValueError(f"unknown reranker kind {kind!r}; choose one of {sorted(RERANKERS)}")
-    name = model_name_or_path or os.environ.get(RERANKER_ENV[kind]) or bundled_minilm()
+    name = model_name_or_path or os.environ.get(RERANKER_ENV[kind])
+    if not name:
+        if kind == "ce":
+            raise ValueError(CE_MODEL_REQUIRED)
+        name = bundled_minilm()
     return RERANKERS[kind](name, **kwargs)
 
 
@@ -393,13 +411,16 @@ _NAME_RE = re.compile(r"^rerank/(?P<first>[^+@]+)\+(?P<kind>[^+@]+)@(?P<k>[^+@]+
 
 def _meta(first: str, kind: str, k: int) -> Any:
     first_name = FIRST_STAGES[first]
-    rmodel = os.environ.get(RERANKER_ENV[kind]) or bundled_minilm()
+    # no random-head cross-encoder under a registered name: "ce" needs $MTEB_CONTRASTIVE_CROSS_ENCODER
+    rmodel = os.environ.get(RERANKER_ENV[kind]) or ("" if kind == "ce" else bundled_minilm())
     name = f"rerank/{first}+{kind}@{k}"
 
     def loader(model_name: str, revision: str | None = None, *, first_stage: str = first_name, reranker: str = kind, reranker_model: str = rmodel, k: int = k, device: str | None = None, _name: str = name, **kwargs: Any) -> TwoStageSearch:
+        if not reranker_model:
+            raise ValueError(f"{_name}: {CE_MODEL_REQUIRED}")
         return build_two_stage(first_stage, reranker, k, reranker_model=reranker_model, device=device, name=_name)
 
-    return two_stage_meta(name, first_name, None, k, reranker_kind=kind, reranker_model=rmodel, loader=loader)
+    return two_stage_meta(name, first_name, None, k, reranker_kind=kind, reranker_model=rmodel or "unset", loader=loader)
 
 
 def name_forms() -> str:

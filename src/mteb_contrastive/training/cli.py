@@ -1,0 +1,173 @@
+"""``mteb-contrastive`` subcommands for training (see docs/training.md).
+
+    mteb-contrastive train --docs KIND=PATH [--docs ...] (--holdout FOLDER | --validation-share 0.2) --out DIR [options]
+    mteb-contrastive train-cross-encoder  (same options: Kirby's pair-classification rival)
+    mteb-contrastive train-reranker QUOTER_FILE --out DIR [--n-negatives 3] [--max-queries N] [options]
+
+``KIND`` is one of ``corpus`` (builders' JSONL), ``eltec``, ``pan14``, ``taln`` (shared files) or
+``pan-folder`` (train split of a PAN-format folder). ``--holdout FOLDER`` (a built verification
+benchmark) removes every author of its validation and test splits from the training documents and
+validates on its validation pairs; without it, ``--validation-share`` of the authors is held out.
+Bad input: one line on stderr naming the file/row/field or option, exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from typing import Any
+
+COMMANDS = ("train", "train-cross-encoder", "train-reranker")
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", required=True, help="output model folder (checkpoints go to OUT.checkpoints)")
+    p.add_argument("--base-model", default=None, help="sentence-transformers model name or folder (default: the bundled all-MiniLM-L6-v2)")
+    p.add_argument("--context-length", type=int, default=256, help="tokens per text (pair for a cross-encoder)")
+    p.add_argument("--batch-size", type=int, default=32, help="texts per batch: two per author")
+    p.add_argument("--learning-rate", type=float, default=2e-5)
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--warmup-ratio", type=float, default=0.1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-steps", type=int, default=-1, help="stop after N optimiser steps")
+    p.add_argument("--logging-steps", type=int, default=0, help="log the loss every N steps (0: each epoch)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def _author_opts(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--docs", action="append", required=True, metavar="KIND=PATH", help="documents; KIND in corpus, eltec, pan14, taln, pan-folder; repeatable")
+    p.add_argument("--holdout", action="append", default=[], metavar="FOLDER", help="a PAN-format benchmark: its validation/test authors are removed from training, its validation pairs validate")
+    p.add_argument("--validation-share", type=float, default=0.2, help="share of authors held out for validation when no --holdout")
+    p.add_argument("--validation-pairs-per-author", type=int, default=4)
+    p.add_argument("--max-validation-pairs", type=int, default=None, help="a seeded, class-balanced sample of the validation pairs")
+    p.add_argument("--no-rotation", action="store_true", help="no random span rotation (the paper's ablation)")
+    p.add_argument("--passes", type=int, default=1, help="times each author is drawn per epoch")
+    p.add_argument("--resume", action="store_true", help="continue from the last checkpoint in OUT.checkpoints")
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Add ``train``, ``train-cross-encoder`` and ``train-reranker`` to ``mteb-contrastive``."""
+    t = sub.add_parser("train", help="Kirby's contrastive recipe (InfoNCE over authors, span rotation)")
+    _author_opts(t)
+    _common(t)
+    t.add_argument("--temperature", type=float, default=0.01)
+    t.add_argument("--cached", action="store_true", help="gradient-cache loss (CachedMultipleNegativesRankingLoss)")
+    t.add_argument("--mini-batch-size", type=int, default=16, help="texts per forward pass of the cached loss")
+    c = sub.add_parser("train-cross-encoder", help="the pair-classification rival (cross-encoder, sigmoid, same data)")
+    _author_opts(c)
+    _common(c)
+    r = sub.add_parser("train-reranker", help="a cross-encoder reranker on a QuoteR file's train split, BM25 negatives")
+    r.add_argument("quoter_file")
+    _common(r)
+    r.add_argument("--n-negatives", type=int, default=3)
+    r.add_argument("--max-queries", type=int, default=None)
+    r.add_argument("--language", default="en", choices=["en", "zh"])
+    r.add_argument("--official", default=None, choices=["english", "modern_chinese", "ancient_chinese"], help="an official QuoteR file's split boundaries")
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from mteb_contrastive.search.rerank import bundled_minilm
+    from mteb_contrastive.training.contrastive import ContrastiveConfig
+
+    return ContrastiveConfig(
+        base_model=args.base_model or bundled_minilm(),
+        context_length=args.context_length,
+        batch_size=args.batch_size,
+        temperature=getattr(args, "temperature", 0.01),
+        rotate=not getattr(args, "no_rotation", False),
+        cached=getattr(args, "cached", False),
+        mini_batch_size=getattr(args, "mini_batch_size", 16),
+        learning_rate=args.learning_rate,
+        epochs=args.epochs,
+        warmup_ratio=args.warmup_ratio,
+        seed=args.seed,
+        passes=getattr(args, "passes", 1),
+        max_steps=args.max_steps,
+        logging_steps=args.logging_steps,
+    )
+
+
+def balanced_sample(pairs: list[dict[str, Any]], n: int | None, seed: int) -> list[dict[str, Any]]:
+    """At most ``n`` pairs, half same-author and half different-author (seeded), in input order."""
+    import random
+
+    if n is None or len(pairs) <= n:
+        return pairs
+    rng = random.Random(seed)
+    pos = [i for i, r in enumerate(pairs) if r["same"]]
+    neg = [i for i, r in enumerate(pairs) if not r["same"]]
+    keep = set(rng.sample(pos, min(len(pos), n // 2))) | set(rng.sample(neg, min(len(neg), n - n // 2)))
+    return [r for i, r in enumerate(pairs) if i in keep]
+
+
+def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
+    """(training documents, validation pairs, counts) from ``--docs``, ``--holdout`` / ``--validation-share``.
+
+    Raises:
+        TrainingDataError: a bad ``--docs`` value, an empty validation, no training author left.
+    """
+    from mteb_contrastive.data.pan import load_split
+    from mteb_contrastive.training.data import SOURCES, TrainingDataError, held_out_authors, load_documents, split_documents_by_author, validation_pairs
+
+    docs: list[dict[str, Any]] = []
+    for spec in args.docs:
+        kind, sep, path = spec.partition("=")
+        if not sep or kind not in SOURCES:
+            raise TrainingDataError("--docs", f"expected KIND=PATH with KIND in {', '.join(SOURCES)}, got {spec!r}")
+        docs += [{**d, "id": f"{kind}:{d['id']}"} for d in load_documents(kind, path)]
+    counts: dict[str, Any] = {"documents_read": len(docs)}
+    if args.holdout:
+        excluded: set[str] = set()
+        validation: list[dict[str, Any]] = []
+        for folder in args.holdout:
+            excluded |= held_out_authors(folder)
+            validation += load_split(folder, "validation")
+        before = len(docs)
+        docs = [d for d in docs if d["author"] not in excluded]
+        counts.update(holdout=list(args.holdout), held_out_authors=len(excluded), documents_removed_held_out=before - len(docs))
+        if not docs:
+            raise TrainingDataError("--holdout", f"every training document's author is held out by {', '.join(args.holdout)}: nothing left to train on")
+    else:
+        docs, val_docs = split_documents_by_author(docs, args.validation_share, args.seed)
+        validation = validation_pairs(val_docs, max_words=args.context_length, pairs_per_author=args.validation_pairs_per_author, seed=args.seed)
+        counts.update(validation_share=args.validation_share, validation_documents=len(val_docs))
+    validation = balanced_sample(validation, args.max_validation_pairs, args.seed)
+    if not validation:
+        raise TrainingDataError("validation", "the split leaves validation empty (no pair of held-out authors)")
+    counts.update(training_documents=len(docs), validation_pairs=len(validation))
+    return docs, validation, counts
+
+
+def run(args: argparse.Namespace) -> int | None:
+    """Run a training subcommand; None when ``args.cmd`` is not one of them. Exit 2 on bad input."""
+    if args.cmd not in COMMANDS:
+        return None
+    from mteb_contrastive.data.errors import DataError
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        cfg = _config(args)
+        cfg.check()
+        if args.cmd == "train-reranker":
+            from mteb_contrastive.training.cross_encoder import train_quoter_reranker
+
+            summary = train_quoter_reranker(args.quoter_file, args.out, cfg, n_negatives=args.n_negatives, max_queries=args.max_queries, language=args.language, official=args.official, show_progress=not args.no_progress)
+        else:
+            docs, validation, counts = author_data(args)
+            print(json.dumps({"data": counts}), flush=True)
+            if args.cmd == "train":
+                from mteb_contrastive.training.contrastive import train_contrastive as fn
+            else:
+                from mteb_contrastive.training.cross_encoder import train_pair_classifier as fn
+            summary = fn(docs, validation, args.out, cfg, resume=args.resume, show_progress=not args.no_progress, source=" ".join(args.docs))
+            summary["data"] = counts
+    except DataError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(summary, default=str), flush=True)
+    return 0
