@@ -17,6 +17,7 @@ Every import beyond the standard library happens inside the subcommand that need
     mteb-contrastive build-pan-benchmarks [--shared ../shared/data] [--out build/verification]
     mteb-contrastive pan-score TRUTH.jsonl ANSWERS.jsonl [--year 2020|2021]
     mteb-contrastive pan-report RESULTS_DIR
+    mteb-contrastive build-quoter FILE --name NAME --language xxx-Xxxx --out DIR [--split shuffled|line-order]
     mteb-contrastive train | train-cross-encoder | train-reranker ...   (docs/training.md)
 """
 
