@@ -279,7 +279,8 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
         left = []
         for t in tasks:
             cls = registered_task_class(t)
-            rev = cls.metadata.dataset.get("revision") if cls is not None else None
+            # the instance's revision: some tasks fingerprint their files when constructed (QuoteR, Cranfield)
+            rev = cls().metadata.dataset.get("revision") if cls is not None else None
             hit = None if rerun else cached_result(results, meta.name, meta.revision, t, rev)
             if hit is not None:
                 _say(f"  cached {meta.name} {t} ({hit.relative_to(out)})")

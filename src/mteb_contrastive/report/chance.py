@@ -71,7 +71,7 @@ def chance_levels(family: str, scores: dict[str, Any], reference: Any = None) ->
     """Chance levels of one score row: stored ``random_*`` / ``chance_*`` keys, else computed (module docstring)."""
     out: dict[str, float] = {}
     if family in ("author", "ir-triplets") and "accuracy" in scores and "pool_size" not in scores:
-        out.update(random_accuracy=0.5, random_accuracy_unrestricted=0.5)
+        out.update(random_accuracy=0.5, random_accuracy_cross_document=0.5, random_accuracy_unrestricted=0.5)
         if "error_rate" in scores:
             out["random_error_rate"] = 50.0
     if family == "verification":
@@ -85,6 +85,8 @@ def chance_levels(family: str, scores: dict[str, Any], reference: Any = None) ->
         out.update(ranking_chance(reference["qrels"], int(scores["pool_size"]), ignore_identical_ids=reference.get("ignore_identical_ids", False), query_in_pool=reference.get("query_in_pool")))
         if "mrr" in out or "random_mrr" in out:
             out.setdefault("random_mrr_at_10", out["random_mrr"])
+            # a random order of the pool = a constant scorer under the tie-aware rule (QuoteR's main score)
+            out.setdefault("random_mrr_tie_expected", out["random_mrr"])
     out.update({k: float(v) for k, v in scores.items() if (k.startswith("random_") or k.startswith("chance_")) and isinstance(v, (int, float))})
     return out
 
