@@ -120,22 +120,8 @@ def build_pool(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, in
             by_authors.setdefault(s, []).append(cid)
 
     qrels = {qid: {cid: 1 for cid in by_authors.get(a, []) if cid != qid} for qid, a in q_authors.items()}
-    stats = {
-        "n_triplets": len(rows),
-        "n_queries": len(q_id),
-        "pool_size": len(cand_id),
-        "pool_candidates_raw": 2 * len(rows),
-        "pool_duplicates_removed": 2 * len(rows) - len(cand_id),
-        "pool_texts_identical_to_a_query": sum(1 for t in cand_id if t in q_id),
-        "queries_without_relevant": sum(1 for v in qrels.values() if not v),
-    }
-    data = {
-        "queries": [{"id": i, "text": t} for t, i in q_id.items()],
-        "corpus": [{"id": i, "text": t} for t, i in cand_id.items()],
-        "qrels": qrels,
-        "same_document": _same_document(q_docs, cand_docs),
-    }
-    return data, stats
+    data, stats = _pool_split(q_id, cand_id, qrels, _same_document(q_docs, cand_docs), raw_candidates=2 * len(rows))
+    return data, {"n_triplets": len(rows), **stats, "pool_candidates_raw": 2 * len(rows)}
 
 
 def _same_document(q_docs: dict[str, set[str]], cand_docs: dict[str, set[str]]) -> dict[str, set[str]]:
@@ -215,11 +201,21 @@ def build_pool_from_pairs(rows: list[dict[str, Any]], config: str) -> tuple[dict
         rel.discard(qid)
         qrels[qid] = {c: 1 for c in sorted(rel)}
         same_doc[qid] = set(by_doc.get(doc, set())) - {qid}
+    data, stats = _pool_split(q_id, cand_id, qrels, same_doc, raw_candidates=len(rows))
+    return data, {"pair_rows_in_pool": len(rows), **stats}
+
+
+def _pool_split(q_id: dict[str, str], cand_id: dict[str, str], qrels: dict[str, dict[str, int]], same_doc: dict[str, set[str]], *, raw_candidates: int) -> tuple[dict[str, Any], dict[str, int]]:
+    """The queries/corpus/qrels/same-document structure of a pool and its common counts.
+
+    Args:
+        q_id: query text -> query id; cand_id: candidate text -> candidate id (both in first-seen order).
+        raw_candidates: candidate entries before identical texts were merged.
+    """
     stats = {
-        "pair_rows_in_pool": len(rows),
         "n_queries": len(q_id),
         "pool_size": len(cand_id),
-        "pool_duplicates_removed": len(rows) - len(cand_id),
+        "pool_duplicates_removed": raw_candidates - len(cand_id),
         "pool_texts_identical_to_a_query": sum(1 for t in cand_id if t in q_id),
         "queries_without_relevant": sum(1 for v in qrels.values() if not v),
     }
