@@ -12,10 +12,11 @@ import sys
 
 
 class _RegisterAfterLoad:
-    """Loader proxy: runs the real loader, then registers the extension."""
+    """Loader proxy: runs the real loader, then registers the extension (once)."""
 
-    def __init__(self, loader):
+    def __init__(self, loader, finder):
         self._loader = loader
+        self._finder = finder
 
     def __getattr__(self, name):
         return getattr(self._loader, name)
@@ -25,6 +26,7 @@ class _RegisterAfterLoad:
 
     def exec_module(self, module):
         self._loader.exec_module(module)
+        self._finder.uninstall()
         try:
             from mteb_contrastive.registration import register
 
@@ -36,19 +38,34 @@ class _RegisterAfterLoad:
 
 
 class _MtebFinder:
-    """Meta-path finder that only reacts to the top-level ``mteb`` import."""
+    """Meta-path finder that only reacts to the top-level ``mteb`` import.
+
+    It stays on ``sys.meta_path`` until mteb has really been executed: ``python -m mteb`` first
+    asks for mteb's spec without importing it (``runpy`` looks for ``mteb.__main__``), then imports
+    the package; a finder that removed itself at the first question missed the import.
+    """
+
+    def __init__(self):
+        self._busy = False
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "mteb":
+        if fullname != "mteb" or self._busy:
             return None
-        sys.meta_path.remove(self)  # one shot; also avoids recursion below
         import importlib.util
 
-        spec = importlib.util.find_spec(fullname)
+        self._busy = True  # the lookup below asks the meta path again, this finder included
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            self._busy = False
         if spec is None or spec.loader is None:
             return spec
-        spec.loader = _RegisterAfterLoad(spec.loader)
+        spec.loader = _RegisterAfterLoad(spec.loader, self)
         return spec
+
+    def uninstall(self):
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
 
 
 def install():
