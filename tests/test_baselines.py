@@ -16,7 +16,7 @@ from mteb_contrastive.baselines import BASELINES, registered_model_metas, baseli
 from mteb_contrastive.baselines.base import NotFittedError, canonical_order
 from mteb_contrastive.baselines.gensim_models import Doc2VecBaseline, Word2VecAverage
 from mteb_contrastive.baselines.sparse import BM25sTripletBaseline, BM25TripletBaseline, TfidfBaseline
-from mteb_contrastive.baselines.text import whitespace_tokens, word_tokens
+from mteb_contrastive.baselines.text import whitespace_tokens, word_spans, word_tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -433,3 +433,8 @@ def test_max_per_query_has_one_default():
     qrels = {"q1": {f"d{i}": 1 for i in range(12)}, "q2": {"d12": 1, "d13": 1}}
     splits, _ = irt.sample_ir_triplets(corpus, qrels, fractions=(0.0, 0.0, 1.0))
     assert sum(r["ir_query_id"] == "q1" for r in splits["test"]) == 50
+
+
+def test_word_spans_are_offsets_of_words_in_every_script():
+    text = "我喜欢苹果。 Hello, world ひらがな"
+    assert [text[a:b] for a, b in word_spans(text)] == ["我", "喜欢", "苹果", "。", "Hello,", "world", "ひ", "ら", "が", "な"]

@@ -152,6 +152,16 @@ def test_chunking():
         chunk_text(text, 10, 11)
 
 
+def test_chunking_text_without_spaces_cuts_substrings_between_words():
+    # jieba words (punctuation does not count): 我|喜欢|吃|苹果 。你|呢 ？他|不 | 喜欢|苹果 ，他|喜欢 | 香蕉 。
+    text = "我喜欢吃苹果。你呢？\n他不喜欢苹果，他喜欢香蕉。"
+    chunks = chunk_text(text, 4, 2)
+    assert chunks == ["我喜欢吃苹果。", "你呢？\n他不", "喜欢苹果，他喜欢"]  # "香蕉。" (1 word) < min_words
+    assert all(c in text for c in chunks)  # substrings: no separator inserted
+    assert chunk_text(text, 20, 13) == [text]  # 13 words; whole text, original newline kept
+    assert chunk_text(text, 20, 14) == []
+
+
 def _synthetic_docs(n_multi=12, n_single=12, works=3, words=120):
     docs = []
     for a in range(n_multi + n_single):

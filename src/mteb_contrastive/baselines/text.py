@@ -96,6 +96,37 @@ def word_tokens(text: str, *, min_len: int = 1, lowercase: bool = True) -> list[
     return out
 
 
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """Character offsets ``(start, end)`` of the words of ``text``, for cutting it into substrings.
+
+    Whitespace-separated tokens are words; inside a token, a run of Han characters is split by
+    jieba (``Tokenizer.tokenize``, default mode, offsets into the run) and each character of the
+    other unsegmented scripts (kana, Thai, Lao, Khmer, Myanmar) is a word, so that a text written
+    without spaces is cut between words and ``text[start:end]`` never inserts a separator.
+    Punctuation attached to a spaced word stays in it; a Chinese punctuation mark is its own word.
+
+    Example::
+
+        >>> t = "我喜欢苹果。 Hello world"
+        >>> [t[a:b] for a, b in word_spans(t)]
+        ['我', '喜欢', '苹果', '。', 'Hello', 'world']
+    """
+    spans: list[tuple[int, int]] = []
+    for tok in re.finditer(r"\S+", text):
+        word = tok.group()
+        if not has_unsegmented_script(word):
+            spans.append(tok.span())
+            continue
+        base = tok.start()
+        for run in re.finditer(rf"[{_HAN}]+|[{_NOSEP}]|[^{_HAN}{_NOSEP}]+", word):
+            a = base + run.start()
+            if re.match(f"[{_HAN}]", run.group()):
+                spans.extend((a + s, a + e) for _, s, e in _jieba().tokenize(run.group()))
+            else:
+                spans.append((a, a + len(run.group())))
+    return spans
+
+
 def sklearn_word_tokens(text: str) -> list[str]:
     """:func:`word_tokens` with ``min_len=2`` and no lower-casing (scikit-learn lower-cases first)."""
     return word_tokens(text, min_len=2, lowercase=False)

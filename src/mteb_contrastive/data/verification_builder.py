@@ -6,7 +6,8 @@ Input: documents ``{"id", "author", "text"}`` (one document = one *work*; option
 * **chunking** -- each document is cut into consecutive, non-overlapping chunks of
   ``chunk_words`` whitespace tokens; a shorter last chunk is kept when it has at least
   ``min_words`` tokens (a document shorter than ``chunk_words`` gives one chunk when it has at
-  least ``min_words``, else none). Chunks are re-joined with single spaces.
+  least ``min_words``, else none). Chunks are re-joined with single spaces; text in a script
+  written without spaces is cut into substrings between jieba words / characters instead.
 * **author-disjoint splits** -- authors (not documents) are shuffled with the seed and shared
   out over ``train`` / ``validation`` / ``test`` by ``split_ratios`` (largest remainder),
   separately for authors with at least two works (they alone give same-author pairs) and the
@@ -44,22 +45,34 @@ from mteb_contrastive.data.languages import eltec_language, languages_from_rows,
 from mteb_contrastive.data.pan import write_pairs_and_truth
 from mteb_contrastive.identity import fingerprint, nfc
 
+_WORDLIKE = re.compile(r"\w")
 KIND = "pan-verification"
 SPLITS = ("train", "validation", "test")
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 
 
 def chunk_text(text: str, chunk_words: int, min_words: int) -> list[str]:
-    """Consecutive chunks of ``chunk_words`` whitespace tokens; a last chunk shorter than ``min_words`` is dropped.
+    """Consecutive chunks of ``chunk_words`` words; a last chunk shorter than ``min_words`` is dropped.
 
-    Tokens are re-joined with single spaces: only whitespace is replaced, so no separator is
-    added inside a script written without spaces.
+    Spaced scripts: words are whitespace tokens, re-joined with single spaces (runs of whitespace,
+    newlines included, become one space). Text containing a script written without spaces
+    (Chinese, Japanese, Thai, ...): words are :func:`~mteb_contrastive.baselines.text.word_spans`
+    (jieba words for Han, characters for the other unsegmented scripts; punctuation does not
+    count) and a chunk is the substring of ``text`` from its first word to the next chunk's first
+    word (trimmed), so no separator is inserted and punctuation stays with the words before it.
 
     Raises:
         ValueError: unless ``1 <= min_words <= chunk_words``.
     """
     if chunk_words < 1 or min_words < 1 or min_words > chunk_words:
         raise ValueError(f"need 1 <= min_words <= chunk_words, got chunk_words={chunk_words}, min_words={min_words}")
+    from mteb_contrastive.baselines.text import has_unsegmented_script, word_spans
+
+    if has_unsegmented_script(text):
+        starts = [a for a, b in word_spans(text) if _WORDLIKE.search(text[a:b])]
+        cuts = starts[::chunk_words] + [len(text)]
+        sizes = [min(chunk_words, len(starts) - i) for i in range(0, len(starts), chunk_words)]
+        return [text[a:b].strip() for a, b, n in zip(cuts, cuts[1:], sizes) if n >= min_words]
     words = text.split()
     chunks = [words[i : i + chunk_words] for i in range(0, len(words), chunk_words)]
     return [" ".join(c) for c in chunks if len(c) >= min_words]
