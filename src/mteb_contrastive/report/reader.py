@@ -226,7 +226,9 @@ class PerItem:
 
     ``ids``: item ids (query ids, triplet or pair ids), aligned with ``values`` (one float per
     item whose mean is ``statistic_name``) or, for verification, with ``labels`` / ``answers``
-    (the statistic is recomputed from them: PAN overall). ``note`` says where they came from.
+    (the statistic is recomputed from them: PAN overall). ``groups``: optional group id per item
+    (aligned with ``ids``; e.g. the IR query of a triplet, the anchor author) -- comparisons then
+    resample groups (cluster bootstrap, :mod:`.compare`). ``note`` says where they came from.
     """
 
     statistic_name: str
@@ -236,6 +238,7 @@ class PerItem:
     answers: list[float] | None = None
     year: int = 2021
     note: str = ""
+    groups: list[str] | None = None
 
 
 def predictions_file(prediction_dir: str | Path, task: str, revision: str | None = None) -> Path:
@@ -274,7 +277,8 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
 
     * any family: ``{"per_item": {"name": <statistic>, "ids": [...], "values": [...]}}`` -- the
       mean of ``values`` is the score ``name`` (e.g. a triplet protocol writes ``name="accuracy"``
-      and one 0/1 per base triplet). Read first when present.
+      and one 0/1 per triplet); optional ``"groups": [...]`` (one group id per item: the IR query,
+      the anchor author) makes comparisons resample whole groups. Read first when present.
     * retrieval (written by mteb itself): ``{query id: {doc id: score}}``; per-query nDCG@10 is
       recomputed with pytrec_eval (as mteb does) against the task's qrels (``reference``:
       ``{qid: {doc id: gain}}``, from :func:`task_reference`), identical query/doc ids removed when
@@ -288,7 +292,14 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
         return None
     if isinstance(pred, dict) and isinstance(pred.get("per_item"), dict):
         p = pred["per_item"]
-        return PerItem(statistic_name=p["name"], ids=[str(i) for i in p["ids"]], values=[float(v) for v in p["values"]], note="protocol per-item file")
+        groups = p.get("groups")
+        if len(p["values"]) != len(p["ids"]) or (groups is not None and len(groups) != len(p["ids"])):
+            logger.warning("%s: [%s][%s][per_item]: ids, values and groups need one entry per item; not used",
+                           predictions_file(prediction_dir, row.task, row.model_revision), row.subset, row.split)
+            return None
+        return PerItem(statistic_name=p["name"], ids=[str(i) for i in p["ids"]], values=[float(v) for v in p["values"]],
+                       groups=None if groups is None else [str(g) for g in groups],
+                       note="protocol per-item file" + ("; cluster bootstrap over groups" if groups is not None else ""))
     if row.family == "verification" and isinstance(pred, dict) and "platt_abstain" in pred:
         ids = [str(i) for i in pred["id"]]
         labels = pred.get("labels")
