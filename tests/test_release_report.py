@@ -141,6 +141,8 @@ def test_compare_per_item_uses_groups_of_the_common_items():
     assert (c.n_groups, c.ci_low, c.ci_high, c.p_value) == (3, -1.0, 1.0, 1.0)  # = test_cluster_bootstrap_exact_by_hand
     cand.groups = ["C", "B", "A", "A", "Z"]
     assert compare_per_item(ref, cand) == "the two models' per-item files disagree on the items' groups"
+    one = PerItem("accuracy", ids=["t1", "t2"], values=[0, 1], groups=["A", "A"])
+    assert compare_per_item(one, one) == "2 items in 1 group: no cluster bootstrap"
     with pytest.raises(ValueError, match="groups has 2 entries for 3 items"):
         paired_bootstrap([0, 0, 1], [1, 0, 1], groups=["a", "b"])
     with pytest.raises(ValueError, match="at least 2 groups, got 1"):

@@ -232,6 +232,8 @@ def compare_per_item(reference: Any, candidate: Any, higher_is_better: bool = Tr
         groups = [reference.groups[j] for j in a_idx]
         if groups != [candidate.groups[j] for j in b_idx]:
             return "the two models' per-item files disagree on the items' groups"
+        if len(set(groups)) < 2:
+            return f"{len(common)} items in 1 group: no cluster bootstrap"
     if reference.values is not None and candidate.values is not None:
         return paired_bootstrap(np.asarray(reference.values)[a_idx], np.asarray(candidate.values)[b_idx], groups=groups, higher_is_better=higher_is_better, statistic_name=reference.statistic_name, **kwargs)
     labels = np.asarray(reference.labels)[a_idx]

@@ -228,13 +228,14 @@ def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
         for main in dict.fromkeys(r["main_score_name"] for r in rows):  # one table per main score (retrieval / triplets / ...)
             out += _score_table([r for r in rows if r["main_score_name"] == main]) + [""]
     if rep["comparisons"]:
-        out += ["## Comparison", "", "Difference = candidate - reference, 95% paired-bootstrap interval over the items, paired randomisation test.", ""]
+        out += ["## Comparison", "", "Difference = candidate - reference, 95% paired-bootstrap interval over the items, paired randomisation test. "
+                "Where items come in groups (triplets of one IR query or one anchor author: \"N in G groups\") whole groups are resampled and swapped (cluster bootstrap).", ""]
         out += ["| task | subset | reference | candidate | statistic | reference value | candidate value | difference | 95% CI | p | items | verdict |", "|---" * 12 + "|"]
         for c in rep["comparisons"]:
             if c.get("statistic") is None:
                 out.append(f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['main_score_name']} | {fmt(c['reference_main'])} | {fmt(c['candidate_main'])} | {fmt(_diff(c))} | n/a | n/a | n/a | {c['verdict']} |")
             else:
-                out.append(f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['statistic']} | {fmt(c['reference_value'])} | {fmt(c['candidate_value'])} | {fmt(c['diff'])} | [{fmt(c['ci_low'])}, {fmt(c['ci_high'])}] | {fmt(c['p_value'], 3)} | {c['n_items']} | {c['verdict']} |")
+                out.append(f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['statistic']} | {fmt(c['reference_value'])} | {fmt(c['candidate_value'])} | {fmt(c['diff'])} | [{fmt(c['ci_low'])}, {fmt(c['ci_high'])}] | {fmt(c['p_value'], 3)} | {_items(c)} | {c['verdict']} |")
         out.append("")
     if rep["plots"]:
         out += ["## Figures", ""]
@@ -260,6 +261,11 @@ def _score_table(rows: list[dict[str, Any]]) -> list[str]:
         cells.append(", ".join(f"{k} {fmt(v)}" for k, v in r["counts"].items()))
         out.append("| " + " | ".join(cells) + " |")
     return out
+
+
+def _items(c: dict[str, Any]) -> str:
+    """``N`` items, or ``N in G groups`` for a cluster bootstrap."""
+    return f"{c['n_items']}" if c.get("n_groups") is None else f"{c['n_items']} in {c['n_groups']} groups"
 
 
 def _diff(c: dict[str, Any]) -> float | None:
