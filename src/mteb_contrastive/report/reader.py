@@ -75,6 +75,8 @@ class ScoreRow:
     evaluation_time: float | None = None
     path: Path | None = None
     model_meta: dict[str, Any] = field(default_factory=dict)
+    #: mteb's timed phases of the whole result file (dicts with ``subset``, ``start``, ``end``, ...)
+    evaluation_phases: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def main(self) -> float | None:
@@ -177,6 +179,7 @@ def read_results(results_dir: str | Path, *, models: list[str] | None = None, ta
             continue
         cls = task_class(r.task_name)
         task_type = cls.metadata.type if cls is not None else None
+        phases = [dict(p) if isinstance(p, dict) else dict(vars(p)) for p in (getattr(r, "evaluation_phases", None) or [])]
         main_name = cls.metadata.main_score if cls is not None else None
         for split, entries in r.scores.items():
             for s in entries:
@@ -188,7 +191,7 @@ def read_results(results_dir: str | Path, *, models: list[str] | None = None, ta
                     model=model, model_revision=str(meta.get("revision") or f.parent.name), task=r.task_name, split=split,
                     subset=s.get("hf_subset", "default"), family=family_of(r.task_name, task_type, scores), main_score_name=name,
                     scores=scores, languages=list(s.get("languages") or []), dataset_revision=r.dataset_revision,
-                    mteb_version=r.mteb_version, evaluation_time=r.evaluation_time, path=f, model_meta=meta,
+                    mteb_version=r.mteb_version, evaluation_time=r.evaluation_time, path=f, model_meta=meta, evaluation_phases=phases,
                 ))
     order = {f: i for i, f in enumerate(FAMILIES)}
     rows.sort(key=lambda x: (order.get(x.family, 99), x.task, x.split, subset_sort_key(x.subset), x.model))
