@@ -107,6 +107,21 @@ def test_comparisons_from_per_item_data(evaluated):
     assert f"| {task} | base-2 | {MODELS[0]} | {MODELS[1]} | accuracy |" in md and f"| {c['n_items']} in {c['n_groups']} groups |" in md
 
 
+def test_baselines_table_reads_the_result_files(evaluated):
+    """scripts/baselines_table.py reads through report.reader.read_results: one cell per subset, 'not run' when absent."""
+    import importlib.util
+
+    out, _, _, _ = evaluated
+    spec = importlib.util.spec_from_file_location("baselines_table", Path(__file__).resolve().parents[1] / "scripts" / "baselines_table.py")
+    bt = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bt)
+    tasks = ["SynthAuthorsAuthorTripletClassification", "SynthAuthorsAuthorRetrieval"]
+    lines = bt.table(out / "results", [MODELS[1], "nope/model"], tasks).splitlines()
+    trip, ret = (_file_scores(out, MODELS[1], t) for t in tasks)
+    assert lines[2] == f"| {MODELS[1]} | {trip['base-2']['accuracy']:.4f} / {trip['base-3']['accuracy']:.4f} | {ret['base-2']['ndcg_at_10']:.4f} / {ret['base-3']['ndcg_at_10']:.4f} |"
+    assert lines[3] == "| nope/model | not run | not run |"
+
+
 def test_report_command_covers_every_family(evaluated):
     out, _, _, env = evaluated
     r = run(["mteb-contrastive", "report", str(out / "results")], env)
