@@ -209,3 +209,18 @@ def test_per_item_contract_groups(tmp_path):
     per_item["groups"] = ["q1"]  # one group id per item or the file is not used
     (tmp_path / "T_predictions.json").write_text(json.dumps({"default": {"test": {"per_item": per_item}}}))
     assert per_item_scores(row, tmp_path) is None
+
+
+def test_verification_labels_in_the_file_need_no_task(tmp_path):
+    pred = {"id": ["p1", "p2"], "platt_abstain": [0.9, 0.2], "labels": [1, 0]}
+    (tmp_path / "V_predictions.json").write_text(json.dumps({"default": {"test": pred}}))
+    row = ScoreRow("m", "1", "V", "test", "default", "verification", "pan_platt_abstain_overall", {"pan_year": 2021})
+
+    def no_task_load():
+        raise AssertionError("the task was loaded although the file has the labels")
+
+    p = per_item_scores(row, tmp_path, no_task_load)
+    assert (p.ids, p.labels, p.answers) == (["p1", "p2"], [1, 0], [0.9, 0.2])
+    del pred["labels"]  # an older file: the labels come from the task (called lazily)
+    (tmp_path / "V_predictions.json").write_text(json.dumps({"default": {"test": pred}}))
+    assert per_item_scores(row, tmp_path, lambda: {"p1": 0, "p2": 1}).labels == [0, 1]

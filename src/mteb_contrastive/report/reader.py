@@ -286,6 +286,9 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
       recomputed with pytrec_eval (as mteb does) against the task's qrels (``reference``:
       ``{qid: {doc id: gain}}``, from :func:`task_reference`), identical query/doc ids removed when
       the task sets ``ignore_identical_ids``.
+
+    ``reference`` may be a zero-argument callable returning it: called only when the file needs it
+    (a per-item file or verification labels in the file need no task load).
     * verification (written by the protocol): ``{"id": [...], "platt_abstain": [...]}`` plus the
       test labels -- ``"labels"`` in the file, else ``reference`` (``{pair id: 0/1}``); the
       statistic is the PAN overall score of the Platt+abstain answers.
@@ -293,6 +296,8 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
     pred = read_predictions(prediction_dir, row.task, row.subset, row.split, row.model_revision)
     if pred is None:
         return None
+    # a callable reference is resolved only when the file does not say it all (a task load is slow)
+    reference_now = reference if callable(reference) else (lambda: reference)
     if isinstance(pred, dict) and isinstance(pred.get("per_item"), dict):
         p = pred["per_item"]
         groups = p.get("groups")
@@ -306,14 +311,14 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
     if row.family == "verification" and isinstance(pred, dict) and "platt_abstain" in pred:
         ids = [str(i) for i in pred["id"]]
         labels = pred.get("labels")
-        if labels is None and reference is not None:
-            labels = [int(reference[i]) for i in ids]
+        if labels is None and (ref := reference_now()) is not None:
+            labels = [int(ref[i]) for i in ids]
         if labels is None:
             return None
         return PerItem(statistic_name="pan_platt_abstain_overall", ids=ids, labels=[int(v) for v in labels],
                        answers=[float(v) for v in pred["platt_abstain"]], year=int(row.scores.get("pan_year", 2021)), note="PAN overall recomputed per resample")
-    if row.family in ("author", "quotes", "retrieval") and isinstance(pred, dict) and reference is not None:
-        return PerItem(statistic_name="ndcg_at_10", **_per_query_ndcg(pred, reference["qrels"], 10, reference.get("ignore_identical_ids", False)), note="per-query nDCG@10 recomputed from predictions + qrels (pytrec_eval)")
+    if row.family in ("author", "quotes", "retrieval") and isinstance(pred, dict) and (ref := reference_now()) is not None:
+        return PerItem(statistic_name="ndcg_at_10", **_per_query_ndcg(pred, ref["qrels"], 10, ref.get("ignore_identical_ids", False)), note="per-query nDCG@10 recomputed from predictions + qrels (pytrec_eval)")
     return None
 
 

@@ -130,12 +130,17 @@ def build_report(
                 continue
             ref_row = per_model[ref_model]
             need_ref = ref_row.family != "other"
-            ref_items = per_item_scores(ref_row, prediction_dirs.get(ref_model), reference(ref_row) if need_ref else None)
+
+            def items(r: ScoreRow, m: str) -> Any:
+                # the task is loaded (reference) only when the prediction file lacks what the comparison needs
+                return per_item_scores(r, prediction_dirs.get(m), (lambda: reference(r)) if need_ref else None)
+
+            ref_items = items(ref_row, ref_model)
             for m in models:
                 if m == ref_model or m not in per_model:
                     continue
                 row = per_model[m]
-                cand_items = per_item_scores(row, prediction_dirs.get(m), reference(row) if need_ref else None)
+                cand_items = items(row, m)
                 hib = higher_is_better(ref_items.statistic_name if ref_items else row.main_score_name)
                 res = compare_per_item(ref_items, cand_items, higher_is_better=hib)
                 entry = {"task": task, "split": split, "subset": subset, "reference": ref_model, "candidate": m,
@@ -186,9 +191,9 @@ def _make_plots(rows: list[ScoreRow], prediction_dirs: dict[str, Path], plots_di
         curves = []
         for r in (x for x in rows if x.task == task):
             pred = read_predictions(prediction_dirs.get(r.model), r.task, r.subset, r.split, r.model_revision)
-            ref = reference(r)
             if not isinstance(pred, dict) or "similarity" not in pred:
                 continue
+            ref = reference(r) if pred.get("labels") is None else None  # labels stored by the protocol: no task load
             labels = pred.get("labels") or ([ref.get(str(i)) for i in pred["id"]] if isinstance(ref, dict) else None)
             if labels is None or any(v is None for v in labels):
                 continue
