@@ -21,7 +21,6 @@ retrieval tasks -- nDCG@10 per subset. The TALN folders are built into ``<out>/d
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -58,17 +57,26 @@ SHORT = {
 }
 
 
-def result_file(results: Path, model: str, task: str) -> Path | None:
-    """``<results>[/results]/<org__name>/<revision>/<task>.json`` (mteb 2.26 adds a ``results`` level)."""
-    name = model.replace("/", "__")
-    found = sorted(p for p in results.rglob(f"{task}.json") if p.parent.parent.name == name) if results.is_dir() else []
-    return found[0] if found else None
+def read_table_rows(results: Path, models: list[str], tasks: list[str]) -> dict[tuple[str, str], list]:
+    """(model, task) -> the test-split :class:`~mteb_contrastive.report.reader.ScoreRow` records of its
+    result file (the first file by path when several revisions exist), read with
+    :func:`mteb_contrastive.report.reader.read_results`; absent pairs are missing."""
+    from mteb_contrastive.report.reader import read_results
+
+    out: dict[tuple[str, str], list] = {}
+    first: dict[tuple[str, str], Path] = {}
+    for r in sorted(read_results(results, models=models, tasks=tasks), key=lambda r: str(r.path)):
+        key = (r.model, r.task)
+        if r.split != "test" or first.setdefault(key, r.path) != r.path:
+            continue
+        out.setdefault(key, []).append(r)
+    return out
 
 
-def cell(path: Path | None, task: str) -> str:
-    if path is None:
+def cell(rows: list | None, task: str) -> str:
+    if not rows:
         return "not run"
-    scores = sorted(json.loads(path.read_text())["scores"]["test"], key=lambda s: int(s["hf_subset"].split("-")[-1]) if s["hf_subset"].split("-")[-1].isdigit() else 0)
+    scores = [r.scores for r in sorted(rows, key=lambda r: int(r.subset.split("-")[-1]) if r.subset.split("-")[-1].isdigit() else 0)]
     if task == "CranfieldIRTriplets":
         s = scores[0]
         return f"{s['error_rate']:.2f} ({s['accuracy']:.4f})"
@@ -77,9 +85,10 @@ def cell(path: Path | None, task: str) -> str:
 
 
 def table(results: Path, models: list[str], tasks: list[str]) -> str:
+    found = read_table_rows(results, models, tasks)
     lines = ["| model | " + " | ".join(SHORT.get(t, t) for t in tasks) + " |", "|---" * (len(tasks) + 1) + "|"]
     for m in models:
-        lines.append(f"| {m} | " + " | ".join(cell(result_file(results, m, t), t) for t in tasks) + " |")
+        lines.append(f"| {m} | " + " | ".join(cell(found.get((m, t)), t) for t in tasks) + " |")
     return "\n".join(lines)
 
 
@@ -99,9 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_run:
         if any(t.startswith("TALN") for t in args.tasks) and not (out / "datasets").is_dir():
             subprocess.run([sys.executable, "-m", "mteb_contrastive.cli", "build-taln", "--out", str(out / "datasets")], env=env, check=True, stdout=sys.stderr)
+        existing = read_table_rows(results, args.models, args.tasks)
         for m in args.models:
             for t in args.tasks:
-                if result_file(results, m, t) is not None and not args.overwrite:
+                if (m, t) in existing and not args.overwrite:
                     continue
                 cmd = ["nice", mteb_bin, "run", "-m", m, "-t", t, "--output-folder", str(results), "--overwrite-strategy", "always", "-v", "0"]
                 print("$ " + " ".join(cmd[1:]), file=sys.stderr, flush=True)

@@ -25,18 +25,21 @@ def _cell(s: dict, key: str, digits: int) -> str:
 
 
 def quoter_table(results_dir: str | Path) -> str:
-    """The table (module docstring) for every QuoteR result under ``results_dir``."""
-    from mteb_contrastive.report import load_results
+    """The table (module docstring) for every QuoteR result under ``results_dir``, read with
+    :func:`mteb_contrastive.report.reader.read_results` (the project's one results reader)."""
+    from mteb_contrastive.report.reader import read_results
 
     rows = []
-    for r in load_results(results_dir):
-        if "QuoteR" not in r.task_name:
+    seen: set[Path] = set()
+    for r in read_results(results_dir):
+        if "QuoteR" not in r.task or r.split != "test" or r.path in seen:  # a result file's first test subset
             continue
-        s = r.scores["test"][0]
+        seen.add(r.path)
+        s = r.scores
         if "mrr_tie_expected" not in s:
-            print(f"skipped (no tie-aware keys, an older result): {r._model_dir}/{r.task_name}", file=sys.stderr)
+            print(f"skipped (no tie-aware keys, an older result): {r.path.parent.parent.name}/{r.task}", file=sys.stderr)
             continue
-        rows.append((r._model_dir.replace("__", "/"), r.task_name, s, r.evaluation_time))
+        rows.append((r.model, r.task, s, r.evaluation_time))
     out = [
         "| model | task | pool | queries | " + " | ".join(label for _, label, _ in METRICS) + " | tied at 0 | eval time (s) |",
         "|---|---|---|---|" + "---|" * len(METRICS) + "---|---|",

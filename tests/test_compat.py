@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from mteb_contrastive import compat
@@ -50,3 +51,16 @@ def test_pair_classification_metrics_and_predictions(tmp_path):
     # predictions go to a per-model folder (registration._patch_predictions_path)
     data = json.loads((prediction_subfolder(tmp_path, "m", "1") / f"{task.metadata.name}_predictions.json").read_text())
     assert data["default"]["test"]["per_item"]["values"] == [1.0]
+
+
+def test_pair_classification_metric_values():
+    import mteb
+    from mteb.abstasks.pair_classification import AbsTaskPairClassification
+
+    task = next(t for t in mteb.get_tasks(task_types=["PairClassification"]) if isinstance(t, AbsTaskPairClassification))
+    # scores 0.9, 0.8 (same author), 0.3, 0.1 (different): any threshold in (0.3, 0.8] separates them
+    v = compat.pair_classification_metric_values(task, [0.9, 0.8, 0.3, 0.1], np.array([1, 1, 0, 0]))
+    assert (v["accuracy"], v["f1"], v["ap"]) == (1.0, 1.0, 1.0)
+    # as distances (low = similar) the two same-author pairs rank 3rd and 4th: AP = (1/3 + 2/4) / 2 = 5/12
+    d = compat.pair_classification_metric_values(task, [0.9, 0.8, 0.3, 0.1], np.array([1, 1, 0, 0]), high_score_more_similar=False)
+    assert d["ap"] == pytest.approx(5 / 12)

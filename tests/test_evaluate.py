@@ -89,7 +89,37 @@ def test_comparisons_from_per_item_data(evaluated):
     v = comps[("SynthPairsVerification", "default", MODELS[1])]
     assert v["statistic"] == "pan_platt_abstain_overall"
     assert v["reference_value"] == pytest.approx(v["reference_main"], abs=1e-6)  # mteb stores 6 decimals; PAN overall recomputed from answers + labels
-    assert comps[("SynthIRIRTriplets", "default", MODELS[1])]["verdict"] == "no per-item data"
+    # the synthetic IR test split holds one query: its triplets are one group, no interval can be drawn from it
+    assert comps[("SynthIRIRTriplets", "default", MODELS[1])]["verdict"] == "6 items in 1 group: no cluster bootstrap"
+    task = "SynthAuthorsAuthorTripletClassification"
+    for subset in ("base-2", "base-3"):
+        c = comps[(task, subset, MODELS[1])]
+        ref, cand = (_file_scores(out, m, task)[subset] for m in MODELS)
+        # one 0/1 per triplet from each model's prediction file: the means are the stored accuracies
+        assert (c["statistic"], c["reference_value"], c["candidate_value"]) == ("accuracy", pytest.approx(ref["accuracy"], abs=1e-6), pytest.approx(cand["accuracy"], abs=1e-6))
+        assert c["n_items"] == ref["n_triplets"] == cand["n_triplets"]
+        (f,) = (out / "predictions").rglob(f"{MODELS[0].replace('/', '__')}/*/{task}_predictions.json")
+        per_item = json.loads(f.read_text())[subset]["test"]["per_item"]
+        assert c["n_groups"] == len(set(per_item["groups"])) and 2 <= c["n_groups"] < c["n_items"]  # anchor authors
+        assert c["ci_low"] <= c["diff"] <= c["ci_high"] and "cluster bootstrap" in c["source"]
+        assert c["diff"] == pytest.approx(c["candidate_value"] - c["reference_value"])
+    md = (out / "report.md").read_text()
+    assert f"| {task} | base-2 | {MODELS[0]} | {MODELS[1]} | accuracy |" in md and f"| {c['n_items']} in {c['n_groups']} groups |" in md
+
+
+def test_baselines_table_reads_the_result_files(evaluated):
+    """scripts/baselines_table.py reads through report.reader.read_results: one cell per subset, 'not run' when absent."""
+    import importlib.util
+
+    out, _, _, _ = evaluated
+    spec = importlib.util.spec_from_file_location("baselines_table", Path(__file__).resolve().parents[1] / "scripts" / "baselines_table.py")
+    bt = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bt)
+    tasks = ["SynthAuthorsAuthorTripletClassification", "SynthAuthorsAuthorRetrieval"]
+    lines = bt.table(out / "results", [MODELS[1], "nope/model"], tasks).splitlines()
+    trip, ret = (_file_scores(out, MODELS[1], t) for t in tasks)
+    assert lines[2] == f"| {MODELS[1]} | {trip['base-2']['accuracy']:.4f} / {trip['base-3']['accuracy']:.4f} | {ret['base-2']['ndcg_at_10']:.4f} / {ret['base-3']['ndcg_at_10']:.4f} |"
+    assert lines[3] == "| nope/model | not run | not run |"
 
 
 def test_report_command_covers_every_family(evaluated):
@@ -98,7 +128,7 @@ def test_report_command_covers_every_family(evaluated):
     assert r.returncode == 0, r.stderr[-2000:]
     for title in ("## Author tasks", "## Authorship verification", "## Paragraph Vector IR triplets", "## Comparison"):
         assert title in r.stdout
-    ir = [line for line in r.stdout.splitlines() if line.startswith("| SynthIRIRTriplets | default | ") and "| accuracy |" in line and "no per-item" not in line]
+    ir = [line for line in r.stdout.splitlines() if line.startswith("| SynthIRIRTriplets | default | ") and line.split("|")[4].strip() == "accuracy"]  # score rows, not the comparison
     assert len(ir) == 2
     for line in ir:
         cells = [c.strip() for c in line.strip("|").split("|")]

@@ -183,6 +183,53 @@ def test_protocol_error_rate_strict_rule_with_tfidf():
     assert scores["fit_n_texts"] == 9 and scores["fit_on_evaluated_texts"] == 1
 
 
+def test_protocol_writes_per_item_scores_grouped_by_query(tmp_path):
+    """With a prediction folder the protocol writes one 0/1 per triplet (mean = accuracy), content ids and the IR query as group."""
+    from types import SimpleNamespace
+
+    from mteb_contrastive.baselines.sparse import TfidfBaseline
+    from mteb_contrastive.protocols.triplet_classification import triplet_item_ids
+    from mteb_contrastive.registration import prediction_subfolder
+    from mteb_contrastive.report.reader import ScoreRow, per_item_scores
+    from mteb_contrastive.tasks.paragraph_vector import CranfieldIRTriplets
+
+    rows = [
+        _row("wing lift slipstream", "slipstream wing lift data", "heat transfer", 0),  # right
+        _row("shell buckling", "boundary layer", "shell buckling pressure", 1),          # wrong
+        _row("hypersonic flow", "laminar jet", "panel flutter", 2),                      # tie: wrong
+        _row("wing lift slipstream", "slipstream wing lift data", "heat transfer", 3),  # a repeat of the first: right
+    ]
+    for r, q in zip(rows, ("q1", "q1", "q2", "q2")):
+        r["ir_query_id"] = q
+    model = TfidfBaseline(kind="words")
+    model.mteb_model_meta = SimpleNamespace(name="org/tfidf", revision="r1")
+    task = CranfieldIRTriplets()
+    scores = task._evaluate_subset(model, rows, hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 8}, prediction_folder=tmp_path)
+    assert scores["accuracy"] == 0.5
+    f = prediction_subfolder(tmp_path, "org/tfidf", "r1") / "CranfieldIRTriplets_predictions.json"
+    per_item = json.loads(f.read_text())["default"]["test"]["per_item"]
+    ids = triplet_item_ids(rows, ("query", "positive", "negative"))
+    assert ids[3] == ids[0] + "#2" and len(set(ids)) == 4 and len(ids[1]) == 16
+    assert per_item["ids"] == ids
+    assert (per_item["name"], per_item["values"], per_item["groups"]) == ("accuracy", [1.0, 0.0, 0.0, 1.0], ["q1", "q1", "q2", "q2"])
+    row = ScoreRow("org/tfidf", "r1", "CranfieldIRTriplets", "test", "default", "ir-triplets", "accuracy", scores)
+    p = per_item_scores(row, tmp_path / "org__tfidf")
+    assert p.groups == ["q1", "q1", "q2", "q2"] and sum(p.values) / len(p.values) == scores["accuracy"]
+    # the same rows, ids from their texts: identical for another model; no prediction folder -> no file
+    assert triplet_item_ids([dict(r) for r in rows], ("query", "positive", "negative")) == ids
+    f.unlink()
+    task._evaluate_subset(model, rows, hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 8})
+    assert not f.exists()
+
+
+def test_author_triplets_group_by_the_anchor_first_author():
+    from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
+
+    g = AbsTaskTripletClassification.item_group
+    assert g(None, {"query_authorids": ["au-7", "au-2"], "query_halid": "hal-1"}) == "au-7"
+    assert g(None, {"query_authorids": [], "query_halid": "hal-1"}) == "doc:hal-1"
+
+
 def test_cli_build_and_task_from_folder(tmp_path, monkeypatch):
     """`mteb-contrastive build-ir-triplets` -> folder -> task <name>IRTriplets; TF-IDF gets every triplet right."""
     from mteb_contrastive.baselines.sparse import TfidfBaseline

@@ -45,3 +45,13 @@ def test_mteb_run_bm25_and_reranked(tmp_path):
     meta = json.loads((f_two.parent / "model_meta.json").read_text())
     assert meta["loader_kwargs"]["first_stage"] == "mteb/baseline-bm25s"
     assert meta["loader_kwargs"]["reranker"] == "bi" and meta["loader_kwargs"]["k"] == 10
+    # scripts/quoter_table.py reads the same file through report.reader.read_results
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("quoter_table", Path(__file__).resolve().parents[1] / "scripts" / "quoter_table.py")
+    qt = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(qt)
+    (line,) = [x for x in qt.quoter_table(tmp_path / "bm25").splitlines() if x.startswith("| mteb/")]
+    m = bm25
+    assert line.startswith(f"| mteb/baseline-bm25s | {TASK} | 272 | 29 | {m['mrr_tie_expected']:.4f} ({m['mrr_optimistic']:.4f} / {m['mrr_pessimistic']:.4f}) | ")
+    assert f"| {m['median_rank_tie_expected']:g} ({m['median_rank_optimistic']:g} / {m['median_rank_pessimistic']:g}) | {m['n_gold_tied_at_zero']} | " in line

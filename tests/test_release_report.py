@@ -65,6 +65,90 @@ def test_compare_per_item_aligns_ids_and_says_when_it_cannot():
     assert compare_per_item(ref, None) == "no per-item data"
 
 
+def test_cluster_bootstrap_exact_by_hand():
+    # 5 items in 3 groups; per-item differences d: group A (1, 1, 1), group B (0,), group C (-1,)
+    ref = [0, 0, 0, 0, 1]
+    cand = [1, 1, 1, 0, 0]
+    groups = ["A", "A", "A", "B", "C"]
+    c = paired_bootstrap(ref, cand, groups=groups)
+    # 3 ** 3 = 27 group tuples enumerated; the resampled difference is sum(D) / sum(size) over the drawn
+    # groups (D = 3, 0, -1; size = 3, 1, 1): C three times gives -1 (1/27 >= 0.025 -> lower = -1),
+    # A three times gives +1 and every other tuple less (26/27 < 0.975 -> upper = 1)
+    assert c.exact and c.n_resamples == 27 and (c.n_items, c.n_groups) == (5, 3)
+    assert c.diff == pytest.approx(2 / 5)
+    assert (c.ci_low, c.ci_high) == (-1.0, 1.0)
+    # randomisation test, one sign per group: nonzero D = (3, -1) -> stats 2/5, 4/5, -4/5, -2/5: all >= 2/5 -> p = 1
+    assert c.p_value == 1.0
+    # the same items as independent: 4 nonzero d = (1, 1, 1, -1) -> 16 sign patterns, 6 with sum 0 -> p = 10/16
+    assert paired_bootstrap(ref, cand).p_value == 10 / 16
+    assert paired_bootstrap(ref, cand).n_groups is None
+
+
+def _by_hand_cluster_bootstrap(d, groups, n_resamples=1000, seed=0):
+    """An independent cluster bootstrap: draw G of the G groups with replacement (numpy default_rng(seed)),
+    pool their items, take the mean difference; empirical 2.5% / 97.5% quantiles without interpolation."""
+    names = list(dict.fromkeys(groups))
+    items = {g: [x for x, h in zip(d, groups) if h == g] for g in names}
+    rng = np.random.default_rng(seed)
+    diffs = []
+    for _ in range(n_resamples):
+        pooled = [x for k in rng.integers(0, len(names), len(names)) for x in items[names[k]]]
+        diffs.append(sum(pooled) / len(pooled))
+    diffs.sort()
+    lo = diffs[math.ceil(0.025 * n_resamples) - 1]
+    hi = diffs[math.ceil(0.975 * n_resamples) - 1]
+    return lo, hi
+
+
+def test_cluster_bootstrap_matches_a_by_hand_loop():
+    ref = [1, 0, 1, 1, 0, 0, 1, 0, 1, 1]
+    cand = [1, 1, 1, 1, 1, 0, 0, 0, 1, 0]
+    groups = ["q1", "q1", "q2", "q2", "q2", "q3", "q3", "q4", "q5", "q5"]  # 5 ** 5 > 1000: drawn, seed 0
+    c = paired_bootstrap(ref, cand, groups=groups)
+    assert not c.exact and c.n_groups == 5
+    d = [b - a for a, b in zip(ref, cand)]
+    assert (c.ci_low, c.ci_high) == pytest.approx(_by_hand_cluster_bootstrap(d, groups))
+    # randomisation over groups: group sums D = (1, 1, -1, 0, -1), 4 nonzero -> 16 sign patterns, exact;
+    # observed 0 -> every pattern has |stat| >= 0 -> p = 1
+    assert c.diff == 0 and c.p_value == 1.0
+
+
+def test_clustered_triplets_give_a_wider_interval_than_independent_items():
+    # Cranfield size: 350 triplets from 22 queries (16 or 15 per query); the candidate wins or loses whole queries
+    rng = np.random.default_rng(7)
+    sizes = [16] * 20 + [15] * 2
+    groups = [f"q{g}" for g, k in enumerate(sizes) for _ in range(k)]
+    assert len(groups) == 350
+    ref = (rng.random(350) < 0.85).astype(float)
+    effect = {f"q{g}": rng.choice((-0.3, 0.3)) for g in range(22)}  # per-query shift of the candidate's success rate
+    cand = np.array([float(rng.random() < min(1.0, max(0.0, 0.85 + effect[g]))) for g in groups])
+    clustered = paired_bootstrap(ref, cand, groups=groups)
+    independent = paired_bootstrap(ref, cand)
+    assert clustered.diff == independent.diff
+    assert (clustered.n_items, clustered.n_groups, independent.n_groups) == (350, 22, None)
+    width_c = clustered.ci_high - clustered.ci_low
+    width_i = independent.ci_high - independent.ci_low
+    assert width_c > 1.5 * width_i
+    # -0.094 looks like a clear loss item by item, but 22 queries cannot tell it from noise
+    assert (independent.verdict, clustered.verdict) == ("worse", "within noise")
+    assert clustered.ci_low <= clustered.diff <= clustered.ci_high
+
+
+def test_compare_per_item_uses_groups_of_the_common_items():
+    ref = PerItem("accuracy", ids=["t1", "t2", "t3", "t4", "t5"], values=[0, 0, 0, 0, 1], groups=["A", "A", "A", "B", "C"])
+    cand = PerItem("accuracy", ids=["t5", "t4", "t3", "t2", "t1"], values=[0, 0, 1, 1, 1], groups=["C", "B", "A", "A", "A"])
+    c = compare_per_item(ref, cand)
+    assert (c.n_groups, c.ci_low, c.ci_high, c.p_value) == (3, -1.0, 1.0, 1.0)  # = test_cluster_bootstrap_exact_by_hand
+    cand.groups = ["C", "B", "A", "A", "Z"]
+    assert compare_per_item(ref, cand) == "the two models' per-item files disagree on the items' groups"
+    one = PerItem("accuracy", ids=["t1", "t2"], values=[0, 1], groups=["A", "A"])
+    assert compare_per_item(one, one) == "2 items in 1 group: no cluster bootstrap"
+    with pytest.raises(ValueError, match="groups has 2 entries for 3 items"):
+        paired_bootstrap([0, 0, 1], [1, 0, 1], groups=["a", "b"])
+    with pytest.raises(ValueError, match="at least 2 groups, got 1"):
+        paired_bootstrap([0, 0, 1], [1, 0, 1], groups=["a", "a", "a"])
+
+
 def test_random_ranking_expectations_by_hand():
     h = [1 / math.log2(i + 1) for i in range(1, 11)]
     # N = 4 candidates, 1 relevant: each rank 1..4 holds it with probability 1/4; IDCG = 1
@@ -113,3 +197,30 @@ def test_per_item_contract_file(tmp_path):
     assert (p.statistic_name, p.ids, p.values) == ("accuracy", ["0", "1"], [1.0, 0.0])
     assert per_item_scores(ScoreRow("m", "1", "T", "test", "base-4", "author", "accuracy", {}), tmp_path) is None
     assert per_item_scores(row, tmp_path / "nowhere") is None
+    assert p.groups is None
+
+
+def test_per_item_contract_groups(tmp_path):
+    per_item = {"name": "accuracy", "ids": ["a", "b", "c"], "values": [1, 0, 1], "groups": ["q1", "q1", 7]}
+    (tmp_path / "T_predictions.json").write_text(json.dumps({"default": {"test": {"per_item": per_item}}}))
+    row = ScoreRow("m", "1", "T", "test", "default", "ir-triplets", "accuracy", {"accuracy": 2 / 3})
+    p = per_item_scores(row, tmp_path)
+    assert p.groups == ["q1", "q1", "7"] and "cluster bootstrap" in p.note
+    per_item["groups"] = ["q1"]  # one group id per item or the file is not used
+    (tmp_path / "T_predictions.json").write_text(json.dumps({"default": {"test": {"per_item": per_item}}}))
+    assert per_item_scores(row, tmp_path) is None
+
+
+def test_verification_labels_in_the_file_need_no_task(tmp_path):
+    pred = {"id": ["p1", "p2"], "platt_abstain": [0.9, 0.2], "labels": [1, 0]}
+    (tmp_path / "V_predictions.json").write_text(json.dumps({"default": {"test": pred}}))
+    row = ScoreRow("m", "1", "V", "test", "default", "verification", "pan_platt_abstain_overall", {"pan_year": 2021})
+
+    def no_task_load():
+        raise AssertionError("the task was loaded although the file has the labels")
+
+    p = per_item_scores(row, tmp_path, no_task_load)
+    assert (p.ids, p.labels, p.answers) == (["p1", "p2"], [1, 0], [0.9, 0.2])
+    del pred["labels"]  # an older file: the labels come from the task (called lazily)
+    (tmp_path / "V_predictions.json").write_text(json.dumps({"default": {"test": pred}}))
+    assert per_item_scores(row, tmp_path, lambda: {"p1": 0, "p2": 1}).labels == [0, 1]

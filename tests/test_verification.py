@@ -139,6 +139,65 @@ def test_pan21_task_in_process(tmp_path, monkeypatch):
     assert r["overall"] == pytest.approx(scores["pan_platt_abstain_overall"])
 
 
+def test_protocol_steps_one_by_one(tmp_path, monkeypatch):
+    """Each named step of AbsTaskVerification._evaluate_subset alone, against values computed here."""
+    from mteb_contrastive.baselines.sparse import TfidfBaseline
+    from mteb_contrastive.registration import prediction_subfolder
+
+    monkeypatch.setenv("MTEB_CONTRASTIVE_PAN21", str(_pan_folder(tmp_path / "pan21")))
+    task = _task("PAN21Verification")
+    task.load_data()
+    data = task.dataset["default"]
+    val, test = data["validation"], data["test"]
+    model = LetterEncoder()
+    assert (task._scorer_kind(model), task._scorer_kind(TfidfBaseline(kind="words"))) == ("encoder", "pair_scorer")
+    with pytest.raises(TypeError, match="needs an encoder, a cross-encoder or a fitted baseline, got object"):
+        task._scorer_kind(object())
+
+    # fit: the encoder's hook gets the distinct test texts, the train split's texts as train_texts
+    assert task._fit_baseline(model, "encoder", data, test) is True
+    assert model.fitted[0] == list(dict.fromkeys(list(test["sentence1"]) + list(test["sentence2"])))
+    assert len(model.fitted[1]) == 12
+
+    # validation similarities = cosine of the letter-frequency vectors, pair by pair
+    def cos(a, b):
+        va, vb = (LetterEncoder().encode([{"text": [t]}])[0] for t in (a, b))
+        return float(va @ vb / np.linalg.norm(va) / np.linalg.norm(vb))
+
+    enc = dict(hf_subset="default", encode_kwargs={"batch_size": 8}, num_proc=None)
+    val_sim = task._validation_similarities(model, "encoder", val, **enc)
+    assert val_sim.shape == (24,) and val_sim == pytest.approx([cos(a, b) for a, b in zip(val["sentence1"], val["sentence2"])])
+
+    # calibration on validation only = the calibrator fitted by hand on those cosines
+    cal = task._fit_calibrator(val_sim, val["labels"])
+    ref = Calibrator(year=2021).fit(val_sim, np.asarray(val["labels"]))
+    assert (cal.threshold, cal.delta) == (ref.threshold, ref.delta)
+
+    distances = task._test_similarities(model, "encoder", test, hf_split="test", **enc)
+    assert set(distances) == {"similarity_scores", "cosine_scores", "euclidean_distances", "manhattan_distances", "dot_scores"}
+    answers = task._test_answers(cal, distances)
+    hard = (np.asarray(distances["similarity_scores"]) >= cal.threshold).astype(float)
+    assert answers["hard"].tolist() == hard.tolist()
+
+    labels = np.asarray(test["labels"])
+    scores = task._scores(model, "encoder", distances, labels, answers, cal, n_validation_pairs=24)
+    assert scores["pan_hard_accuracy"] == pytest.approx(np.mean(hard == labels))
+    assert scores["pan_platt_abstain_overall"] == pytest.approx(evaluate_all(labels, answers["platt_abstain"])["overall"])
+    assert (scores["n_pairs"], scores["n_same_author"], scores["n_validation_pairs"], scores["threshold"]) == (30, 15, 24, cal.threshold)
+    assert "cosine_accuracy" in scores.get("test_fitted_metrics", "") and "cosine_ap" not in scores["test_fitted_metrics"].split(",")
+    # scores without vectors (pair scorer, cross-encoder): mteb's metrics of the similarity only
+    only_sim = task._scores(model, "pair_scorer", {"similarity_scores": distances["similarity_scores"]}, labels, answers, cal, n_validation_pairs=24)
+    assert only_sim["similarity_ap"] == scores["similarity_ap"] and "cosine_ap" not in only_sim
+
+    # the two files: answers.jsonl and mteb's predictions with the labels
+    ids = list(test["id"])
+    task._write_outputs(model, ids, distances, answers, labels, hf_split="test", hf_subset="default", prediction_folder=tmp_path / "pred")
+    written = read_answers(tmp_path / "pred" / "pan_answers" / "test__letters" / "PAN21Verification" / "default" / "answers.jsonl")
+    assert written == pytest.approx(dict(zip(ids, answers["platt_abstain"].tolist())))
+    pred = json.loads((prediction_subfolder(tmp_path / "pred", "test/letters", "1") / "PAN21Verification_predictions.json").read_text())["default"]["test"]
+    assert pred["labels"] == labels.tolist() and pred["id"] == ids and pred["similarity"] == distances["similarity_scores"]
+
+
 def test_pan20_task_uses_the_2020_rules(tmp_path, monkeypatch):
     folder = _pan_folder(tmp_path / "pan20", seed=1)
     monkeypatch.setenv("MTEB_CONTRASTIVE_PAN20", str(folder))

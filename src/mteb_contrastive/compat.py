@@ -14,6 +14,8 @@ Wrapped:
 * :func:`pair_classification_metrics` -- ``AbsTaskPairClassification._compute_metrics`` (mteb's
   pair-classification scores from ``PairClassificationDistances``);
 * :func:`save_task_predictions` -- ``AbsTask._save_task_predictions`` (``<folder>/<task>_predictions.json``);
+* :func:`pair_classification_metric_values` -- ``AbsTaskPairClassification._compute_metrics_values``
+  (mteb's accuracy/F1/precision/recall/AP of one score list: pair scores without vectors);
 * :data:`SORT_FULL_CORPUS_RESULTS_KWARGS` -- the keyword arguments of
   ``SearchEncoderWrapper._sort_full_corpus_results``, which the full-ranking search overrides.
 """
@@ -88,3 +90,15 @@ def save_task_predictions(task: Any, predictions: Any, model: Any, prediction_fo
     """Write ``predictions`` into ``<prediction_folder>/<task>_predictions.json`` under ``[hf_subset][hf_split]``."""
     fn = check("mteb.abstasks.abstask:AbsTask._save_task_predictions")
     fn(task, predictions, model, prediction_folder, hf_split=hf_split, hf_subset=hf_subset)
+
+
+# --------------------------------------------------------------------------- protocols (branch peritem)
+
+EXPECTED["mteb.abstasks.pair_classification:AbsTaskPairClassification._compute_metrics_values"] = ("self", "scores", "labels", "high_score_more_similar")
+
+
+def pair_classification_metric_values(task: Any, scores: list[float], labels: Any, high_score_more_similar: bool = True) -> dict[str, float]:
+    """mteb's pair-classification scores (``accuracy``, ``f1``, ``ap``, ... unprefixed) of one list of pair
+    scores (shape (n_pairs,)) against 0/1 ``labels``; ``high_score_more_similar`` False for distances."""
+    fn = check("mteb.abstasks.pair_classification:AbsTaskPairClassification._compute_metrics_values")
+    return fn(task, scores, labels, high_score_more_similar)

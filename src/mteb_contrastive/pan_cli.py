@@ -27,21 +27,16 @@ def pan_table(results_dir) -> str:
     One row per (model, task, answers kind): hard / Platt / Platt+abstain, with AUC, c@1, F1,
     F0.5u, Brier, overall (3 decimals), the number of non-answers and the test pair count.
     """
-    from mteb_contrastive.report import load_results
+    from mteb_contrastive.report.reader import read_results
 
     lines = [
         "| model | task | answers | AUC | c@1 | F1 | F0.5u | Brier | overall | non-answers | test pairs |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    found = []
-    for r in load_results(results_dir):
-        for split, entries in r.scores.items():
-            for s in entries:
-                if "pan_platt_abstain_overall" in s:
-                    found.append((r._model_dir, r.task_name, s))
+    found = [(r.model_dir, r.task, r.scores) for r in read_results(results_dir) if "pan_platt_abstain_overall" in r.scores]
     for model, task, s in sorted(found, key=lambda x: (x[1], x[0])):
         for variant, label in (("hard", "hard (threshold)"), ("platt", "Platt"), ("platt_abstain", f"Platt+abstain (delta {s['abstain_delta']:.2f})")):
-            vals = " | ".join("undefined" if s[f"pan_{variant}_{k}"] is None else f"{s[f'pan_{variant}_{k}']:.3f}" for k in ("auc", "c_at_1", "f1", "f_05_u", "brier", "overall"))
+            vals = " | ".join("undefined" if s.get(f"pan_{variant}_{k}") is None else f"{s[f'pan_{variant}_{k}']:.3f}" for k in ("auc", "c_at_1", "f1", "f_05_u", "brier", "overall"))
             lines.append(f"| {model} | {task} | {label} | {vals} | {s[f'pan_{variant}_n_unanswered']} | {s['n_pairs']} |")
     return "\n".join(lines)
 

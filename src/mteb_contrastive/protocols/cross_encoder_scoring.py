@@ -39,7 +39,8 @@ def cross_encoder_scores(model: Any, texts1: list[str], texts2: list[str], task:
         ValueError: the two lists differ in length, or the model returns another number of scores.
     """
     from datasets import Dataset
-    from mteb._create_dataloaders import create_dataloader
+
+    from mteb_contrastive.compat import create_dataloader
 
     if len(texts1) != len(texts2):
         raise ValueError(f"{len(texts1)} first texts but {len(texts2)} second texts")

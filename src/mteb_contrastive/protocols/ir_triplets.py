@@ -32,6 +32,12 @@ class AbsTaskIRTriplets(AbsTaskTripletClassification):
     """IR triplets; subclasses implement :meth:`load_triplets` (and :meth:`load_train_rows`)."""
 
     abstask_prompt = "Represent the passage for retrieving relevant passages."
+    item_group_by = "ir_query_id (the query whose relevant documents p1 and p2 are)"
+
+    def item_group(self, row: dict[str, Any]) -> str:
+        """Group id of a triplet for the cluster bootstrap: its IR query (up to ``max_per_query``
+        triplets share a query and its relevant documents)."""
+        return str(row["ir_query_id"])
 
     def load_train_rows(self, hf_subset: str) -> list[dict[str, Any]] | None:
         """Rows of the train split (for baselines that train); None when there is none."""

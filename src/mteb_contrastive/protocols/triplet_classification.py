@@ -23,6 +23,18 @@ span (:func:`mteb_contrastive.data.halvest.pairs_to_triplets`); they are scored,
 only when at least half of the positive rows join
 (:func:`~mteb_contrastive.data.halvest.join_verdict`). Otherwise the split's scores are NaN and
 ``triplet_score_withheld`` says why.
+
+Per-item output (for the release report's paired comparisons): when mteb is given a prediction
+folder (``mteb run --prediction-folder DIR``), ``<DIR>/<task>_predictions.json`` holds under
+``[subset][split]`` the contract of :func:`mteb_contrastive.report.reader.per_item_scores`::
+
+    {"per_item": {"name": "accuracy", "ids": [...], "values": [0/1, ...], "groups": [...], "group_by": "..."}}
+
+one value per triplet (1 when ``sim(a, p) > sim(a, n)``; their mean is ``accuracy``), the ids
+from the triplet's texts (:func:`triplet_item_ids`: the same for every model on the same data),
+and a group id per triplet (:meth:`AbsTaskTripletClassification.item_group`: the anchor's first
+author here, the IR query for IR triplets): triplets of one group are not independent, so the
+comparison resamples groups (cluster bootstrap, :mod:`mteb_contrastive.report.compare`).
 """
 
 from __future__ import annotations
@@ -62,7 +74,8 @@ def encode_texts(model: Any, texts: list[str], task: AbsTask, *, hf_split: str, 
         float array of shape (len(texts), dim).
     """
     from datasets import Dataset
-    from mteb._create_dataloaders import create_dataloader
+
+    from mteb_contrastive.compat import create_dataloader
 
     loader = create_dataloader(
         Dataset.from_dict({"text": texts}),
@@ -73,6 +86,23 @@ def encode_texts(model: Any, texts: list[str], task: AbsTask, *, hf_split: str, 
     )
     emb = model.encode(loader, task_metadata=task.metadata, hf_split=hf_split, hf_subset=hf_subset, prompt_type=prompt_type, **encode_kwargs)
     return np.asarray(emb.detach().cpu() if hasattr(emb, "detach") else emb)
+
+
+def triplet_item_ids(rows: list[dict[str, Any]], fields: tuple[str, str, str]) -> list[str]:
+    """One id per triplet row, from its content: the first 16 hex digits of the SHA-1 of the NFC
+    anchor, positive and negative texts (joined by U+001F); the k-th repeat of a triplet gets
+    ``#k`` (k >= 2). Same data -> same ids for every model (identity is content)."""
+    import hashlib
+
+    from mteb_contrastive.identity import nfc
+
+    seen: dict[str, int] = {}
+    out = []
+    for r in rows:
+        h = hashlib.sha1("\x1f".join(nfc(str(r[f])) for f in fields).encode("utf-8")).hexdigest()[:16]
+        seen[h] = seen.get(h, 0) + 1
+        out.append(h if seen[h] == 1 else f"{h}#{seen[h]}")
+    return out
 
 
 class AbsTaskTripletClassification(TripletSource, AbsTask):
@@ -94,9 +124,20 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
     positive_field: ClassVar[str] = "positive"
     negative_field: ClassVar[str] = "negative"
 
+    #: what :meth:`item_group` groups by (written beside the groups in the per-item file)
+    item_group_by: ClassVar[str] = "anchor first author (query_authorids[0]; query_halid when no author)"
+
     def fit_train_texts(self, hf_subset: str, split: str) -> list[str] | None:
         """Texts a baseline may train on when ``split`` is evaluated (a train split's texts); None: no train part."""
         return None
+
+    def item_group(self, row: dict[str, Any]) -> str:
+        """Group id of a triplet for the cluster bootstrap: the anchor's first author (the
+        triplets of one author share their anchor's style), else the anchor document (``query_halid``)."""
+        from mteb_contrastive.identity import nfc
+
+        authors = row.get("query_authorids") or []
+        return nfc(str(authors[0])) if len(authors) else "doc:" + nfc(str(row["query_halid"]))
 
     def prepare_split(self, rows: list[dict[str, Any]], info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """Triplet rows as they are; pair rows joined (:func:`~mteb_contrastive.data.halvest.pairs_to_triplets`)
@@ -175,7 +216,28 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
             scores.update(fit_summary(model))
         scores.update(counts)
         scores.update(source)
+        if prediction_folder:
+            self._save_per_item(model, data_split, sim_pos, sim_neg, prediction_folder, hf_split=hf_split, hf_subset=hf_subset)
         return scores
+
+    def per_item(self, rows: list[dict[str, Any]], sim_pos: np.ndarray, sim_neg: np.ndarray) -> dict[str, Any]:
+        """The per-item contract of :func:`mteb_contrastive.report.reader.per_item_scores` for ``rows``:
+        ``values[i]`` = 1.0 when ``sim_pos[i] > sim_neg[i]`` (strict, as :func:`triplet_accuracy`) else 0.0,
+        so ``mean(values) == accuracy``; ids from :func:`triplet_item_ids`, groups from :meth:`item_group`."""
+        fields = (self.anchor_field, self.positive_field, self.negative_field)
+        return {
+            "name": "accuracy",
+            "ids": triplet_item_ids(rows, fields),
+            "values": (np.asarray(sim_pos, dtype=np.float64) > np.asarray(sim_neg, dtype=np.float64)).astype(float).tolist(),
+            "groups": [self.item_group(r) for r in rows],
+            "group_by": self.item_group_by,
+        }
+
+    def _save_per_item(self, model: Any, rows: list[dict[str, Any]], sim_pos: np.ndarray, sim_neg: np.ndarray, prediction_folder: Any, *, hf_split: str, hf_subset: str) -> None:
+        """Write :meth:`per_item` into mteb's prediction file (``compat.save_task_predictions``)."""
+        from mteb_contrastive.compat import save_task_predictions
+
+        save_task_predictions(self, {"per_item": self.per_item(rows, sim_pos, sim_neg)}, model, prediction_folder, hf_split=hf_split, hf_subset=hf_subset)
 
     def _similarities(self, model: Any, emb_a: np.ndarray, a_index: dict[str, int], emb_c: np.ndarray, c_index: dict[str, int], rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
         """Model similarity (its mteb ``similarity_pairwise``: cosine for sentence-transformers) of

@@ -50,7 +50,8 @@ encoded once per role.
 
 * to ``<prediction folder>/pan_answers/<model>/<task>/<subset>/answers.jsonl`` when mteb is given
   a prediction folder (``mteb run --prediction-folder DIR``; mteb also writes its own
-  ``<task>_predictions.json`` there with the test cosines and all three answer kinds);
+  ``<task>_predictions.json`` there with the test cosines, all three answer kinds and the test
+  ``labels``);
 * else to ``$MTEB_CONTRASTIVE_ANSWERS_DIR/<model>/<task>/<subset>/answers.jsonl`` when that
   variable is set;
 * else not at all (logged). ``<model>`` is the mteb model name with ``/`` replaced by ``__``.
@@ -200,52 +201,105 @@ class AbsTaskVerification(AbsTaskPairClassification):
         return emb, [idx1[t] for t in ds["sentence1"]], [len(idx1) + idx2[t] for t in ds["sentence2"]]
 
     def _evaluate_subset(self, model: Any, data_split: Any, *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Path | None = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, float]:
+        """The protocol of the module docstring, step by step (each step is a method of its own)."""
+        kind = self._scorer_kind(model)
+        subset_data = self.dataset[hf_subset]
+        val = subset_data[self.calibration_split]
+        labels = np.asarray(data_split["labels"], dtype=np.int64)
+        enc = dict(hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
+        self._fit_baseline(model, kind, subset_data, data_split)
+        val_sim = self._validation_similarities(model, kind, val, **enc)
+        calibrator = self._fit_calibrator(val_sim, val["labels"])
+        distances = self._test_similarities(model, kind, data_split, hf_split=hf_split, **enc)
+        answers = self._test_answers(calibrator, distances)
+        scores = self._scores(model, kind, distances, labels, answers, calibrator, n_validation_pairs=len(val))
+        self._write_outputs(model, list(data_split["id"]), distances, answers, labels, hf_split=hf_split, hf_subset=hf_subset, prediction_folder=prediction_folder)
+        return scores
+
+    def _scorer_kind(self, model: Any) -> str:
+        """``"pair_scorer"`` (a fitted baseline scoring text pairs), ``"cross_encoder"`` or ``"encoder"``.
+
+        Raises:
+            TypeError: the model is none of the three.
+        """
         from mteb.models.models_protocols import EncoderProtocol
 
         from mteb_contrastive.protocols import cross_encoder_scoring as ces
 
-        pair_scorer = is_pair_scorer(model)
-        cross_encoder = ces.is_cross_encoder(model)  # a cross-encoder scores each pair directly (calibration and metrics unchanged)
-        if not pair_scorer and not cross_encoder and not isinstance(model, EncoderProtocol):
-            raise TypeError(f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder, a cross-encoder or a fitted baseline, got {type(model).__name__}")
-        subset_data = self.dataset[hf_subset]
-        val = subset_data[self.calibration_split]
-        labels = np.asarray(data_split["labels"], dtype=np.int64)
-        if pair_scorer:
-            # a fitted baseline: fit once on the texts of every split together (no labels), score the pairs
+        if is_pair_scorer(model):
+            return "pair_scorer"
+        if ces.is_cross_encoder(model):  # scores each pair directly (calibration and metrics unchanged)
+            return "cross_encoder"
+        if isinstance(model, EncoderProtocol):
+            return "encoder"
+        raise TypeError(f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder, a cross-encoder or a fitted baseline, got {type(model).__name__}")
+
+    def _fit_baseline(self, model: Any, kind: str, subset_data: Any, data_split: Any) -> bool:
+        """Step 1, fitting (no labels): a pair scorer is fitted once on the distinct texts of every
+        split of the subset together; an encoder with the fit hook on the distinct test texts, the
+        train split's texts as ``train_texts``; a cross-encoder is not fitted. Returns whether it was fitted."""
+        if kind == "pair_scorer":
             all_texts = list(dict.fromkeys(t for split in subset_data.values() for col in ("sentence1", "sentence2") for t in split[col]))
             model.fit(all_texts)
             logger.info("%s: fitted %s on the %d distinct texts of splits %s", self.metadata.name, type(model).__name__, len(all_texts), sorted(subset_data))
-            val_sim = score_pairs(model, list(val["sentence1"]), list(val["sentence2"]))
-            calibrator = Calibrator(year=self.pan_year).fit(val_sim, np.asarray(val["labels"]))
-            test_sim = score_pairs(model, list(data_split["sentence1"]), list(data_split["sentence2"]))
-            distances = {"similarity_scores": test_sim.tolist()}
-            scores: dict[str, Any] = {f"similarity_{k}": v for k, v in self._compute_metrics_values(test_sim.tolist(), labels, True).items()}
-        elif cross_encoder:
-            enc = dict(hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
-            val_sim = ces.cross_encoder_scores(model, list(val["sentence1"]), list(val["sentence2"]), self, hf_split=self.calibration_split, **enc)
-            calibrator = Calibrator(year=self.pan_year).fit(val_sim, np.asarray(val["labels"]))
-            test_sim = ces.cross_encoder_scores(model, list(data_split["sentence1"]), list(data_split["sentence2"]), self, hf_split=hf_split, **enc)
-            distances = ces.as_distances(test_sim)
-            # pair scores, not vectors: only the model's own similarity means anything
-            scores = {f"similarity_{k}": v for k, v in self._compute_metrics_values(list(map(float, test_sim)), labels, True).items()}
-        else:
+            return True
+        if kind == "encoder":
             test_texts = list(dict.fromkeys(list(data_split["sentence1"]) + list(data_split["sentence2"])))
             train_texts = None
             if "train" in subset_data:
                 train_texts = list(dict.fromkeys(list(subset_data["train"]["sentence1"]) + list(subset_data["train"]["sentence2"])))
             if fit_if_needed(model, test_texts, train_texts=train_texts):
                 logger.info("%s: fitted %s on %d test texts (+%d train texts)", self.metadata.name, type(model).__name__, len(test_texts), len(train_texts or []))
+                return True
+        return False
 
-            val_emb, v1, v2 = self._encode_split(model, val, self.calibration_split, hf_subset, encode_kwargs, num_proc)
-            val_sim = np.asarray(pair_scores(model, val_emb, v1, v2)["similarity_scores"])
-            calibrator = Calibrator(year=self.pan_year).fit(val_sim, np.asarray(val["labels"]))
+    def _validation_similarities(self, model: Any, kind: str, val: Any, *, hf_subset: str, encode_kwargs: dict, num_proc: int | None) -> np.ndarray:
+        """Step 2: the model's score of each validation pair, shape (n_validation_pairs,) (cosine for
+        sentence-transformers models; a pair scorer's or cross-encoder's own score)."""
+        return np.asarray(self._pair_similarities(model, kind, val, self.calibration_split, hf_subset, encode_kwargs, num_proc)["similarity_scores"])
 
-            test_emb, t1, t2 = self._encode_split(model, data_split, hf_split, hf_subset, encode_kwargs, num_proc)
-            distances = pair_scores(model, test_emb, t1, t2)
-            scores = dict(self._compute_metrics(distances, labels))
-        answers = calibrator.answers(np.asarray(distances["similarity_scores"]))
+    def _fit_calibrator(self, val_sim: Any, val_labels: Any) -> Calibrator:
+        """Step 3: threshold, Platt scaling and abstention band fitted on validation only
+        (:class:`~mteb_contrastive.metrics.calibration.Calibrator`, the task's ``pan_year``).
 
+        Raises:
+            CalibrationError: a single-class validation split (from the calibrator).
+        """
+        return Calibrator(year=self.pan_year).fit(val_sim, np.asarray(val_labels))
+
+    def _test_similarities(self, model: Any, kind: str, data_split: Any, *, hf_split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None) -> dict[str, list[float]]:
+        """Step 4: the test pairs' scores as mteb ``PairClassificationDistances`` (an encoder: the five
+        of :func:`pair_scores`; a pair scorer: ``similarity_scores`` only; a cross-encoder: its score under every key)."""
+        return self._pair_similarities(model, kind, data_split, hf_split, hf_subset, encode_kwargs, num_proc)
+
+    def _pair_similarities(self, model: Any, kind: str, ds: Any, split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None) -> dict[str, list[float]]:
+        from mteb_contrastive.protocols import cross_encoder_scoring as ces
+
+        if kind == "pair_scorer":
+            return {"similarity_scores": score_pairs(model, list(ds["sentence1"]), list(ds["sentence2"])).tolist()}
+        if kind == "cross_encoder":
+            return ces.as_distances(ces.cross_encoder_scores(model, list(ds["sentence1"]), list(ds["sentence2"]), self, hf_split=split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc))
+        emb, i1, i2 = self._encode_split(model, ds, split, hf_subset, encode_kwargs, num_proc)
+        return pair_scores(model, emb, i1, i2)
+
+    def _test_answers(self, calibrator: Calibrator, distances: dict[str, list[float]]) -> dict[str, np.ndarray]:
+        """Step 5: the test answers ``{"hard", "platt", "platt_abstain"}`` (arrays in [0, 1], 0.5 = no
+        answer) from the validation-fitted parameters, unchanged (:meth:`Calibrator.answers`)."""
+        return calibrator.answers(np.asarray(distances["similarity_scores"]))
+
+    def _scores(self, model: Any, kind: str, distances: dict[str, list[float]], labels: np.ndarray, answers: dict[str, np.ndarray], calibrator: Calibrator, *, n_validation_pairs: int) -> dict[str, Any]:
+        """Step 6, the two metric families and the fitted parameters: mteb's pair-classification
+        scores of the test similarities (``compat.pair_classification_metrics``; ``similarity_*``
+        only for scores without vectors) with ``test_fitted_metrics``, the PAN metrics of each
+        kind of answers (:func:`pan_scores`), ``pan_hard_accuracy``, the calibrator's parameters,
+        counts and a fitted baseline's numeric ``fit_summary``."""
+        from mteb_contrastive import compat
+
+        if kind == "encoder":
+            scores: dict[str, Any] = dict(compat.pair_classification_metrics(self, distances, labels))
+        else:  # pair scores, not vectors: only the model's own similarity means anything
+            values = compat.pair_classification_metric_values(self, list(map(float, distances["similarity_scores"])), labels, True)
+            scores = {f"similarity_{k}": v for k, v in values.items()}
         scores["test_fitted_metrics"] = ",".join(keys_fitted_on_test(scores))
         scores.update(pan_scores(labels, answers, self.pan_year))
         scores["pan_hard_accuracy"] = float(np.mean((answers["hard"] >= 0.5) == (labels == 1)))
@@ -253,24 +307,31 @@ class AbsTaskVerification(AbsTaskPairClassification):
         scores["pan_year"] = self.pan_year
         scores["n_pairs"] = int(labels.size)
         scores["n_same_author"] = int(labels.sum())
-        scores["n_validation_pairs"] = len(val)
+        scores["n_validation_pairs"] = n_validation_pairs
         scores["validation_platt_abstain_overall"] = float(calibrator.delta_curve[calibrator.delta])
         # what a fitted baseline learnt from (its optional ``fit_summary`` dict of numbers)
         summary = getattr(model, "fit_summary", None)
         if isinstance(summary, dict):
             scores.update({str(k): v for k, v in summary.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})
+        return scores
 
-        ids = list(data_split["id"])
+    def _write_outputs(self, model: Any, ids: list[str], distances: dict[str, list[float]], answers: dict[str, np.ndarray], labels: np.ndarray, *, hf_split: str, hf_subset: str, prediction_folder: Path | None) -> None:
+        """Step 7, the two files: the PAN ``answers.jsonl`` of the Platt+abstain answers
+        (:meth:`answers_path`) and, with a prediction folder, mteb's ``<task>_predictions.json``
+        (``compat.save_task_predictions``) holding ``id``, ``similarity``, the three answer kinds and
+        the test ``labels`` (so a comparison needs not load the task again)."""
+        from mteb_contrastive.compat import save_task_predictions
+
         self._write_answers(model, ids, answers["platt_abstain"], hf_subset, prediction_folder)
         if prediction_folder:
-            self._save_task_predictions(
-                {"id": ids, "similarity": distances["similarity_scores"], **{k: v.tolist() for k, v in answers.items()}},
+            save_task_predictions(
+                self,
+                {"id": ids, "similarity": distances["similarity_scores"], **{k: v.tolist() for k, v in answers.items()}, "labels": [int(v) for v in labels]},
                 model,
                 prediction_folder,
                 hf_subset=hf_subset,
                 hf_split=hf_split,
             )
-        return scores
 
     def answers_path(self, model: Any, hf_subset: str, prediction_folder: Path | str | None) -> Path | None:
         """Where the test answers go (see module docstring); None when nowhere."""

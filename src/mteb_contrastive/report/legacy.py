@@ -1,7 +1,7 @@
-"""The author-task table (``mteb-contrastive report --author-table``), read with mteb's own ``TaskResult``.
+"""The author-task table (``mteb-contrastive report --author-table``), read through
+:func:`mteb_contrastive.report.reader.read_results`, the reader every table of the project uses.
 
-Result files are found by :func:`mteb_contrastive.report.reader.result_files`, the walk every
-table of the project uses.
+:func:`load_results` (raw ``TaskResult`` objects) stays for callers outside the package.
 """
 
 from __future__ import annotations
@@ -45,34 +45,37 @@ def author_table(results_dir: str | Path, timings: dict[str, float] | None = Non
     (encoding, search, scoring; data loading excluded), unless ``timings`` maps "<model> <task>"
     to seconds measured otherwise.
     """
+    from mteb_contrastive.report.reader import read_results
+
     timings = timings or {}
     rows: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for r in load_results(results_dir):
-        name = r.task_name
+    for r in read_results(results_dir):
+        name = r.task
+        if r.split != "test":
+            continue
         for suffix, kind in (("AuthorRetrieval", "ret"), ("AuthorTripletClassification", "trip"), ("Retrieval", "ret"), ("TripletClassification", "trip")):
             if name.endswith(suffix):
                 base = name[: -len(suffix)]
                 break
         else:
             continue
-        model = r._model_dir.replace("__", "/")
+        model = r.model_dir.replace("__", "/")
         wall = next((v for k, v in timings.items() if k.endswith(" " + name) and k.split(" ")[0] == model), None)
-        for s in r.scores.get("test", []):
-            phases = [dict(p) if isinstance(p, dict) else vars(p) for p in (r.evaluation_phases or [])]
-            phases = [p for p in phases if p.get("subset") == s["hf_subset"]]
-            if wall is None and phases:
-                wall_s = round(sum(p["end"] - p["start"] for p in phases), 1)
-            else:
-                wall_s = wall if wall is not None else round(r.evaluation_time or 0, 1)
-            row = rows.setdefault((model, base, s["hf_subset"]), {"lang": ",".join(s.get("languages", []))})
-            if kind == "ret":
-                row.update(
-                    pool=s.get("pool_size"), chance=s.get("random_ndcg_at_10"), triplets=s.get("n_triplets", row.get("triplets")),
-                    ndcg=s.get("ndcg_at_10"), ndcg_x=s.get("ndcg_at_10_cross_document"), hit=s.get("hit_rate_at_10"),
-                    recall=s.get("recall_at_10"), t_ret=wall_s,
-                )
-            else:
-                row.update(acc=s.get("accuracy"), acc_x=s.get("accuracy_cross_document"), triplets=s.get("n_triplets"), t_trip=wall_s)
+        s = r.scores
+        phases = [p for p in r.evaluation_phases if p.get("subset") == r.subset]
+        if wall is None and phases:
+            wall_s = round(sum(p["end"] - p["start"] for p in phases), 1)
+        else:
+            wall_s = wall if wall is not None else round(r.evaluation_time or 0, 1)
+        row = rows.setdefault((model, base, r.subset), {"lang": ",".join(r.languages)})
+        if kind == "ret":
+            row.update(
+                pool=s.get("pool_size"), chance=s.get("random_ndcg_at_10"), triplets=s.get("n_triplets", row.get("triplets")),
+                ndcg=s.get("ndcg_at_10"), ndcg_x=s.get("ndcg_at_10_cross_document"), hit=s.get("hit_rate_at_10"),
+                recall=s.get("recall_at_10"), t_ret=wall_s,
+            )
+        else:
+            row.update(acc=s.get("accuracy"), acc_x=s.get("accuracy_cross_document"), triplets=s.get("n_triplets"), t_trip=wall_s)
     lines = [
         "| model | dataset | k | language | pool size | random nDCG@10 | triplets | nDCG@10 | nDCG@10 cross-document | hit rate@10 | recall@10 (share of relevant) | triplet accuracy (all rows) | triplet accuracy cross-document | wall time (s) retrieval / triplets |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",

@@ -75,6 +75,8 @@ class ScoreRow:
     evaluation_time: float | None = None
     path: Path | None = None
     model_meta: dict[str, Any] = field(default_factory=dict)
+    #: mteb's timed phases of the whole result file (dicts with ``subset``, ``start``, ``end``, ...)
+    evaluation_phases: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def main(self) -> float | None:
@@ -177,6 +179,7 @@ def read_results(results_dir: str | Path, *, models: list[str] | None = None, ta
             continue
         cls = task_class(r.task_name)
         task_type = cls.metadata.type if cls is not None else None
+        phases = [dict(p) if isinstance(p, dict) else dict(vars(p)) for p in (getattr(r, "evaluation_phases", None) or [])]
         main_name = cls.metadata.main_score if cls is not None else None
         for split, entries in r.scores.items():
             for s in entries:
@@ -188,7 +191,7 @@ def read_results(results_dir: str | Path, *, models: list[str] | None = None, ta
                     model=model, model_revision=str(meta.get("revision") or f.parent.name), task=r.task_name, split=split,
                     subset=s.get("hf_subset", "default"), family=family_of(r.task_name, task_type, scores), main_score_name=name,
                     scores=scores, languages=list(s.get("languages") or []), dataset_revision=r.dataset_revision,
-                    mteb_version=r.mteb_version, evaluation_time=r.evaluation_time, path=f, model_meta=meta,
+                    mteb_version=r.mteb_version, evaluation_time=r.evaluation_time, path=f, model_meta=meta, evaluation_phases=phases,
                 ))
     order = {f: i for i, f in enumerate(FAMILIES)}
     rows.sort(key=lambda x: (order.get(x.family, 99), x.task, x.split, subset_sort_key(x.subset), x.model))
@@ -226,7 +229,9 @@ class PerItem:
 
     ``ids``: item ids (query ids, triplet or pair ids), aligned with ``values`` (one float per
     item whose mean is ``statistic_name``) or, for verification, with ``labels`` / ``answers``
-    (the statistic is recomputed from them: PAN overall). ``note`` says where they came from.
+    (the statistic is recomputed from them: PAN overall). ``groups``: optional group id per item
+    (aligned with ``ids``; e.g. the IR query of a triplet, the anchor author) -- comparisons then
+    resample groups (cluster bootstrap, :mod:`.compare`). ``note`` says where they came from.
     """
 
     statistic_name: str
@@ -236,6 +241,7 @@ class PerItem:
     answers: list[float] | None = None
     year: int = 2021
     note: str = ""
+    groups: list[str] | None = None
 
 
 def predictions_file(prediction_dir: str | Path, task: str, revision: str | None = None) -> Path:
@@ -274,11 +280,15 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
 
     * any family: ``{"per_item": {"name": <statistic>, "ids": [...], "values": [...]}}`` -- the
       mean of ``values`` is the score ``name`` (e.g. a triplet protocol writes ``name="accuracy"``
-      and one 0/1 per base triplet). Read first when present.
+      and one 0/1 per triplet); optional ``"groups": [...]`` (one group id per item: the IR query,
+      the anchor author) makes comparisons resample whole groups. Read first when present.
     * retrieval (written by mteb itself): ``{query id: {doc id: score}}``; per-query nDCG@10 is
       recomputed with pytrec_eval (as mteb does) against the task's qrels (``reference``:
       ``{qid: {doc id: gain}}``, from :func:`task_reference`), identical query/doc ids removed when
       the task sets ``ignore_identical_ids``.
+
+    ``reference`` may be a zero-argument callable returning it: called only when the file needs it
+    (a per-item file or verification labels in the file need no task load).
     * verification (written by the protocol): ``{"id": [...], "platt_abstain": [...]}`` plus the
       test labels -- ``"labels"`` in the file, else ``reference`` (``{pair id: 0/1}``); the
       statistic is the PAN overall score of the Platt+abstain answers.
@@ -286,20 +296,29 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
     pred = read_predictions(prediction_dir, row.task, row.subset, row.split, row.model_revision)
     if pred is None:
         return None
+    # a callable reference is resolved only when the file does not say it all (a task load is slow)
+    reference_now = reference if callable(reference) else (lambda: reference)
     if isinstance(pred, dict) and isinstance(pred.get("per_item"), dict):
         p = pred["per_item"]
-        return PerItem(statistic_name=p["name"], ids=[str(i) for i in p["ids"]], values=[float(v) for v in p["values"]], note="protocol per-item file")
+        groups = p.get("groups")
+        if len(p["values"]) != len(p["ids"]) or (groups is not None and len(groups) != len(p["ids"])):
+            logger.warning("%s: [%s][%s][per_item]: ids, values and groups need one entry per item; not used",
+                           predictions_file(prediction_dir, row.task, row.model_revision), row.subset, row.split)
+            return None
+        return PerItem(statistic_name=p["name"], ids=[str(i) for i in p["ids"]], values=[float(v) for v in p["values"]],
+                       groups=None if groups is None else [str(g) for g in groups],
+                       note="protocol per-item file" + ("; cluster bootstrap over groups" if groups is not None else ""))
     if row.family == "verification" and isinstance(pred, dict) and "platt_abstain" in pred:
         ids = [str(i) for i in pred["id"]]
         labels = pred.get("labels")
-        if labels is None and reference is not None:
-            labels = [int(reference[i]) for i in ids]
+        if labels is None and (ref := reference_now()) is not None:
+            labels = [int(ref[i]) for i in ids]
         if labels is None:
             return None
         return PerItem(statistic_name="pan_platt_abstain_overall", ids=ids, labels=[int(v) for v in labels],
                        answers=[float(v) for v in pred["platt_abstain"]], year=int(row.scores.get("pan_year", 2021)), note="PAN overall recomputed per resample")
-    if row.family in ("author", "quotes", "retrieval") and isinstance(pred, dict) and reference is not None:
-        return PerItem(statistic_name="ndcg_at_10", **_per_query_ndcg(pred, reference["qrels"], 10, reference.get("ignore_identical_ids", False)), note="per-query nDCG@10 recomputed from predictions + qrels (pytrec_eval)")
+    if row.family in ("author", "quotes", "retrieval") and isinstance(pred, dict) and (ref := reference_now()) is not None:
+        return PerItem(statistic_name="ndcg_at_10", **_per_query_ndcg(pred, ref["qrels"], 10, ref.get("ignore_identical_ids", False)), note="per-query nDCG@10 recomputed from predictions + qrels (pytrec_eval)")
     return None
 
 

@@ -130,12 +130,17 @@ def build_report(
                 continue
             ref_row = per_model[ref_model]
             need_ref = ref_row.family != "other"
-            ref_items = per_item_scores(ref_row, prediction_dirs.get(ref_model), reference(ref_row) if need_ref else None)
+
+            def items(r: ScoreRow, m: str) -> Any:
+                # the task is loaded (reference) only when the prediction file lacks what the comparison needs
+                return per_item_scores(r, prediction_dirs.get(m), (lambda: reference(r)) if need_ref else None)
+
+            ref_items = items(ref_row, ref_model)
             for m in models:
                 if m == ref_model or m not in per_model:
                     continue
                 row = per_model[m]
-                cand_items = per_item_scores(row, prediction_dirs.get(m), reference(row) if need_ref else None)
+                cand_items = items(row, m)
                 hib = higher_is_better(ref_items.statistic_name if ref_items else row.main_score_name)
                 res = compare_per_item(ref_items, cand_items, higher_is_better=hib)
                 entry = {"task": task, "split": split, "subset": subset, "reference": ref_model, "candidate": m,
@@ -186,9 +191,9 @@ def _make_plots(rows: list[ScoreRow], prediction_dirs: dict[str, Path], plots_di
         curves = []
         for r in (x for x in rows if x.task == task):
             pred = read_predictions(prediction_dirs.get(r.model), r.task, r.subset, r.split, r.model_revision)
-            ref = reference(r)
             if not isinstance(pred, dict) or "similarity" not in pred:
                 continue
+            ref = reference(r) if pred.get("labels") is None else None  # labels stored by the protocol: no task load
             labels = pred.get("labels") or ([ref.get(str(i)) for i in pred["id"]] if isinstance(ref, dict) else None)
             if labels is None or any(v is None for v in labels):
                 continue
@@ -228,13 +233,14 @@ def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
         for main in dict.fromkeys(r["main_score_name"] for r in rows):  # one table per main score (retrieval / triplets / ...)
             out += _score_table([r for r in rows if r["main_score_name"] == main]) + [""]
     if rep["comparisons"]:
-        out += ["## Comparison", "", "Difference = candidate - reference, 95% paired-bootstrap interval over the items, paired randomisation test.", ""]
+        out += ["## Comparison", "", "Difference = candidate - reference, 95% paired-bootstrap interval over the items, paired randomisation test. "
+                "Where items come in groups (triplets of one IR query or one anchor author: \"N in G groups\") whole groups are resampled and swapped (cluster bootstrap).", ""]
         out += ["| task | subset | reference | candidate | statistic | reference value | candidate value | difference | 95% CI | p | items | verdict |", "|---" * 12 + "|"]
         for c in rep["comparisons"]:
             if c.get("statistic") is None:
                 out.append(f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['main_score_name']} | {fmt(c['reference_main'])} | {fmt(c['candidate_main'])} | {fmt(_diff(c))} | n/a | n/a | n/a | {c['verdict']} |")
             else:
-                out.append(f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['statistic']} | {fmt(c['reference_value'])} | {fmt(c['candidate_value'])} | {fmt(c['diff'])} | [{fmt(c['ci_low'])}, {fmt(c['ci_high'])}] | {fmt(c['p_value'], 3)} | {c['n_items']} | {c['verdict']} |")
+                out.append(f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['statistic']} | {fmt(c['reference_value'])} | {fmt(c['candidate_value'])} | {fmt(c['diff'])} | [{fmt(c['ci_low'])}, {fmt(c['ci_high'])}] | {fmt(c['p_value'], 3)} | {_items(c)} | {c['verdict']} |")
         out.append("")
     if rep["plots"]:
         out += ["## Figures", ""]
@@ -260,6 +266,11 @@ def _score_table(rows: list[dict[str, Any]]) -> list[str]:
         cells.append(", ".join(f"{k} {fmt(v)}" for k, v in r["counts"].items()))
         out.append("| " + " | ".join(cells) + " |")
     return out
+
+
+def _items(c: dict[str, Any]) -> str:
+    """``N`` items, or ``N in G groups`` for a cluster bootstrap."""
+    return f"{c['n_items']}" if c.get("n_groups") is None else f"{c['n_items']} in {c['n_groups']} groups"
 
 
 def _diff(c: dict[str, Any]) -> float | None:
