@@ -53,8 +53,10 @@ def author_table(results_dir: str | Path, timings: dict[str, float] | None = Non
         name = r.task
         if r.split != "test":
             continue
+        # built author tasks (<Name>AuthorRetrieval, ...) and HALvest's own (HALvestRetrieval, ...);
+        # other retrieval tasks (QuoteR, ...) are not author tasks
         for suffix, kind in (("AuthorRetrieval", "ret"), ("AuthorTripletClassification", "trip"), ("Retrieval", "ret"), ("TripletClassification", "trip")):
-            if name.endswith(suffix):
+            if name.endswith(suffix) and (suffix.startswith("Author") or name.startswith("HALvest")):
                 base = name[: -len(suffix)]
                 break
         else:
