@@ -34,7 +34,7 @@ def missing_data(cls: type) -> str | None:
         return None
     name = cls.metadata.name
     if name == "CranfieldIRTriplets":
-        from mteb_contrastive.tasks.paragraph_vector import CRANFIELD_ENV, cranfield_source
+        from mteb_contrastive.registry import CRANFIELD_ENV, cranfield_source
 
         src = cranfield_source()
         return None if (src / "corpus.jsonl").is_file() else f"{name}: {src} has no corpus.jsonl (set {CRANFIELD_ENV} to a BEIR-layout Cranfield folder, or MTEB_CONTRASTIVE_SHARED to the shared data folder)"

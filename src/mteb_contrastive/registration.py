@@ -40,7 +40,7 @@ def register() -> None:
     if _registered:
         return
     _registered = True
-    from mteb_contrastive.tasks import all_task_classes
+    from mteb_contrastive.registry import all_task_classes
 
     register_tasks(all_task_classes())
     _enable_cross_encoders()
@@ -377,7 +377,7 @@ def _list_only_configured_tasks() -> None:
 
 
 def _our_classes() -> list[type]:
-    from mteb_contrastive.tasks import all_task_classes
+    from mteb_contrastive.registry import all_task_classes
 
     return all_task_classes()
 
