@@ -40,6 +40,9 @@ def register() -> None:
     if _registered:
         return
     _registered = True
+    from mteb_contrastive.quiet import quiet_if_asked
+
+    quiet_if_asked()  # set by `mteb-contrastive evaluate` for its `mteb run`s
     from mteb_contrastive.registry import all_task_classes
 
     register_tasks(all_task_classes())
