@@ -5,7 +5,7 @@ package and has no plugin entry point, and ``mteb.get_model`` refuses a local fo
 module:
 
 * adds every task class of :mod:`mteb_contrastive.tasks` (and the tasks made from local dataset
-  folders, see :mod:`mteb_contrastive.tasks.local`) to mteb's task table, so that
+  folders, see :mod:`mteb_contrastive.registry`) to mteb's task table, so that
   ``mteb run -t HALvestRetrieval`` and ``mteb.get_task("HALvestRetrieval")`` find them;
 * lets ``mteb.get_model`` / ``mteb run -m ./path/to/model`` load a local sentence-transformers
   folder (a checkpoint before release), recorded as ``local/<folder name>`` with a revision
