@@ -171,15 +171,20 @@ def tasks_for_folder(folder: Path) -> list[type]:
     return out
 
 
+def _classes_of(folders: list[Path], make: Any, what: str) -> list[type]:
+    """``make(folder)`` (a list of classes) for each folder; a folder that fails is skipped with a warning."""
+    out = []
+    for folder in folders:
+        try:
+            out.extend(make(folder))
+        except Exception as exc:  # a broken folder must not stop mteb
+            logger.warning("skipping %s folder %s: %s", what, folder, exc)
+    return out
+
+
 def local_task_classes() -> list[type]:
     """Task classes for every folder in :data:`DATASETS_ENV` (a broken folder is skipped with a warning)."""
-    out = []
-    for folder in dataset_folders():
-        try:
-            out.extend(tasks_for_folder(folder))
-        except Exception as exc:  # a broken folder must not stop mteb
-            logger.warning("skipping dataset folder %s: %s", folder, exc)
-    return out
+    return _classes_of(dataset_folders(), tasks_for_folder, "dataset")
 
 
 # ---------------------------------------------------------------- PAN verification
@@ -288,13 +293,7 @@ def verification_task_for_folder(folder: Path) -> type:
 
 def verification_task_classes() -> list[type]:
     """Task classes for every folder in :data:`VERIFICATION_ENV` (a broken folder is skipped with a warning)."""
-    out = []
-    for folder in verification_folders():
-        try:
-            out.append(verification_task_for_folder(folder))
-        except Exception as exc:  # a broken folder must not stop mteb
-            logger.warning("skipping verification folder %s: %s", folder, exc)
-    return out
+    return _classes_of(verification_folders(), lambda f: [verification_task_for_folder(f)], "verification")
 
 
 # ---------------------------------------------------------------- Paragraph Vector IR triplets
