@@ -19,7 +19,7 @@ protocol base class + where the data is). This module does the rest, for every f
   :class:`QuoteRSharedFiles`.
 
 A folder that cannot be read is skipped with a warning; it never stops mteb from starting.
-Importing this module imports neither mteb nor a task module (they are imported where used).
+The module itself imports neither mteb nor a task module (each function imports what it uses).
 """
 
 from __future__ import annotations
