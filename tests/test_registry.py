@@ -59,3 +59,16 @@ def test_a_broken_folder_is_skipped_with_one_warning(tmp_path, caplog, monkeypat
     with caplog.at_level(logging.WARNING, logger="mteb_contrastive.registry"):
         assert registry.local_task_classes() == []
     assert [r.getMessage() for r in caplog.records] == [f"skipping dataset folder {bad}: {bad}: unknown dataset kind 'something-else'"]
+
+
+def test_cranfield_missing_source_is_one_line_and_clears_when_the_corpus_is_there(tmp_path, monkeypatch):
+    from mteb_contrastive.availability import missing_data
+    from mteb_contrastive.tasks.paragraph_vector import CranfieldIRTriplets
+
+    monkeypatch.setenv(registry.CRANFIELD_ENV, str(tmp_path))
+    assert missing_data(CranfieldIRTriplets) == (
+        f"CranfieldIRTriplets: {tmp_path} has no corpus.jsonl (set MTEB_CONTRASTIVE_CRANFIELD to a BEIR-layout "
+        "Cranfield folder, or MTEB_CONTRASTIVE_SHARED to the shared data folder)"
+    )
+    (tmp_path / "corpus.jsonl").write_text('{"_id": "1", "text": "wing"}\n')
+    assert missing_data(CranfieldIRTriplets) is None

@@ -353,6 +353,14 @@ class IRTripletsBuiltOnFirstLoad:
             rev = f"builder-{BUILDER_VERSION}-{source_key(source, self.build_params)}"
             self.metadata = self.metadata.model_copy(update={"dataset": {**self.metadata.dataset, "revision": rev}})
 
+    @classmethod
+    def missing_source(cls) -> str | None:
+        """None when the source has ``corpus.jsonl``; else one line saying what to set."""
+        src = cranfield_source()
+        if (src / "corpus.jsonl").is_file():
+            return None
+        return f"{cls.metadata.name}: {src} has no corpus.jsonl (set {CRANFIELD_ENV} to a BEIR-layout Cranfield folder, or MTEB_CONTRASTIVE_SHARED to the shared data folder)"
+
     def _folder(self) -> Path:
         if getattr(self, "_built", None) is None:
             self._built = built_folder(self.metadata.name, cranfield_source(), self.build_params)
