@@ -74,3 +74,17 @@ def test_mteb_run_under_evaluate_prints_no_bm25s_debug_lines(tmp_path):
     assert "Building index from IDs" not in calm.stdout + calm.stderr
     assert "DEBUG" not in calm.stdout + calm.stderr
     assert "Evaluating task SynthAuthorsAuthorRetrieval" in calm.stderr  # the progress bar stays
+
+
+def test_evaluate_environment_turns_datasets_bars_off_in_this_process(monkeypatch, tmp_path, capsys):
+    import datasets
+
+    assert datasets.is_progress_bar_enabled()  # datasets read the variable at import: setting it later does nothing by itself
+    monkeypatch.setenv("HF_DATASETS_DISABLE_PROGRESS_BARS", "0")
+    try:
+        quiet.apply_environment({"HF_DATASETS_DISABLE_PROGRESS_BARS": "1"})
+        assert not datasets.is_progress_bar_enabled() and os.environ["HF_DATASETS_DISABLE_PROGRESS_BARS"] == "1"
+        datasets.Dataset.from_dict({"a": [1, 2]}).to_parquet(str(tmp_path / "x.parquet"))
+        assert "Creating parquet" not in capsys.readouterr().err
+    finally:
+        datasets.enable_progress_bars()

@@ -236,7 +236,9 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
         quiet_libraries()
         env_updates[QUIET_ENV] = "1"
     benches = plan(out, shared, suite, hub=hub)  # before the update: only the user's folders are "user folders"
-    os.environ.update(env_updates)
+    from mteb_contrastive.quiet import apply_environment
+
+    apply_environment(env_updates)
 
     _say(f"release evaluation of {len(models)} model(s), suite '{suite}', output {out}")
     for b in benches:

@@ -10,7 +10,9 @@ that drops their records below WARNING, which also holds when a library sets its
 (bm25s and jieba do, at import). Warnings and errors still print. ``evaluate`` calls it in its own
 process and sets :data:`QUIET_ENV` for each ``mteb run`` it starts, whose start-up hook
 (:func:`mteb_contrastive.registration.register`) calls :func:`quiet_if_asked`.
-``mteb-contrastive evaluate --verbose`` does neither.
+``mteb-contrastive evaluate --verbose`` does neither. :func:`apply_environment` sets the variables
+of the processes ``evaluate`` (and ``mteb-contrastive run``) start and applies, in their own process,
+``HF_DATASETS_DISABLE_PROGRESS_BARS`` (``datasets`` reads it only when imported).
 """
 
 from __future__ import annotations
@@ -57,3 +59,14 @@ def quiet_if_asked() -> None:
     """:func:`quiet_libraries` when :data:`QUIET_ENV` is ``"1"`` in the environment."""
     if os.environ.get(QUIET_ENV) == "1":
         quiet_libraries()
+
+
+def apply_environment(updates: dict[str, str]) -> None:
+    """Set ``updates`` in ``os.environ`` (inherited by the processes started afterwards) and apply,
+    in this process, what a library read when it was imported: ``HF_DATASETS_DISABLE_PROGRESS_BARS=1``
+    turns off ``datasets``' bars (``Creating parquet from Arrow format``, ...) for work done here."""
+    os.environ.update(updates)
+    if os.environ.get("HF_DATASETS_DISABLE_PROGRESS_BARS") == "1":
+        import datasets
+
+        datasets.disable_progress_bars()
