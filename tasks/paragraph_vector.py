@@ -11,27 +11,22 @@ Evaluated split: ``test``; trained baselines train on the ``train`` split's text
 
 Any other collection: ``mteb-contrastive build-ir-triplets`` writes a folder; put it (or its parent)
 in ``MTEB_CONTRASTIVE_DATASETS`` and it becomes the task ``<name>IRTriplets``
-(:func:`ir_task_for_folder`).
+(:func:`mteb_contrastive.registry.ir_task_for_folder`).
+
+Building on first load and the revision: :class:`mteb_contrastive.registry.IRTripletsBuiltOnFirstLoad`.
 """
 
 from __future__ import annotations
-
-import logging
-import os
-from pathlib import Path
-from typing import Any
 
 from mteb.abstasks.task_metadata import TaskMetadata
 
 from mteb_contrastive.data.ir_triplets import DEFAULT_MAX_PER_QUERY
 from mteb_contrastive.protocols.ir_triplets import AbsTaskIRTriplets
+from mteb_contrastive.registry import BUILDER_VERSION, IRTripletsBuiltOnFirstLoad
+from mteb_contrastive.registry import CACHE_ENV, CRANFIELD_ENV, built_folder, cache_root, cranfield_source, ir_task_for_folder, source_key  # noqa: F401  (import path before the registry)
 
-logger = logging.getLogger(__name__)
-
-CRANFIELD_ENV = "MTEB_CONTRASTIVE_CRANFIELD"
-CACHE_ENV = "MTEB_CONTRASTIVE_CACHE"
+#: the triplet rule of the paper's protocol (section 3.3), part of the revision
 BUILD_PARAMS = dict(seed=0, min_grade=1, max_per_query=DEFAULT_MAX_PER_QUERY, negative="other-query")
-BUILDER_VERSION = "2"
 
 _LE_MIKOLOV = r"""
 @inproceedings{le2014distributed,
@@ -44,42 +39,8 @@ _LE_MIKOLOV = r"""
 """
 
 
-def cranfield_source() -> Path:
-    """The Cranfield BEIR folder (see the module docstring)."""
-    env = os.environ.get(CRANFIELD_ENV)
-    if env:
-        return Path(env).expanduser()
-    from mteb_contrastive.paths import shared_data_dir
-
-    return shared_data_dir() / "ir" / "cranfield"
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "mteb_contrastive").expanduser() / "ir_triplets"
-
-
-def source_key(source: Path, params: dict[str, Any]) -> str:
-    """Content key of a build: the builder version, the parameters and the bytes of the source files."""
-    from mteb_contrastive.identity import file_digest, fingerprint
-
-    files = [(rel, file_digest(source / rel)) for rel in ("corpus.jsonl", "queries.jsonl", "qrels/test_gain.tsv", "qrels/test.tsv") if (source / rel).is_file()]
-    return fingerprint(BUILDER_VERSION, params, files, length=12)
-
-
-def built_folder(name: str, source: Path, params: dict[str, Any]) -> Path:
-    """The built IR-triplet folder for ``source``; built (atomically) when absent."""
-    from mteb_contrastive.data.ir_triplets import build_ir_triplets, read_beir_folder
-
-    folder = cache_root() / f"{name}-{source_key(source, params)}"
-    if not (folder / "mteb_contrastive.json").is_file():
-        corpus, queries, qrels = read_beir_folder(source)
-        logger.info("building %s from %s into %s", name, source, folder)
-        build_ir_triplets(corpus, qrels, folder.parent, folder.name, queries=queries, source=str(source),
-                          description=f"{name}: Paragraph Vector IR triplets from {source}", **params)
-    return folder
-
-
-class CranfieldIRTriplets(AbsTaskIRTriplets):
+class CranfieldIRTriplets(IRTripletsBuiltOnFirstLoad, AbsTaskIRTriplets):
+    build_params = BUILD_PARAMS
     metadata = TaskMetadata(
         name="CranfieldIRTriplets",
         description=(
@@ -104,55 +65,3 @@ class CranfieldIRTriplets(AbsTaskIRTriplets):
         sample_creation="found",
         bibtex_citation=_LE_MIKOLOV,
     )
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        # the revision is the content: builder version + parameters + source bytes (not a constant)
-        source = cranfield_source()
-        if (source / "corpus.jsonl").is_file():
-            rev = f"builder-{BUILDER_VERSION}-{source_key(source, BUILD_PARAMS)}"
-            self.metadata = self.metadata.model_copy(update={"dataset": {**self.metadata.dataset, "revision": rev}})
-
-    def _folder(self) -> Path:
-        if getattr(self, "_built", None) is None:
-            self._built = built_folder(self.metadata.name, cranfield_source(), BUILD_PARAMS)
-        return self._built
-
-    def load_triplets(self, hf_subset: str, split: str):
-        from mteb_contrastive.data.ir_triplets import load_ir_triplets
-
-        return load_ir_triplets(self._folder(), hf_subset, split)
-
-    def load_train_rows(self, hf_subset: str):
-        from mteb_contrastive.data.ir_triplets import load_ir_triplets
-
-        return load_ir_triplets(self._folder(), hf_subset, "train")[0]
-
-
-def ir_task_for_folder(folder: Path) -> type:
-    """The ``<name>IRTriplets`` task class of a folder built by ``mteb-contrastive build-ir-triplets``."""
-    import json
-
-    from mteb_contrastive.data.ir_triplets import load_ir_triplets
-
-    from mteb_contrastive.data.errors import read_json
-
-    info = read_json(Path(folder) / "mteb_contrastive.json")
-    name = f"{info['name']}IRTriplets"
-    path = str(Path(folder).resolve())
-    metadata = CranfieldIRTriplets.metadata.model_copy(update=dict(
-        name=name,
-        description=f"Paragraph Vector IR triplets (Le & Mikolov 2014, 3.3) built from {info.get('source') or folder}; "
-                    "accuracy (main score) and error_rate = 100 * (1 - accuracy); test split evaluated.",
-        dataset={"path": path, "revision": info["build_id"]},
-        eval_langs=[info.get("language", "eng-Latn")],
-        date=None,
-        domains=None,
-        annotations_creators="derived",
-    ))
-    return type(name, (AbsTaskIRTriplets,), {
-        "metadata": metadata,
-        "load_triplets": lambda self, hf_subset, split: load_ir_triplets(path, hf_subset, split),
-        "load_train_rows": lambda self, hf_subset: load_ir_triplets(path, hf_subset, "train")[0],
-        "__module__": __name__,
-    })

@@ -7,20 +7,21 @@
   ``<shared>/quoter`` where ``<shared>`` is the project's shared data folder
   (``MTEB_CONTRASTIVE_SHARED``, else ``../shared/data`` beside the checkout).
 * Your own QuoteR-format file: ``mteb-contrastive build-quoter`` makes a folder that becomes
-  ``<name>QuoteRRetrieval`` (:func:`quoter_task_for_folder`, through ``MTEB_CONTRASTIVE_DATASETS``).
+  ``<name>QuoteRRetrieval`` (:func:`mteb_contrastive.registry.quoter_task_for_folder`, through
+  ``MTEB_CONTRASTIVE_DATASETS``).
+
+Where the files are read from: :class:`mteb_contrastive.registry.QuoteROfficialFiles` /
+:class:`~mteb_contrastive.registry.QuoteRSharedFiles`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from mteb.abstasks.task_metadata import TaskMetadata
 
 from mteb_contrastive.data.quoter import OFFICIAL_FILES
-from mteb_contrastive.protocols.quote_retrieval import AbsTaskQuoteRetrieval, env_dir
-
-OFFICIAL_ENV = "MTEB_CONTRASTIVE_QUOTER_OFFICIAL"
-SHARED_ENV = "MTEB_CONTRASTIVE_QUOTER_DATA"
+from mteb_contrastive.protocols.quote_retrieval import AbsTaskQuoteRetrieval
+from mteb_contrastive.registry import QuoteROfficialFiles, QuoteRSharedFiles
+from mteb_contrastive.registry import quoter_task_for_folder  # noqa: F401  (import path before the registry)
 
 _CITATION = r"""
 @inproceedings{qi2022quoter,
@@ -31,7 +32,8 @@ _CITATION = r"""
 }
 """
 
-_COMMON = dict(
+#: TaskMetadata fields shared by every QuoteR task (also those made from folders)
+METADATA = dict(
     category="t2t",
     modalities=["text"],
     eval_splits=["test"],
@@ -43,78 +45,47 @@ _COMMON = dict(
     main_score="mrr_tie_expected",
 )
 
-_DESC = " Candidates: every distinct quote of the file; query: left context + [MASK] + right context (nothing added between). Main score: MRR over the full ranking, expected under a random order within ties."
+#: the protocol, part of every QuoteR task's description
+PROTOCOL = " Candidates: every distinct quote of the file; query: left context + [MASK] + right context (nothing added between). Main score: MRR over the full ranking, expected under a random order within ties."
 #: the query rule, part of every revision (it changes the queries' text): left + "[MASK]" + right, no added spaces
 _QUERY_RULE = "query-mask-nospace"
-
-
-class _Official(AbsTaskQuoteRetrieval):
-    @classmethod
-    def data_dir(cls) -> Path:
-        d = env_dir(OFFICIAL_ENV)
-        return d if d is not None else Path(f"${OFFICIAL_ENV}")
-
-    @classmethod
-    def missing_data_message(cls, path: Path) -> str:
-        if env_dir(OFFICIAL_ENV) is None:
-            return (
-                f"{cls.metadata.name}: the official QuoteR files are not on the HuggingFace Hub; clone "
-                f"https://github.com/thunlp/QuoteR (or download {cls.quoter_file}) and set {OFFICIAL_ENV} "
-                f"to the folder holding {cls.quoter_file}"
-            )
-        return f"{cls.metadata.name}: {path} not found ({OFFICIAL_ENV}={env_dir(OFFICIAL_ENV)}); it should hold {cls.quoter_file}"
 
 
 def _official_meta(name: str, key: str, lang: str, desc: str) -> TaskMetadata:
     f, a, b, _ = OFFICIAL_FILES[key]
     return TaskMetadata(
         name=name,
-        description=desc + f" Official file {f}, test = lines [{b}:]." + _DESC,
+        description=desc + f" Official file {f}, test = lines [{b}:]." + PROTOCOL,
         dataset={"path": f"thunlp/QuoteR:{f}", "revision": f"lines-{a}-{b}-{_QUERY_RULE}"},
         reference="https://arxiv.org/abs/2202.13145",
         eval_langs=[lang],
         date=("2022-01-01", "2022-05-31"),
         license="not specified",
         bibtex_citation=_CITATION,
-        **_COMMON,
+        **METADATA,
     )
 
 
-class QuoteREnglishRetrieval(_Official):
+class QuoteREnglishRetrieval(QuoteROfficialFiles, AbsTaskQuoteRetrieval):
     quoter_file, language, boundaries = "english.txt", "en", OFFICIAL_FILES["english"][1:3]
     metadata = _official_meta("QuoteREnglishRetrieval", "english", "eng-Latn", "QuoteR English quote recommendation.")
 
 
-class QuoteRModernChineseRetrieval(_Official):
+class QuoteRModernChineseRetrieval(QuoteROfficialFiles, AbsTaskQuoteRetrieval):
     quoter_file, language, boundaries = "modern_chinese.txt", "zh", OFFICIAL_FILES["modern_chinese"][1:3]
     metadata = _official_meta("QuoteRModernChineseRetrieval", "modern_chinese", "cmn-Hans", "QuoteR modern Chinese quote recommendation.")
 
 
-class QuoteRClassicalChineseRetrieval(_Official):
+class QuoteRClassicalChineseRetrieval(QuoteROfficialFiles, AbsTaskQuoteRetrieval):
     quoter_file, language, boundaries = "ancient_chinese.txt", "zh", OFFICIAL_FILES["ancient_chinese"][1:3]
     metadata = _official_meta("QuoteRClassicalChineseRetrieval", "ancient_chinese", "lzh-Hans", "QuoteR classical Chinese quote recommendation.")
 
 
-class _Shared(AbsTaskQuoteRetrieval):
-    @classmethod
-    def data_dir(cls) -> Path:
-        d = env_dir(SHARED_ENV)
-        if d is not None:
-            return d
-        from mteb_contrastive.paths import shared_data_dir
-
-        return shared_data_dir() / "quoter"
-
-    @classmethod
-    def missing_data_message(cls, path: Path) -> str:
-        return f"{cls.metadata.name}: {path} not found; set {SHARED_ENV} to the folder holding {cls.quoter_file} (or MTEB_CONTRASTIVE_SHARED to the shared data folder)"
-
-
 def _shared_meta(name: str, f: str, lang: str, desc: str, domains: list[str], license: str) -> TaskMetadata:
-    common = dict(_COMMON, domains=domains)
+    common = dict(METADATA, domains=domains)
     return TaskMetadata(
         name=name,
-        description=desc + f" File {f} (QuoteR line format), split 80/10/10 after random.Random(20240611).shuffle; test split evaluated." + _DESC,
+        description=desc + f" File {f} (QuoteR line format), split 80/10/10 after random.Random(20240611).shuffle; test split evaluated." + PROTOCOL,
         dataset={"path": f"shared/data/quoter/{f}", "revision": f"shuffle-20240611-80-10-10-{_QUERY_RULE}"},
         reference=None,
         eval_langs=[lang],
@@ -125,17 +96,17 @@ def _shared_meta(name: str, f: str, lang: str, desc: str, domains: list[str], li
     )
 
 
-class QuoteRGcideEnglishRetrieval(_Shared):
+class QuoteRGcideEnglishRetrieval(QuoteRSharedFiles, AbsTaskQuoteRetrieval):
     quoter_file, language = "en_gcide.txt", "en"
     metadata = _shared_meta("QuoteRGcideEnglishRetrieval", "en_gcide.txt", "eng-Latn", "GCIDE dictionary senses (headword: definition) as left context, the illustrative literary quotation as the quote.", ["Written", "Fiction"], "https://www.gnu.org/licenses/old-licenses/gpl-2.0.html")
 
 
-class QuoteRKJVNovelsEnglishRetrieval(_Shared):
+class QuoteRKJVNovelsEnglishRetrieval(QuoteRSharedFiles, AbsTaskQuoteRetrieval):
     quoter_file, language = "en_kjv_in_novels.txt", "en"
     metadata = _shared_meta("QuoteRKJVNovelsEnglishRetrieval", "en_kjv_in_novels.txt", "eng-Latn", "19th-century novels quoting the King James Bible or Shakespeare: 60 words of novel text on each side of the quoted span.", ["Written", "Fiction"], "not specified")
 
 
-class QuoteRIdiomChineseRetrieval(_Shared):
+class QuoteRIdiomChineseRetrieval(QuoteRSharedFiles, AbsTaskQuoteRetrieval):
     quoter_file, language = "zh_idiom.txt", "zh"
     metadata = _shared_meta("QuoteRIdiomChineseRetrieval", "zh_idiom.txt", "cmn-Hans", "Chinese usage sentences with a chengyu (idiom) masked out; the idiom is the quote.", ["Written", "Fiction"], "mit")
 
@@ -148,49 +119,3 @@ QUOTER_TASKS = [
     QuoteRKJVNovelsEnglishRetrieval,
     QuoteRIdiomChineseRetrieval,
 ]
-
-
-def quoter_task_for_folder(folder: Path) -> type:
-    """The ``<name>QuoteRRetrieval`` task of a folder built by ``mteb-contrastive build-quoter``
-    (:func:`mteb_contrastive.data.quoter.build_quoter_folder`): its file, language and split rule as built."""
-    import json
-
-    from mteb_contrastive.data.quoter import QUOTER_KIND
-
-    folder = Path(folder).resolve()
-    info = json.loads((folder / "mteb_contrastive.json").read_text(encoding="utf-8"))
-    if info.get("kind") != QUOTER_KIND:
-        raise ValueError(f"{folder}: not a QuoteR task folder (kind {info.get('kind')!r})")
-    name = f"{info['name']}QuoteRRetrieval"
-    if info["split"] == "shuffled":
-        rule = f"split {info['proportions'][0]:g}/{info['proportions'][1]:g} cut after random.Random({info['seed']}).shuffle"
-    elif info.get("boundaries"):
-        rule = f"split in line order at lines {info['boundaries'][0]} and {info['boundaries'][1]}"
-    else:
-        rule = f"split in line order at {info['proportions'][0]:g}/{info['proportions'][1]:g} of the lines"
-    metadata = TaskMetadata(
-        name=name,
-        description=f"Quote recommendation (QuoteR format) from your file {info['source']} ({info['n_lines']} lines), {rule}; test split evaluated." + _DESC,
-        dataset={"path": str(folder), "revision": info["build_id"]},
-        reference=None,
-        eval_langs=[info["language"]],
-        date=None,
-        license="not specified",
-        bibtex_citation="",
-        **dict(_COMMON, domains=None),
-    )
-    attrs = {
-        "metadata": metadata,
-        "quoter_file": info["file"],
-        "language": info["query_language"],
-        "boundaries": tuple(info["boundaries"]) if info.get("boundaries") else None,
-        "shuffle": info["split"] == "shuffled",
-        "data_dir": classmethod(lambda cls: folder),
-        "revision_is_content": True,  # build_id fingerprints the copied file and its split rule
-        "__module__": __name__,
-    }
-    if info.get("proportions"):
-        attrs["proportions"] = tuple(info["proportions"])
-    if info.get("seed") is not None:
-        attrs["shuffle_seed"] = int(info["seed"])
-    return type(name, (AbsTaskQuoteRetrieval,), attrs)

@@ -21,6 +21,7 @@ import os
 def missing_data(cls: type) -> str | None:
     """None when ``cls``'s data can be loaded here; else one line saying what is missing and how to fix it."""
     from mteb_contrastive.protocols.quote_retrieval import AbsTaskQuoteRetrieval
+    from mteb_contrastive.registry import IRTripletsBuiltOnFirstLoad
 
     if isinstance(cls, type) and issubclass(cls, AbsTaskQuoteRetrieval) and cls.quoter_file:
         path = cls.data_file()
@@ -32,12 +33,9 @@ def missing_data(cls: type) -> str | None:
         except FileNotFoundError as exc:
             return str(exc)
         return None
+    if isinstance(cls, type) and issubclass(cls, IRTripletsBuiltOnFirstLoad):
+        return cls.missing_source()
     name = cls.metadata.name
-    if name == "CranfieldIRTriplets":
-        from mteb_contrastive.tasks.paragraph_vector import CRANFIELD_ENV, cranfield_source
-
-        src = cranfield_source()
-        return None if (src / "corpus.jsonl").is_file() else f"{name}: {src} has no corpus.jsonl (set {CRANFIELD_ENV} to a BEIR-layout Cranfield folder, or MTEB_CONTRASTIVE_SHARED to the shared data folder)"
     if str(cls.metadata.dataset.get("path", "")).startswith("almanach/"):
         if os.environ.get("HF_HUB_OFFLINE") == "1" and not os.environ.get("MTEB_CONTRASTIVE_HALVEST_PATH"):
             return f"{name}: on the HuggingFace Hub ({cls.metadata.dataset['path']}) and HF_HUB_OFFLINE=1"

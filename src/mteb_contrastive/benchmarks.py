@@ -30,7 +30,7 @@ SUITE = "mteb-contrastive"
 def available_task_classes() -> list[type]:
     """Registered extension task classes whose data is present here, in registration order."""
     from mteb_contrastive.availability import missing_data
-    from mteb_contrastive.tasks import all_task_classes
+    from mteb_contrastive.registry import all_task_classes
 
     return [c for c in all_task_classes() if missing_data(c) is None]
 
@@ -85,7 +85,7 @@ def task_table(classes: list[type] | None = None) -> str:
     """
     from mteb_contrastive.availability import family
     from mteb_contrastive.report.reader import higher_is_better
-    from mteb_contrastive.tasks import all_task_classes
+    from mteb_contrastive.registry import all_task_classes
 
     lines = ["| task | family | main score | direction | tie rule | data source |", "|---|---|---|---|---|---|"]
     for cls in classes if classes is not None else all_task_classes():

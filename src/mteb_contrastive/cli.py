@@ -74,11 +74,9 @@ def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
     shared = shared_data_dir(shared_arg)
     # a readable log: no per-batch progress bars (set TQDM_DISABLE=0 to see them)
     os.environ.setdefault("TQDM_DISABLE", "1")
-    os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
-    if os.environ["HF_DATASETS_DISABLE_PROGRESS_BARS"] == "1":
-        import datasets
+    from mteb_contrastive.quiet import apply_environment
 
-        datasets.disable_progress_bars()  # datasets is already imported in this process
+    apply_environment({"HF_DATASETS_DISABLE_PROGRESS_BARS": os.environ.get("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")})
     if hub_reachable():
         print(f"main job: HuggingFace Hub reachable -> HALvestRetrieval + HALvestTripletClassification from the Hub, results in {results}", flush=True)
         tasks = ["HALvestRetrieval", "HALvestTripletClassification"]

@@ -16,8 +16,9 @@ Wrapped:
 * :func:`save_task_predictions` -- ``AbsTask._save_task_predictions`` (``<folder>/<task>_predictions.json``);
 * :func:`pair_classification_metric_values` -- ``AbsTaskPairClassification._compute_metrics_values``
   (mteb's accuracy/F1/precision/recall/AP of one score list: pair scores without vectors);
-* :data:`SORT_FULL_CORPUS_RESULTS_KWARGS` -- the keyword arguments of
-  ``SearchEncoderWrapper._sort_full_corpus_results``, which the full-ranking search overrides.
+* the block at the end of the file: the functions mteb's code calls by module-global lookup that
+  the project replaces (:func:`patch`: result cache check, task evaluation, benchmark registry,
+  prediction paths, ``mteb run``), and accessors of private attributes (task table, BM25 tokenizer).
 """
 
 from __future__ import annotations
@@ -25,16 +26,12 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-#: keyword arguments of SearchEncoderWrapper._sort_full_corpus_results (mteb 2.26)
-SORT_FULL_CORPUS_RESULTS_KWARGS = ("result_heaps", "query_idx_to_id", "query_embeddings", "cos_scores_top_k_idx", "cos_scores_top_k_values", "sub_corpus_ids")
-
 #: private function -> parameters the project relies on
 EXPECTED = {
     "mteb._create_dataloaders:create_dataloader": ("dataset", "task_metadata", "prompt_type", "input_column", "batch_size", "num_proc"),
     "mteb._create_dataloaders:_combine_queries_with_instruction_text": ("dataset",),
     "mteb.abstasks.pair_classification:AbsTaskPairClassification._compute_metrics": ("self", "similarity_scores", "labels"),
     "mteb.abstasks.abstask:AbsTask._save_task_predictions": ("self", "predictions", "model", "prediction_folder", "hf_split", "hf_subset"),
-    "mteb.models.search_wrappers:SearchEncoderWrapper._sort_full_corpus_results": ("self", *SORT_FULL_CORPUS_RESULTS_KWARGS),
 }
 
 _checked: set[str] = set()
@@ -102,3 +99,162 @@ def pair_classification_metric_values(task: Any, scores: list[float], labels: An
     scores (shape (n_pairs,)) against 0/1 ``labels``; ``high_score_more_similar`` False for distances."""
     fn = check("mteb.abstasks.pair_classification:AbsTaskPairClassification._compute_metrics_values")
     return fn(task, scores, labels, high_score_more_similar)
+
+# ---------------------------------------------------------------------------------------------
+# Issue 12 (branch arch): every other private mteb name the project touches, wrapped here once.
+# Functions mteb's code calls by module-global lookup are replaced through :func:`patch`; the
+# names below are the only spelling of those private names outside this file's tests.
+# ---------------------------------------------------------------------------------------------
+
+#: functions replaced by :func:`patch` (the replacement calls the original)
+CHECK_CACHE = "mteb.evaluate:_check_cache"
+EVALUATE_TASK = "mteb.evaluate:_evaluate_task"
+BUILD_BENCHMARK_REGISTRY = "mteb.benchmarks.get_benchmark:_build_registry"
+SAVE_TASK_PREDICTIONS = "mteb.abstasks.abstask:AbsTask._save_task_predictions"
+MTEB_CLI_RUN = "mteb.cli.build_cli:run"  # public name, but mteb's CLI looks it up when parsing
+
+EXPECTED.update({
+    CHECK_CACHE: ("task", "meta", "cache", "overwrite_strategy"),
+    EVALUATE_TASK: ("model", "task"),
+    BUILD_BENCHMARK_REGISTRY: (),
+    MTEB_CLI_RUN: ("args",),
+    "mteb._evaluators.retrieval_metrics:calculate_retrieval_scores": ("results", "qrels", "k_values"),
+    "mteb._evaluators.retrieval_metrics:make_score_dict": ("ndcg", "_map", "recall", "precision", "mrr", "naucs", "naucs_mrr", "hit_rate", "task_scores"),
+    "mteb.languages.iso_mappings:_hf_lang_to_iso_lang_script": ("hf_lang",),
+    "mteb.models.model_implementations.bm25:BM25Search.index": ("self", "corpus", "task_metadata"),
+})
+
+#: private attributes of mteb objects read or set here (checked by tests/test_compat.py)
+PRIVATE_ATTRIBUTES = {
+    "mteb.get_tasks:_TASKS_REGISTRY": "the task name -> class table behind mteb.get_task",
+    "mteb.abstasks.abstask:AbsTask._support_cross_encoder": "whether AbsTask.evaluate lets a cross-encoder in",
+    "mteb.models.model_implementations.bm25:BM25Search._tokenizer": "the BM25Tokenizer fitted by BM25Search.index",
+}
+
+
+def patch(target: str, make: Any, *, marker: str = "_mteb_contrastive") -> bool:
+    """Replace the function ``target`` (``module:attr[.attr]``) by ``make(original)``, once.
+
+    The replacement gets ``marker`` = True (a second call with the same marker does nothing) and
+    ``__wrapped__`` = the original, so :func:`check` keeps checking mteb's own signature.
+
+    Returns:
+        True when installed now, False when already installed.
+    Raises:
+        RuntimeError: the function is gone or lost a parameter (see :func:`check`).
+    """
+    import importlib
+
+    original = check(target)
+    if getattr(original, marker, False):
+        return False
+    new = make(original)
+    setattr(new, marker, True)
+    new.__wrapped__ = original
+    module, _, attr = target.partition(":")
+    owner_path, _, name = attr.rpartition(".")
+    owner = resolve(f"{module}:{owner_path}") if owner_path else importlib.import_module(module)
+    setattr(owner, name, new)
+    return True
+
+
+def check_attribute(target: str, obj: Any = None) -> tuple[Any, str]:
+    """(owner, attribute name) of an entry of :data:`PRIVATE_ATTRIBUTES`, checked to exist on the
+    owner (a module or class), or on ``obj`` when given (an instance attribute).
+
+    Raises:
+        RuntimeError: the attribute is gone (mteb changed; adapt this module).
+    """
+    import importlib
+
+    if target not in PRIVATE_ATTRIBUTES:
+        raise KeyError(target)
+    module, _, attr = target.partition(":")
+    owner_path, _, name = attr.rpartition(".")
+    try:
+        owner = resolve(f"{module}:{owner_path}") if owner_path else importlib.import_module(module)
+    except (ImportError, AttributeError) as exc:
+        raise RuntimeError(f"mteb changed: {target} not found ({exc}); adapt mteb_contrastive/compat.py") from exc
+    if not hasattr(owner if obj is None else obj, name):
+        raise RuntimeError(f"mteb changed: {target} not found; adapt mteb_contrastive/compat.py")
+    return owner, name
+
+
+def task_table() -> dict[str, type]:
+    """mteb's task name -> class table (``mteb.get_tasks._TASKS_REGISTRY``; ``mteb.get_task`` reads it). Mutable."""
+    owner, name = check_attribute("mteb.get_tasks:_TASKS_REGISTRY")
+    return getattr(owner, name)
+
+
+def listed_tasks() -> tuple[type, ...]:
+    """mteb's ``TASK_LIST``: the task classes ``mteb.get_tasks(<filters>)`` sweeps over."""
+    import importlib
+
+    return tuple(importlib.import_module("mteb.get_tasks").TASK_LIST)
+
+
+def set_listed_tasks(classes: Any) -> None:
+    """Replace mteb's ``TASK_LIST`` (what ``mteb.get_tasks(<filters>)`` sweeps over) by ``classes``."""
+    import importlib
+
+    importlib.import_module("mteb.get_tasks").TASK_LIST = tuple(classes)
+
+
+def allow_cross_encoders(cls: type) -> None:
+    """Let cross-encoders into ``cls``'s ``evaluate`` (mteb's private ``AbsTask._support_cross_encoder`` flag)."""
+    _, name = check_attribute("mteb.abstasks.abstask:AbsTask._support_cross_encoder")
+    setattr(cls, name, True)
+
+
+def retrieval_scores(qrels: dict[str, dict[str, int]], results: dict[str, dict[str, float]], k_values: Any) -> dict[str, float]:
+    """mteb's retrieval metrics (its own ``calculate_retrieval_scores`` / ``make_score_dict``) of a run.
+
+    Args:
+        qrels: query id -> {document id: gain}.
+        results: query id -> {document id: score}.
+        k_values: cut-offs (ints).
+    Returns:
+        ``ndcg_at_k``, ``map_at_k``, ``recall_at_k``, ``precision_at_k``, ``mrr_at_k``,
+        ``hit_rate_at_k`` for each k, as mteb's retrieval task reports them.
+    """
+    calculate = check("mteb._evaluators.retrieval_metrics:calculate_retrieval_scores")
+    make_score_dict = check("mteb._evaluators.retrieval_metrics:make_score_dict")
+    _, ndcg, _map, recall, precision, naucs, mrr, naucs_mrr, hit_rate = calculate(results, qrels, list(k_values))
+    d = make_score_dict(ndcg=ndcg, _map=_map, recall=recall, precision=precision, mrr=mrr, naucs=naucs, naucs_mrr=naucs_mrr, hit_rate=hit_rate, task_scores={})
+    keep = ("ndcg_at_", "map_at_", "recall_at_", "precision_at_", "mrr_at_", "hit_rate_at_")
+    return {k: v for k, v in d.items() if k.startswith(keep)}
+
+
+def hf_lang_to_iso_lang_script(code: str) -> str | None:
+    """mteb's ``xxx-Xxxx`` form of an ISO 639-1 / 639-3 code (its private ``_hf_lang_to_iso_lang_script``); None when unknown."""
+    return check("mteb.languages.iso_mappings:_hf_lang_to_iso_lang_script")(code)
+
+
+def is_mteb_bm25(model: Any) -> bool:
+    """True for mteb's own ``BM25Search`` (``mteb/baseline-bm25s``)."""
+    check("mteb.models.model_implementations.bm25:BM25Search.index")
+    from mteb.models.model_implementations.bm25 import BM25Search
+
+    return isinstance(model, BM25Search)
+
+
+def bm25_pool_scores(model: Any, text: str) -> tuple[dict[str, int], Any]:
+    """The score of every indexed document for query ``text`` under mteb's indexed ``BM25Search``.
+
+    Tokenised with the tokenizer ``BM25Search.index`` fitted (private ``_tokenizer``), scored by
+    ``bm25s.BM25.get_scores`` (terms outside the index vocabulary dropped, as bm25s' retrieve does).
+
+    Returns:
+        (document id -> position, (n_docs,) float32 scores in index order).
+    Raises:
+        RuntimeError: mteb changed the private attribute.
+    """
+    import numpy as np
+
+    _, name = check_attribute("mteb.models.model_implementations.bm25:BM25Search._tokenizer", model)
+    pos = {cid: i for i, cid in model.corpus_idx_to_id.items()}
+    tok = getattr(model, name).transform([text])
+    inv = {i: t for t, i in tok.vocab.items()}
+    strings = [t for t in (inv[i] for i in tok.ids[0]) if t in model.retriever.vocab_dict]
+    scores = model.retriever.get_scores(strings) if strings else np.zeros(len(pos), dtype=np.float32)
+    return pos, scores

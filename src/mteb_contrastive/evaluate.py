@@ -134,8 +134,8 @@ def _pan_missing(env: str, task: str) -> str | None:
 
 def user_folders() -> list[Bench]:
     """Benchmarks from the folders named by ``MTEB_CONTRASTIVE_DATASETS`` and ``MTEB_CONTRASTIVE_VERIFICATION``."""
-    from mteb_contrastive.tasks.local import DATASETS_ENV, dataset_folders
-    from mteb_contrastive.tasks.pan import VERIFICATION_ENV
+    from mteb_contrastive.registry import DATASETS_ENV, dataset_folders
+    from mteb_contrastive.registry import VERIFICATION_ENV
 
     out = []
     for env in (DATASETS_ENV, VERIFICATION_ENV):
@@ -201,13 +201,18 @@ def _say(msg: str) -> None:
 
 
 def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "default", reference: str | None = None,
-                   rerun: bool = False, batch_size: int | None = None) -> int:
-    """The command (module docstring). Returns the exit status."""
+                   rerun: bool = False, batch_size: int | None = None, verbose: bool = False) -> int:
+    """The command (module docstring). Returns the exit status.
+
+    Unless ``verbose``, library loggers are quiet here and in each ``mteb run``
+    (:mod:`mteb_contrastive.quiet`) and ``mteb run`` gets ``-v 1`` (mteb's warnings only); with
+    ``verbose``, libraries log as they are set up and ``mteb run`` gets ``-v 2`` (mteb's INFO lines).
+    """
     import mteb  # first: the task modules below import mteb, whose import registers them
 
     from mteb_contrastive.cli import hub_reachable
-    from mteb_contrastive.tasks.local import DATASETS_ENV
-    from mteb_contrastive.tasks.pan import VERIFICATION_ENV
+    from mteb_contrastive.registry import DATASETS_ENV
+    from mteb_contrastive.registry import VERIFICATION_ENV
 
     out = out.resolve()
     out_ds, out_ver = out / "datasets", out / "verification"
@@ -225,8 +230,15 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
     }
     if not hub:
         env_updates["HF_HUB_OFFLINE"] = "1"
+    if not verbose:
+        from mteb_contrastive.quiet import QUIET_ENV, quiet_libraries
+
+        quiet_libraries()
+        env_updates[QUIET_ENV] = "1"
     benches = plan(out, shared, suite, hub=hub)  # before the update: only the user's folders are "user folders"
-    os.environ.update(env_updates)
+    from mteb_contrastive.quiet import apply_environment
+
+    apply_environment(env_updates)
 
     _say(f"release evaluation of {len(models)} model(s), suite '{suite}', output {out}")
     for b in benches:
@@ -250,7 +262,7 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
             b.build()
 
     from mteb_contrastive.registration import register_tasks, registered_task_class
-    from mteb_contrastive.tasks import all_task_classes
+    from mteb_contrastive.registry import all_task_classes
 
     register_tasks(all_task_classes())  # folders built above
     metas = {}
@@ -291,7 +303,7 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
             continue
         pred_dir.mkdir(parents=True, exist_ok=True)
         cmd = [mteb_bin, "run", "-m", m, "-t", *left, "--output-folder", str(results), "--prediction-folder", str(predictions),
-               "--overwrite-strategy", "always", "-v", "1"]  # only tasks not cached for their current revision are listed
+               "--overwrite-strategy", "always", "-v", "2" if verbose else "1"]  # only tasks not cached for their current revision are listed
         if batch_size:
             cmd += ["--batch-size", str(batch_size)]
         _say("$ " + " ".join(cmd))
@@ -324,9 +336,10 @@ def add_parser(sub) -> None:
     e.add_argument("--reference", help="the model every other one is compared with (default: the first -m)")
     e.add_argument("--rerun", action="store_true", help="recompute results that already exist (default: off, resume)")
     e.add_argument("--batch-size", type=int, help="encoding batch size passed to mteb run (default: mteb's)")
+    e.add_argument("--verbose", action="store_true", help="let libraries log DEBUG/INFO lines and mteb run log INFO (default: off: progress bars, warnings and errors only)")
 
 
 def main(args) -> int:
     from mteb_contrastive.paths import shared_data_dir
 
-    return run_evaluation(args.models, args.out, shared=shared_data_dir(args.shared), suite=args.suite, reference=args.reference, rerun=args.rerun, batch_size=args.batch_size)
+    return run_evaluation(args.models, args.out, shared=shared_data_dir(args.shared), suite=args.suite, reference=args.reference, rerun=args.rerun, batch_size=args.batch_size, verbose=args.verbose)

@@ -1,11 +1,11 @@
-"""The only module that touches mteb internals.
+"""The only module that changes mteb's registries and hooks (its private names through :mod:`mteb_contrastive.compat`).
 
-mteb 2.26 builds its task table (``mteb.get_tasks._TASKS_REGISTRY`` / ``TASK_LIST``) from its own
+mteb 2.26 builds its task table (:func:`mteb_contrastive.compat.task_table` / ``TASK_LIST``) from its own
 package and has no plugin entry point, and ``mteb.get_model`` refuses a local folder. This
 module:
 
 * adds every task class of :mod:`mteb_contrastive.tasks` (and the tasks made from local dataset
-  folders, see :mod:`mteb_contrastive.tasks.local`) to mteb's task table, so that
+  folders, see :mod:`mteb_contrastive.registry`) to mteb's task table, so that
   ``mteb run -t HALvestRetrieval`` and ``mteb.get_task("HALvestRetrieval")`` find them;
 * lets ``mteb.get_model`` / ``mteb run -m ./path/to/model`` load a local sentence-transformers
   folder (a checkpoint before release), recorded as ``local/<folder name>`` with a revision
@@ -40,7 +40,10 @@ def register() -> None:
     if _registered:
         return
     _registered = True
-    from mteb_contrastive.tasks import all_task_classes
+    from mteb_contrastive.quiet import quiet_if_asked
+
+    quiet_if_asked()  # set by `mteb-contrastive evaluate` for its `mteb run`s
+    from mteb_contrastive.registry import all_task_classes
 
     register_tasks(all_task_classes())
     _enable_cross_encoders()
@@ -84,50 +87,44 @@ def is_input_error(exc: BaseException) -> bool:
 
 def _one_line_errors_in_mteb_cli() -> None:
     """Under the ``mteb`` command, our bad-input errors print one line and exit 2 (not a traceback)."""
-    import importlib
+    from mteb_contrastive import compat
 
-    cli = importlib.import_module("mteb.cli.build_cli")
-    original = cli.run
-    if getattr(original, "_mteb_contrastive", False):
-        return
+    def make(original: Any) -> Any:
+        def run(args: Any) -> None:
+            try:
+                return original(args)
+            except Exception as exc:
+                if not is_input_error(exc):
+                    raise
+                print(f"mteb: error: {' '.join(str(exc).split())}", file=sys.stderr)
+                raise SystemExit(2) from None
 
-    def run(args: Any) -> None:
-        try:
-            return original(args)
-        except Exception as exc:
-            if not is_input_error(exc):
-                raise
-            print(f"mteb: error: {' '.join(str(exc).split())}", file=sys.stderr)
-            raise SystemExit(2) from None
+        return run
 
-    run._mteb_contrastive = True  # type: ignore[attr-defined]
-    cli.run = run
+    compat.patch(compat.MTEB_CLI_RUN, make)
 
 
 def _patch_stale_result_check() -> None:
-    """mteb 2.26 (``evaluate._check_cache``) returns a cached result that covers every split and
+    """mteb 2.26 (:data:`mteb_contrastive.compat.CHECK_CACHE`) returns a cached result that covers every split and
     subset without comparing its ``dataset_revision`` with the task's: after a dataset is rebuilt
     with other content, ``mteb run`` would return the old scores. For our tasks, a cached result of
     another dataset revision is evaluated again (strategy ``only-missing``; ``never`` /
     ``only-cache`` keep mteb's behaviour)."""
-    import importlib
+    from mteb_contrastive import compat
 
-    ev = importlib.import_module("mteb.evaluate")
-    original = ev._check_cache
-    if getattr(original, "_mteb_contrastive", False):
-        return
+    def make(original: Any) -> Any:
+        def check_cache(task: Any, meta: Any, cache: Any, overwrite_strategy: Any) -> Any:
+            existing, missing = original(task, meta, cache, overwrite_strategy)
+            strategy = getattr(overwrite_strategy, "value", overwrite_strategy)
+            if (existing is not None and strategy == "only-missing" and type(task).__module__.startswith("mteb_contrastive.")
+                    and existing.dataset_revision != task.metadata.revision):
+                logger.warning("%s: the cached result is of dataset revision %s, the data is now %s: evaluating again", task.metadata.name, existing.dataset_revision, task.metadata.revision)
+                return None, dict.fromkeys(task.eval_splits, task.hf_subsets)
+            return existing, missing
 
-    def _check_cache(task: Any, meta: Any, cache: Any, overwrite_strategy: Any) -> Any:
-        existing, missing = original(task, meta, cache, overwrite_strategy)
-        strategy = getattr(overwrite_strategy, "value", overwrite_strategy)
-        if (existing is not None and strategy == "only-missing" and type(task).__module__.startswith("mteb_contrastive.")
-                and existing.dataset_revision != task.metadata.revision):
-            logger.warning("%s: the cached result is of dataset revision %s, the data is now %s: evaluating again", task.metadata.name, existing.dataset_revision, task.metadata.revision)
-            return None, dict.fromkeys(task.eval_splits, task.hf_subsets)
-        return existing, missing
+        return check_cache
 
-    _check_cache._mteb_contrastive = True  # type: ignore[attr-defined]
-    ev._check_cache = _check_cache
+    compat.patch(compat.CHECK_CACHE, make)
 
 
 def prediction_subfolder(prediction_folder: str | os.PathLike, model_name: str, revision: str | None) -> Path:
@@ -139,18 +136,16 @@ def prediction_subfolder(prediction_folder: str | os.PathLike, model_name: str, 
 def _patch_predictions_path() -> None:
     """mteb writes ``<folder>/<task>_predictions.json`` for every model, merging into the file the
     previous model wrote (first model's name, last model's values); write per model instead."""
-    from mteb.abstasks.abstask import AbsTask
+    from mteb_contrastive import compat
 
-    original = AbsTask._save_task_predictions
-    if getattr(original, "_mteb_contrastive", False):
-        return
+    def make(original: Any) -> Any:
+        def save_task_predictions(self: Any, predictions: Any, model: Any, prediction_folder: Path, hf_split: str, hf_subset: str) -> None:
+            meta = model.mteb_model_meta
+            return original(self, predictions, model, prediction_subfolder(prediction_folder, meta.name, meta.revision), hf_split, hf_subset)
 
-    def _save_task_predictions(self: Any, predictions: Any, model: Any, prediction_folder: Path, hf_split: str, hf_subset: str) -> None:
-        meta = model.mteb_model_meta
-        return original(self, predictions, model, prediction_subfolder(prediction_folder, meta.name, meta.revision), hf_split, hf_subset)
+        return save_task_predictions
 
-    _save_task_predictions._mteb_contrastive = True  # type: ignore[attr-defined]
-    AbsTask._save_task_predictions = _save_task_predictions
+    compat.patch(compat.SAVE_TASK_PREDICTIONS, make)
 
 
 def register_tasks(task_classes: list[type]) -> None:
@@ -159,51 +154,42 @@ def register_tasks(task_classes: list[type]) -> None:
     Raises:
         ValueError: a class's name is already taken by a different mteb task.
     """
-    import importlib
+    from mteb_contrastive import compat
 
-    get_tasks = importlib.import_module("mteb.get_tasks")  # the module, not mteb.get_tasks()
-
+    table = compat.task_table()
     new = []
     for cls in task_classes:
         name = cls.metadata.name
-        existing = get_tasks._TASKS_REGISTRY.get(name)
+        existing = table.get(name)
         if existing is cls:
             continue
         if existing is not None and existing.__module__.startswith("mteb."):
             raise ValueError(f"task name {name!r} is already an mteb task ({existing.__module__})")
-        get_tasks._TASKS_REGISTRY[name] = cls
+        table[name] = cls
         new.append(cls)
     if new:
-        get_tasks.TASK_LIST = tuple(
-            t for t in get_tasks.TASK_LIST if t.metadata.name not in {c.metadata.name for c in new}
-        ) + tuple(new)
+        names = {c.metadata.name for c in new}
+        compat.set_listed_tasks(tuple(t for t in compat.listed_tasks() if t.metadata.name not in names) + tuple(new))
 
 
 def retrieval_scores(qrels: dict[str, dict[str, int]], results: dict[str, dict[str, float]], k_values: Any) -> dict[str, float]:
-    """mteb's retrieval metrics (its own ``calculate_retrieval_scores`` / ``make_score_dict``) of a run.
+    """mteb's retrieval metrics of a run: :func:`mteb_contrastive.compat.retrieval_scores` (kept here for its importers)."""
+    from mteb_contrastive import compat
 
-    Returns:
-        ``ndcg_at_k``, ``map_at_k``, ``recall_at_k``, ``precision_at_k``, ``mrr_at_k``,
-        ``hit_rate_at_k`` for each k, as mteb's retrieval task reports them.
-    """
-    from mteb._evaluators.retrieval_metrics import calculate_retrieval_scores, make_score_dict
-
-    _, ndcg, _map, recall, precision, naucs, mrr, naucs_mrr, hit_rate = calculate_retrieval_scores(results, qrels, list(k_values))
-    d = make_score_dict(ndcg=ndcg, _map=_map, recall=recall, precision=precision, mrr=mrr, naucs=naucs, naucs_mrr=naucs_mrr, hit_rate=hit_rate, task_scores={})
-    keep = ("ndcg_at_", "map_at_", "recall_at_", "precision_at_", "mrr_at_", "hit_rate_at_")
-    return {k: v for k, v in d.items() if k.startswith(keep)}
+    return compat.retrieval_scores(qrels, results, k_values)
 
 
 def _enable_cross_encoders() -> None:
-    """Let cross-encoders into the verification and triplet protocols (mteb's private ``_support_cross_encoder`` flag).
+    """Let cross-encoders into the verification and triplet protocols (:func:`mteb_contrastive.compat.allow_cross_encoders`).
 
     Those protocols score a cross-encoder's pairs directly (:mod:`mteb_contrastive.protocols.cross_encoder_scoring`).
     """
+    from mteb_contrastive import compat
     from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
     from mteb_contrastive.protocols.verification import AbsTaskVerification
 
     for cls in (AbsTaskVerification, AbsTaskTripletClassification):
-        cls._support_cross_encoder = True
+        compat.allow_cross_encoders(cls)
 
 
 def register_models(metas: list[Any]) -> None:
@@ -216,11 +202,11 @@ def register_models(metas: list[Any]) -> None:
 
 def iso_to_mteb_language(code: str) -> str | None:
     """An ISO 639-1 / 639-3 / ``xxx-Xxxx`` code in mteb's language-script form (mteb's default
-    script for the language), None when mteb does not know it. Wraps mteb's private
-    ``languages.iso_mappings._hf_lang_to_iso_lang_script``."""
-    from mteb.languages.iso_mappings import _hf_lang_to_iso_lang_script
+    script for the language), None when mteb does not know it
+    (:func:`mteb_contrastive.compat.hf_lang_to_iso_lang_script`)."""
+    from mteb_contrastive import compat
 
-    return _hf_lang_to_iso_lang_script(code)
+    return compat.hf_lang_to_iso_lang_script(code)
 
 
 def local_model_revision(folder: str | os.PathLike) -> str:
@@ -330,19 +316,18 @@ def _enable_local_model_folders() -> None:
 def _record_encoding_statistics() -> None:
     """Add an ``EncodingModel``'s per-subset statistics and settings to every result it produces.
 
-    Wraps mteb's private ``mteb.evaluate._evaluate_task`` (the one function that runs one task for
+    Wraps mteb's private :data:`mteb_contrastive.compat.EVALUATE_TASK` (the one function that runs one task for
     one model and builds its ``TaskResult``): after it returns, each evaluated subset's scores get
     :meth:`~mteb_contrastive.encoding.wrapper.EncodingModel.encoding_scores` (``encoding_*`` keys).
     Models that are not an ``EncodingModel`` (or wrap none under ``.model``/``._model``) are untouched.
     """
-    import importlib
+    from mteb_contrastive import compat
 
-    ev = importlib.import_module("mteb.evaluate")
-    original = ev._evaluate_task
-    if getattr(original, "_mteb_contrastive", False):
-        return
+    compat.patch(compat.EVALUATE_TASK, _with_encoding_statistics)
 
-    def _evaluate_task(*args: Any, **kwargs: Any):
+
+def _with_encoding_statistics(original: Any) -> Any:
+    def evaluate_task(*args: Any, **kwargs: Any):
         from mteb_contrastive.encoding.wrapper import EncodingModel
 
         model = kwargs.get("model", args[0] if args else None)
@@ -361,13 +346,14 @@ def _record_encoding_statistics() -> None:
                     entry.update(enc.encoding_scores(task.metadata.name, split, entry.get("hf_subset", "default")))
         return result
 
-    _evaluate_task._mteb_contrastive = True  # type: ignore[attr-defined]
-    ev._evaluate_task = _evaluate_task
+    return evaluate_task
+
+
 def registered_task_class(name: str) -> type | None:
     """The task class mteb's task table holds under ``name`` (None when unknown)."""
-    import importlib
+    from mteb_contrastive import compat
 
-    return importlib.import_module("mteb.get_tasks")._TASKS_REGISTRY.get(name)
+    return compat.task_table().get(name)
 
 
 def _list_only_configured_tasks() -> None:
@@ -378,44 +364,40 @@ def _list_only_configured_tasks() -> None:
     (``TASK_LIST``) leaves them out, so ``mteb.get_tasks(task_types=["Retrieval"])`` followed by
     ``mteb.evaluate`` does not stop on a missing folder. Decided once, at registration.
     """
-    import importlib
-
+    from mteb_contrastive import compat
     from mteb_contrastive.availability import missing_data
 
-    get_tasks = importlib.import_module("mteb.get_tasks")
+    table = compat.task_table()
     ours = {c.metadata.name for c in _our_classes()}
     missing = set()
     for name in ours:
-        cls = get_tasks._TASKS_REGISTRY.get(name)
+        cls = table.get(name)
         if cls is not None and missing_data(cls) is not None:
             missing.add(name)
     if missing:
         logger.debug("not listed until their data is configured: %s", sorted(missing))
-        get_tasks.TASK_LIST = tuple(t for t in get_tasks.TASK_LIST if t.metadata.name not in missing)
+        compat.set_listed_tasks(t for t in compat.listed_tasks() if t.metadata.name not in missing)
 
 
 def _our_classes() -> list[type]:
-    from mteb_contrastive.tasks import all_task_classes
+    from mteb_contrastive.registry import all_task_classes
 
     return all_task_classes()
 
 
 def _register_benchmarks() -> None:
     """Add :mod:`mteb_contrastive.benchmarks` to ``mteb.get_benchmark(s)`` (built on first lookup)."""
-    import importlib
+    from mteb_contrastive import compat
 
-    gb = importlib.import_module("mteb.benchmarks.get_benchmark")
-    original = gb._build_registry
-    if getattr(original, "_mteb_contrastive", False):
-        return
+    def make(original: Any) -> Any:
+        def build_registry():
+            from mteb_contrastive.benchmarks import benchmarks
 
-    def _build_registry():
-        from mteb_contrastive.benchmarks import benchmarks
+            return {**original(), **benchmarks()}
 
-        return {**original(), **benchmarks()}
+        return build_registry
 
-    _build_registry._mteb_contrastive = True  # type: ignore[attr-defined]
-    gb._build_registry = _build_registry
+    compat.patch(compat.BUILD_BENCHMARK_REGISTRY, make)
 
 
 def _check_data_before_model_in_mteb_cli() -> None:
@@ -432,29 +414,26 @@ def _check_data_before_model_in_mteb_cli() -> None:
     argv0 = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     if argv0 not in ("mteb", "__main__.py", "-m") or "run" not in sys.argv[1:2]:
         return
-    import importlib
+    from mteb_contrastive import compat
 
-    cli = importlib.import_module("mteb.cli.build_cli")
-    original = cli.run
-    if getattr(original, "_mteb_contrastive_data_check", False):
-        return
+    def make(original: Any) -> Any:
+        def run(args):
+            from mteb_contrastive.availability import missing_data
 
-    def run(args):
-        from mteb_contrastive.availability import missing_data
+            ours = {c.metadata.name for c in _our_classes()}
+            reasons = []
+            for name in getattr(args, "tasks", None) or []:
+                cls = registered_task_class(name)
+                if name in ours and cls is not None:
+                    why = missing_data(cls)
+                    if why:
+                        reasons.append(why)
+            if reasons:
+                for why in reasons:
+                    print(f"mteb: error: {why}", file=sys.stderr)
+                raise SystemExit(2)
+            return original(args)
 
-        ours = {c.metadata.name for c in _our_classes()}
-        reasons = []
-        for name in getattr(args, "tasks", None) or []:
-            cls = registered_task_class(name)
-            if name in ours and cls is not None:
-                why = missing_data(cls)
-                if why:
-                    reasons.append(why)
-        if reasons:
-            for why in reasons:
-                print(f"mteb: error: {why}", file=sys.stderr)
-            raise SystemExit(2)
-        return original(args)
+        return run
 
-    run._mteb_contrastive_data_check = True  # type: ignore[attr-defined]
-    cli.run = run
+    compat.patch(compat.MTEB_CLI_RUN, make, marker="_mteb_contrastive_data_check")

@@ -143,10 +143,10 @@ class FittedBaseline:
         """
         if self._corpus_vecs is None:
             raise NotFittedError("call index() before search()")
-        from mteb._create_dataloaders import _combine_queries_with_instruction_text
+        from mteb_contrastive import compat
 
         qids = [str(i) for i in queries["id"]]
-        qtexts = list(_combine_queries_with_instruction_text(queries)["text"])
+        qtexts = list(compat.combine_queries_with_instruction_text(queries)["text"])
         pos = {cid: j for j, cid in enumerate(self._corpus_ids)}
         results: dict[str, dict[str, float]] = {}
         for start in range(0, len(qids), _QUERY_CHUNK):

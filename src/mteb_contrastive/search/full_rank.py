@@ -162,21 +162,14 @@ class BM25GoldRanks(_Delegate):
     """mteb's ``BM25Search`` with full-pool gold ranks from ``bm25s.BM25.get_scores``."""
 
     def _record(self, queries: Any, results: dict[str, dict[str, float]]) -> None:
-        from mteb._create_dataloaders import _combine_queries_with_instruction_text
+        from mteb_contrastive import compat
 
-        m = self.model
-        pos = {cid: i for i, cid in m.corpus_idx_to_id.items()}
-        texts = list(_combine_queries_with_instruction_text(queries)["text"])
-        n = len(pos)
+        texts = list(compat.combine_queries_with_instruction_text(queries)["text"])
         ties = {}
         for qid, text in zip(queries["id"], texts):
             if qid not in self.gold:
                 continue
-            tok = m._tokenizer.transform([text])
-            inv = {i: t for t, i in tok.vocab.items()}
-            strings = [inv[i] for i in tok.ids[0]]
-            strings = [t for t in strings if t in m.retriever.vocab_dict]
-            scores = m.retriever.get_scores(strings) if strings else np.zeros(n, dtype=np.float32)
+            pos, scores = compat.bm25_pool_scores(self.model, text)
             ties[qid] = tie_from_scores(scores, pos[self.gold[qid]])
         _set_ties(self, ties)
 
@@ -228,7 +221,9 @@ def with_gold_ranks(model: Any, gold: dict[str, str], *, faiss_index: str = "fla
         return GoldRankingFaissWrapper(model, gold, index=faiss_index)
     if hasattr(model, "pool_scores") and hasattr(model, "corpus_ids"):
         return PoolScoresGoldRanks(model, gold)
-    if hasattr(model, "retriever") and hasattr(model, "_tokenizer") and hasattr(model, "corpus_idx_to_id"):
+    from mteb_contrastive import compat
+
+    if compat.is_mteb_bm25(model):
         return BM25GoldRanks(model, gold)
     if isinstance(model, SearchProtocol):
         return ResultsGoldRanks(model, gold)

@@ -7,7 +7,7 @@ candidates that preparation took 5.5 s of a 10.1 s search (issue 11 profile), li
 and reads it a batch of rows per fetch (``Dataset.__getitems__`` through a ``BatchSampler``), so an
 encoder sees the same ``inputs.dataset`` (same columns and features) and the same batches
 (``{"id": [...], "text": [...], ...}``). The text rules are mteb's
-(``mteb._create_dataloaders._corpus_to_dict`` / ``_combine_queries_with_instruction_text``):
+(mteb's private ``_corpus_to_dict`` and :func:`mteb_contrastive.compat.combine_queries_with_instruction_text`):
 
 * document: ``(title + " " + text).strip()`` when the title is non-empty, else ``text.strip()``;
   the raw text is kept as ``body``;
@@ -75,10 +75,11 @@ def retrieval_dataloader(dataset: Any, *, task_metadata: Any, prompt_type: Any, 
         prompt_type: mteb ``PromptType.document`` or ``PromptType.query``.
         batch_size: texts per batch (mteb's ``encode_kwargs["batch_size"]``).
     """
-    from mteb._create_dataloaders import create_dataloader
     from torch.utils.data import BatchSampler, DataLoader, SequentialSampler
 
     if not _plain_text(dataset, task_metadata, prompt_type):
+        from mteb_contrastive.compat import create_dataloader
+
         return create_dataloader(dataset, task_metadata=task_metadata, prompt_type=prompt_type, batch_size=batch_size, num_proc=num_proc)
     prepared = standardised(dataset, prompt_type)
     sampler = BatchSampler(SequentialSampler(range(len(prepared))), batch_size=batch_size, drop_last=False)

@@ -318,14 +318,14 @@ class TwoStageSearch:
         self.last_timings = {"first_stage_index_seconds": time.monotonic() - t0}
 
     def search(self, queries: Any, *, top_k: int, **kwargs: Any) -> dict[str, dict[str, float]]:
-        from mteb._create_dataloaders import _combine_queries_with_instruction_text
+        from mteb_contrastive import compat
 
         if self._first is None:
             raise ValueError("call index() before search()")
         t0 = time.monotonic()
         first = self._first.search(queries, top_k=max(top_k, self.k), **kwargs)
         t1 = time.monotonic()
-        qtexts = dict(zip(queries["id"], _combine_queries_with_instruction_text(queries)["text"]))
+        qtexts = dict(zip(queries["id"], compat.combine_queries_with_instruction_text(queries)["text"]))
         final, reranked = rerank_results(first, qtexts, self._doc.__getitem__, self.reranker, self.k, top_k)
         t2 = time.monotonic()
         self.last_timings.update(first_stage_search_seconds=t1 - t0, rerank_seconds=t2 - t1, rerank_pairs=float(sum(len(v) for v in reranked.values())))
