@@ -5,8 +5,10 @@
   lower-cased; punctuation and spaces dropped). Chinese is written without spaces, so a word rule
   makes a whole clause one token; mteb's ``BM25Search`` has a character rule for ``zho``/``cmn``
   only, not for ``lzh``.
-* every other language: the word rule of the project's sparse baselines (scikit-learn's default
-  ``(?u)\\b\\w\\w+\\b`` on the lower-cased text; :mod:`mteb_contrastive.baselines.sparse`).
+* every other language: the word rule of the project's baselines,
+  :func:`mteb_contrastive.baselines.text.word_tokens` with ``min_len=2`` on the lower-cased text
+  (on spaced scripts exactly scikit-learn's default ``(?u)\\b\\w\\w+\\b``; a Japanese, Thai, ...
+  run gives character bigrams and a Han run jieba words instead of one whole-clause token).
 
 Example:
     >>> tokenize("學而時習之，不亦說乎", "lzh-Hant")
@@ -21,7 +23,8 @@ import re
 
 #: ISO 639 codes tokenised by character
 CHARACTER_LANGUAGES = frozenset({"lzh", "cmn", "zho", "zh"})
-_WORD = re.compile(r"(?u)\b\w\w+\b")
+#: what :func:`tokenize` does outside :data:`CHARACTER_LANGUAGES` (part of the BM25 model's revision)
+WORD_RULE = "baselines.text.word_tokens(min_len=2)"
 _CHAR = re.compile(r"(?u)\w")
 
 
@@ -37,5 +40,8 @@ def is_character_language(lang: str) -> bool:
 
 def tokenize(text: str, lang: str) -> list[str]:
     """Tokens of ``text`` in language ``lang`` (an ISO 639 code, optionally with a script: ``cmn-Hans``)."""
-    text = text.lower()
-    return _CHAR.findall(text) if is_character_language(lang) else _WORD.findall(text)
+    if is_character_language(lang):
+        return _CHAR.findall(text.lower())
+    from mteb_contrastive.baselines.text import word_tokens
+
+    return word_tokens(text, min_len=2)

@@ -91,9 +91,10 @@ class LanguageBM25Search:
 def revision() -> str:
     """The model's revision: a fingerprint of its rules (BM25 parameters, tokenizer patterns, character languages)."""
     from mteb_contrastive import tokenize as tk
+    from mteb_contrastive.baselines.text import TOKENIZER_VERSION
     from mteb_contrastive.identity import fingerprint
 
-    return "rules-" + fingerprint(METHOD, K1, B, sorted(CHARACTER_LANGUAGES), tk._WORD.pattern, tk._CHAR.pattern, "lower", length=12)
+    return "rules-" + fingerprint(METHOD, K1, B, sorted(CHARACTER_LANGUAGES), tk.WORD_RULE, TOKENIZER_VERSION, tk._CHAR.pattern, "lower", length=12)
 
 
 def _loader(model_name: str, revision: str | None = None, **kwargs: Any) -> LanguageBM25Search:
