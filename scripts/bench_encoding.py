@@ -15,8 +15,12 @@
   Runs alternate, ``--repeats`` times each; the median CPU time (``time.process_time``, torch on
   ``--threads`` threads, default 1: on a loaded machine wall time measures the other users) and the
   median wall time are reported.
-* ``backends`` (4): torch fp32 vs torch bf16 (vs ONNX fp32/int8 when ``onnxruntime``/``optimum``
-  are installed): texts/s and tokens/s on ``--n-texts`` texts, and the main scores of both tasks.
+* ``backends`` (4): torch fp32 vs torch int8 (``precision=int8``; ``--bf16`` adds torch bf16) vs
+  ONNX fp32 and ONNX int8 (sentence-transformers' ``export_dynamic_quantized_onnx_model``, avx2)
+  when ``onnxruntime``/``optimum`` are installed (a separate venv: that extra pins older
+  transformers): texts/s and tokens/s of a bare ``SentenceTransformer.encode`` of ``--n-texts``
+  texts (median of ``--repeats`` rotating rounds, ``--threads`` threads), and the main scores of the
+  benchmark's two tasks plus ``--score-tasks`` with the disk cache off.
 
 The TALN folders are built into ``--datasets`` with ``mteb-contrastive build-taln`` when absent.
 Every script prints the CPU, cores and BLAS thread pools first (threadpoolctl).
@@ -193,46 +197,106 @@ def overhead(args) -> None:
     print("all runs, wall s: " + "; ".join(f"{k}: " + ", ".join(f"{x:.2f}" for x in v) for k, v in times.items()))
 
 
+def _onnx_models(tmp: Path, threads: int):
+    """sentence-transformers ONNX models of all-MiniLM-L6-v2: fp32 (exported by optimum on load) and
+    its dynamically quantised int8 export (``export_dynamic_quantized_onnx_model``, avx2 config:
+    per-channel int8 weights), both on onnxruntime's CPU provider with ``threads`` intra-op threads."""
+    import onnxruntime as ort
+    from sentence_transformers import SentenceTransformer, export_dynamic_quantized_onnx_model
+
+    def opts():
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        return so
+
+    import shutil
+
+    from huggingface_hub import snapshot_download
+
+    folder = tmp / "minilm-onnx"  # a local copy of the snapshot: the ONNX loader lists a Hub repo's files (offline: fails)
+    shutil.copytree(snapshot_download(MINILM, local_files_only=True), folder)
+    st = SentenceTransformer(str(folder), backend="onnx", device="cpu", model_kwargs={"session_options": opts(), "provider": "CPUExecutionProvider"})
+    export_dynamic_quantized_onnx_model(st, "avx2", str(folder))  # writes onnx/model_q[u]int8_avx2.onnx (name varies by version)
+    (qfile,) = sorted((folder / "onnx").glob("model_*int8_avx2.onnx"))
+    q = SentenceTransformer(str(folder), backend="onnx", device="cpu",
+                            model_kwargs={"file_name": f"onnx/{qfile.name}", "session_options": opts(), "provider": "CPUExecutionProvider"})
+    print(f"ONNX int8 model: {qfile.name} (sentence-transformers export_dynamic_quantized_onnx_model, avx2 config)", file=sys.stderr)
+    return st, q
+
+
 def backends(args) -> None:
+    """Benchmark 4: bare ``SentenceTransformer.encode`` throughput of each backend/precision on the
+    same texts (interleaved rounds, median), then the main scores of the score tasks through the
+    product path with the disk cache off (each configuration encodes everything itself)."""
     import mteb
     import numpy as np
+    import torch
+    from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
 
-    from mteb_contrastive.encoding.loading import onnx_available
+    from mteb_contrastive.encoding import EncodingSettings
+    from mteb_contrastive.encoding.loading import onnx_available, wrap_sentence_transformer
 
+    torch.set_num_threads(args.threads)
     texts = _distinct_texts(args.benchmark)[: args.n_texts]
-    configs = [("torch fp32", {}), ("torch bf16", {"precision": "bf16"})]
+    tmp = Path(tempfile.mkdtemp(prefix="bench-backends-"))
+    os.environ["MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR"] = str(tmp / "cache")  # fresh; cache=False below anyway
+    configs = [("torch fp32", {}), ("torch int8 (precision=int8)", {"precision": "int8"})]
+    if args.bf16:
+        configs.append(("torch bf16 (precision=bf16)", {"precision": "bf16"}))
+    models = {label: mteb.get_model(MINILM, cache=False, **opts) for label, opts in configs}
     if onnx_available():
-        configs.append(("onnx fp32", {"backend": "onnx"}))
-    cache_dir = Path(tempfile.mkdtemp(prefix="bench-emb-cache-"))
-    os.environ["MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR"] = str(cache_dir)
-    rows = []
-    ref = None
-    for label, opts in configs:
-        model = mteb.get_model(MINILM, cache=False, **opts)
-        st = model.model
-        n_tokens = sum(len(x) for x in st.tokenizer(texts, add_special_tokens=True, truncation=True, max_length=st.max_seq_length)["input_ids"])
-        st.encode(texts[:32], batch_size=32, show_progress_bar=False)  # warm-up
+        st_onnx, st_onnx8 = _onnx_models(tmp, args.threads)
+        meta = mteb.get_model_meta(MINILM)
+        for label, st, tag in (("onnx fp32 (backend=onnx)", st_onnx, "onnx"), ("onnx int8 (avx2 dynamic quantisation export)", st_onnx8, "onnx-qint8-avx2")):
+            inner = SentenceTransformerEncoderWrapper(st)
+            m = meta.model_copy(update={"revision": f"{meta.revision}+{tag}"})
+            models[label] = wrap_sentence_transformer(inner, EncodingSettings(backend="onnx", cache=False), identity=None, meta=m)
+    st0 = models["torch fp32"].model
+    n_tokens = sum(len(x) for x in st0.tokenizer(texts, add_special_tokens=True, truncation=True, max_length=st0.max_seq_length)["input_ids"])
+    walls: dict[str, list[float]] = {k: [] for k in models}
+    embs: dict[str, np.ndarray] = {}
+    for label, m in models.items():  # warm-up
+        m.model.encode(texts[:32], batch_size=32, show_progress_bar=False)
+    labels = list(models)
+    for r in range(args.repeats):
+        for label in labels[r % len(labels):] + labels[: r % len(labels)]:  # rotate the order every round
+            t0 = time.perf_counter()
+            e = models[label].model.encode(texts, batch_size=32, show_progress_bar=False, convert_to_numpy=True)
+            walls[label].append(time.perf_counter() - t0)
+            embs[label] = np.asarray(e, dtype=np.float32)
+        print(f"round {r + 1}: " + ", ".join(f"{k} {walls[k][-1]:.1f} s" for k in labels), file=sys.stderr, flush=True)
+    ref = embs["torch fp32"]
+    tasks = _tasks(args.benchmark) + [mteb.get_task(t) for t in args.score_tasks]
+    scores: dict[str, list[float]] = {}
+    for label, m in models.items():
+        if args.no_scores:
+            scores[label] = [float("nan")] * len(tasks)
+            continue
         t0 = time.perf_counter()
-        emb = np.asarray(st.encode(texts, batch_size=32, show_progress_bar=False, convert_to_numpy=True), dtype=np.float32)
-        wall = time.perf_counter() - t0
-        if ref is None:
-            ref = emb
-        cos = float(np.mean(np.sum(emb * ref, 1) / (np.linalg.norm(emb, axis=1) * np.linalg.norm(ref, axis=1))))
-        scores = [float("nan"), float("nan")]
-        if not args.no_scores:
-            res = mteb.evaluate(mteb.get_model(MINILM, cache=True, **opts), _tasks(args.benchmark), cache=None, overwrite_strategy="always", show_progress_bar=False)
-            scores = _main_scores(res)
-        rows.append((label, len(texts) / wall, n_tokens / wall, cos, scores))
-        print(f"done {label}: {len(texts) / wall:.1f} texts/s", file=sys.stderr, flush=True)
-    print(f"Benchmark 4: all-MiniLM-L6-v2 on {len(texts)} {args.benchmark} texts (batch 32); main scores on the full {args.benchmark} triplet + retrieval tasks\n")
-    print("| backend | texts/s | tokens/s | speed-up | mean cosine to fp32 | triplet accuracy | nDCG@10 | accuracy diff (points) | nDCG@10 diff (points) |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for label, tps, tok, cos, sc in rows:
-        d = [100 * (a - b) for a, b in zip(sc, rows[0][4])]
-        print(f"| {label} | {tps:.1f} | {tok:.0f} | {tps / rows[0][1]:.2f}x | {cos:.5f} | {sc[0]:.4f} | {sc[1]:.4f} | {d[0]:+.2f} | {d[1]:+.2f} |")
+        res = mteb.evaluate(m, [mteb.get_task(t.metadata.name) for t in tasks], cache=None, overwrite_strategy="always", show_progress_bar=False)
+        by = {tr.task_name: tr.scores["test"][0]["main_score"] for tr in res.task_results}
+        scores[label] = [by[t.metadata.name] for t in tasks]
+        print(f"scored {label}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    med = {k: statistics.median(v) for k, v in walls.items()}
+    print(f"Benchmark 4: all-MiniLM-L6-v2 on {len(texts)} distinct {args.benchmark} texts ({n_tokens} tokens after truncation to "
+          f"{st0.max_seq_length}), batch 32, {args.threads} thread(s) (torch threads / onnxruntime intra-op threads), "
+          f"median wall time of {args.repeats} rotating rounds of bare `SentenceTransformer.encode`\n")
+    names = [f"{t.metadata.name} {t.metadata.main_score}" for t in tasks]
+    print("| backend | texts/s | tokens/s | speed-up | mean cosine to fp32 | min cosine | " + " | ".join(names) + " | max abs diff (points) |")
+    print("|---|---|---|---|---|---|" + "---|" * len(names) + "---|")
+    base = med["torch fp32"]
+    for label in labels:
+        e = embs[label]
+        cos = np.sum(e * ref, 1) / (np.linalg.norm(e, axis=1) * np.linalg.norm(ref, axis=1))
+        sc = scores[label]
+        diffs = [100 * (a - b) for a, b in zip(sc, scores["torch fp32"])]
+        cells = " | ".join(f"{a:.4f} ({d:+.2f})" for a, d in zip(sc, diffs))
+        print(f"| {label} | {len(texts) / med[label]:.1f} | {n_tokens / med[label]:.0f} | {base / med[label]:.2f}x | {cos.mean():.5f} | {cos.min():.5f} | {cells} | {max(abs(d) for d in diffs):.2f} |")
+    print("\nall rounds, wall s: " + "; ".join(f"{k}: " + ", ".join(f"{x:.2f}" for x in v) for k, v in walls.items()))
     if not onnx_available():
-        print("\nONNX fp32 / int8: not measured (onnxruntime and optimum are not installed in this environment; "
-              "`backend=onnx` raises a one-line error naming them).")
+        print("\nONNX fp32 / int8: not measured in this environment (onnxruntime and optimum are not installed; "
+              "`backend=onnx` raises a one-line error naming them). Run this script from a venv with sentence-transformers[onnx].")
 
 
 def main() -> int:
@@ -245,6 +309,8 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1, help="overhead: torch threads")
     ap.add_argument("--no-scores", action="store_true", help="backends: skip the task scores")
+    ap.add_argument("--bf16", action="store_true", help="backends: also torch bf16 (emulated, slow on CPUs without bf16 instructions)")
+    ap.add_argument("--score-tasks", nargs="*", default=[], help="backends: more tasks to score besides --benchmark's two (e.g. PAN14KnownVerification, with MTEB_CONTRASTIVE_VERIFICATION set to its built folder's parent)")
     ap.add_argument("--subset-authors", type=int, default=None, help="run on TALNAbstractEnSub<N> (N paired author sets + N others) instead of --benchmark")
     args = ap.parse_args()
     datasets = Path(args.datasets).resolve()

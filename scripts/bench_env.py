@@ -7,7 +7,8 @@ import platform
 
 
 def machine_lines() -> list[str]:
-    """Markdown bullet lines: CPU model, cores, torch threads, bf16 support, BLAS/OpenMP pools, load average."""
+    """Markdown bullet lines: CPU model, cores, torch threads, bf16 support, BLAS/OpenMP pools, the cores
+    this process is pinned to and the thread environment variables, load average."""
     import torch
 
     from mteb_contrastive.encoding.loading import cpu_has_bf16, onnx_available
@@ -32,5 +33,20 @@ def machine_lines() -> list[str]:
         lines.append("- thread pools (threadpoolctl): " + "; ".join(pools))
     except Exception as exc:  # threadpoolctl missing
         lines.append(f"- thread pools: unavailable ({exc})")
-    lines.append("- load average at start (1/5/15 min): " + " / ".join(f"{x:.1f}" for x in os.getloadavg()) + " (shared machine: figures taken under load)")
+    from importlib.metadata import PackageNotFoundError, version
+
+    def v(pkg: str) -> str:
+        try:
+            return version(pkg)
+        except PackageNotFoundError:
+            return "-"
+
+    lines.append("- versions: " + ", ".join(f"{p} {v(p)}" for p in ("mteb", "sentence-transformers", "transformers", "onnxruntime", "optimum", "optimum-onnx", "faiss-cpu", "numpy")))
+    try:
+        cores = sorted(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = []
+    env = ", ".join(f"{k}={os.environ.get(k, '(unset)')}" for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"))
+    lines.append(f"- this process may run on CPU core(s) {cores} (taskset); {env}")
+    lines.append("- load average at start (1/5/15 min): " + " / ".join(f"{x:.1f}" for x in os.getloadavg()))
     return lines

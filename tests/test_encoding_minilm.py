@@ -113,6 +113,24 @@ def test_onnx_without_its_packages_is_one_clear_error(monkeypatch):
         mteb.get_model(f"{MINILM}::backend=onnx")
 
 
+def test_int8_quantises_every_linear_layer_and_stays_close_to_fp32():
+    import torch
+    from torch.ao.nn.quantized.dynamic import Linear as DynamicQuantizedLinear
+
+    model = mteb.get_model(f"{MINILM}::precision=int8", cache=False)
+    linears = [m for m in model.model.modules() if isinstance(m, (torch.nn.Linear, DynamicQuantizedLinear))]
+    assert len(linears) == 37 and all(isinstance(m, DynamicQuantizedLinear) for m in linears)   # 6 layers x (q, k, v, out, ffn in, ffn out) + BERT pooler
+    assert model.mteb_model_meta.revision.endswith("+int8")
+    texts = ["The cat sat on the mat.", "Stock markets fell sharply on Monday.", "A kitten rested on the rug."]
+    emb8 = _encode(model, texts)
+    emb32 = _encode(mteb.get_model(MINILM, cache=False), texts)
+    assert emb8.dtype == np.float32 and emb8.shape == (3, 384)
+    cos = np.sum(emb8 * emb32, 1) / (np.linalg.norm(emb8, axis=1) * np.linalg.norm(emb32, axis=1))
+    assert 0.9 < cos.min() and cos.max() < 1 - 1e-4      # close to fp32, but really quantised
+    sim = emb8 @ emb8.T
+    assert sim[0, 2] > sim[0, 1]                          # the paraphrase stays nearer than the unrelated text
+
+
 def test_bf16_casts_the_weights_and_warns_on_a_cpu_without_bf16(monkeypatch):
     import torch
 

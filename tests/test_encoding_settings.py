@@ -80,7 +80,8 @@ def test_name_suffix_and_keyword_options_parse_to_one_settings_object():
     ("m::max_seq_len=5", "unknown encoding option 'max_seq_len'"),
     ("m::max_seq_length=abc", "max_seq_length='abc': give an integer"),
     ("m::max_seq_length=4", "max_seq_length=4: give an integer >= 8"),
-    ("m::precision=fp16", "precision='fp16': choose one of fp32, bf16"),
+    ("m::precision=fp16", "precision='fp16': choose one of fp32, bf16, int8"),
+    ("m::precision=int8,backend=onnx", "precision=int8 is torch dynamic quantisation: use it with backend=torch"),
     ("m::stride=64", "stride is only used with long_document=mean"),
     ("m::long_document", "option 'long_document' is not key=value"),
 ])

@@ -22,7 +22,9 @@ max_seq_length     int >= 8                                token limit of one fo
 long_document      ``off`` (default) | ``mean``             ``mean``: a text longer than the limit is
                                                            embedded as the mean of its windows
 stride             int >= 1 (default: the window size)     tokens between window starts
-precision          ``fp32`` (default) | ``bf16``            weights and activations dtype (CPU)
+precision          ``fp32`` (default) | ``bf16`` | ``int8``  weights and activations dtype (CPU);
+                                                           ``int8``: torch dynamic quantisation of
+                                                           every Linear layer (torch backend only)
 backend            ``torch`` (default) | ``onnx``           sentence-transformers backend
 cache              ``on`` (default) | ``off``               the shared disk cache of embeddings
 =================  ======================================  =========================================
@@ -41,7 +43,7 @@ from typing import Any
 
 SUFFIX_SEP = "::"
 KEYS = ("max_seq_length", "long_document", "stride", "precision", "backend", "cache")
-PRECISIONS = ("fp32", "bf16")
+PRECISIONS = ("fp32", "bf16", "int8")
 BACKENDS = ("torch", "onnx")
 LONG_MODES = ("off", "mean")
 _ALIASES = {"float32": "fp32", "bfloat16": "bf16", "true": "on", "false": "off", "1": "on", "0": "off", "none": "off"}
@@ -64,7 +66,7 @@ class EncodingSettings:
             or ``"mean"`` (mean of window embeddings, see :mod:`mteb_contrastive.encoding.core`).
         stride: tokens between consecutive window starts (``"mean"`` only); None = window size
             (windows do not overlap).
-        precision: ``"fp32"`` or ``"bf16"``.
+        precision: ``"fp32"``, ``"bf16"`` or ``"int8"`` (torch dynamic quantisation, torch backend only).
         backend: ``"torch"`` or ``"onnx"``.
         cache: use the shared disk cache.
     """
@@ -89,6 +91,11 @@ class EncodingSettings:
             raise EncodingSettingsError(f"encoding option precision={self.precision!r}: choose one of {', '.join(PRECISIONS)}")
         if self.backend not in BACKENDS:
             raise EncodingSettingsError(f"encoding option backend={self.backend!r}: choose one of {', '.join(BACKENDS)}")
+        if self.precision == "int8" and self.backend != "torch":
+            raise EncodingSettingsError(
+                "encoding option precision=int8 is torch dynamic quantisation: use it with backend=torch "
+                "(for an int8 ONNX model, export it with sentence-transformers' export_dynamic_quantized_onnx_model and load that folder)"
+            )
 
     def identity(self, model_max_seq_length: int | None) -> dict[str, Any]:
         """The settings that change embeddings, with the effective sequence length filled in."""
