@@ -53,8 +53,9 @@ def row_command(row: str, out: Path, a: argparse.Namespace) -> list[str] | None:
         "--batch-size", str(a.batch_size),
         "--epochs", str(a.epochs),
         "--learning-rate", str(a.learning_rate),
+        "--passes", str(a.passes),
         "--max-validation-pairs", str(a.max_validation_pairs),
-        "--seed", "0",
+        "--seed", str(a.seed),
         "--no-progress",
     ]
     if row == "base":
@@ -173,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--learning-rate", type=float, default=5e-5)
+    ap.add_argument("--passes", type=int, default=1, help="times each training author is drawn per epoch")
+    ap.add_argument("--seed", type=int, default=0, help="training seed of every row (a second seed: another --out)")
     ap.add_argument("--max-validation-pairs", type=int, default=100)
     ap.add_argument("--table-only", action="store_true")
     ap.add_argument("--reuse", action="store_true", help="skip training when the row's model folder is already complete")

@@ -66,6 +66,8 @@ class ContrastiveConfig:
         passes: times each eligible author is drawn per epoch.
         max_steps: stop after this many optimiser steps (-1: run all epochs).
         logging_steps: log the loss every N steps (0: once per epoch).
+        head_lr_multiplier: cross-encoders only: the fresh classification head's learning rate is
+            this times ``learning_rate`` (see :mod:`mteb_contrastive.training.cross_encoder`).
     """
 
     base_model: str
@@ -83,6 +85,7 @@ class ContrastiveConfig:
     passes: int = 1
     max_steps: int = -1
     logging_steps: int = 0
+    head_lr_multiplier: float = 20.0
     directions: tuple[str, ...] = ("query_to_doc", "query_to_query")
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -94,6 +97,8 @@ class ContrastiveConfig:
             raise TrainingDataError("--batch-size", f"must be an even number of texts >= 4 (two per author, at least two authors), got {self.batch_size}")
         if self.context_length < 8:
             raise TrainingDataError("--context-length", f"must be >= 8 tokens, got {self.context_length}")
+        if not self.head_lr_multiplier > 0:
+            raise TrainingDataError("--head-lr-multiplier", f"must be > 0, got {self.head_lr_multiplier}")
         if self.epochs < 1 or self.passes < 1:
             raise TrainingDataError("--epochs/--passes", "must be >= 1")
 
