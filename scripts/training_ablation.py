@@ -121,7 +121,7 @@ def run_row(row: str, a: argparse.Namespace) -> dict:
         if a.reuse and tasks.get(task):
             print(f"# {row}: {task} already evaluated", flush=True)
             continue
-        ev = ["mteb", "run", "-m", str(model), "-t", task, "--output-folder", str(results), "--overwrite-strategy", "always", "-v", "1"]
+        ev = ["mteb", "run", "-m", str(model), "-t", task, "--output-folder", str(results), "--prediction-folder", str(results / "predictions"), "--overwrite-strategy", "always", "-v", "1"]
         print("$ " + " ".join(ev), flush=True)
         t1 = time.monotonic()
         p = subprocess.run(ev, capture_output=True, text=True)
