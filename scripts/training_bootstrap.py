@@ -10,7 +10,8 @@ interval, the randomisation-test p value and the verdict
 interval, Koehn 2004 paired resampling; 1,000 resamples by default, seed 0). Statistics:
 
 * ``score AUC``: ROC AUC of the raw pair score (scikit-learn ``roc_auc_score``) -- the ranking,
-  independent of calibration;
+  independent of calibration; computed on each model's within-model ranks of its scores (same
+  AUC), so that the randomisation test swaps comparable values between a cosine and a probability;
 * ``test overall``: the PAN overall score of the Platt+abstain answers
   (:func:`mteb_contrastive.report.compare.pan_overall_statistic`, the official metrics).
 
@@ -40,6 +41,7 @@ def load_row(out: Path, row: str, task: str) -> dict | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from scipy.stats import rankdata
     from sklearn.metrics import roc_auc_score
 
     from mteb_contrastive.report.compare import paired_bootstrap, pan_overall_statistic
@@ -70,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         order = [pos[i] for i in ids]
         # one dict per statistic: the model's values under "answers" (the key the randomisation test swaps)
         return {
-            "score AUC": {"labels": labels, "answers": np.asarray(pred["similarity"], dtype=float)[order]},
+            # the raw score as its within-model rank in (0, 1]: the AUC is unchanged (a monotone map),
+            # and the randomisation test then swaps comparable values between a cosine and a probability
+            "score AUC": {"labels": labels, "answers": rankdata(np.asarray(pred["similarity"], dtype=float)[order]) / len(order)},
             "test overall": {"labels": labels, "answers": np.asarray(pred["platt_abstain"], dtype=float)[order], "year": a.year},
         }
 
