@@ -53,8 +53,9 @@ def row_command(row: str, out: Path, a: argparse.Namespace) -> list[str] | None:
         "--batch-size", str(a.batch_size),
         "--epochs", str(a.epochs),
         "--learning-rate", str(a.learning_rate),
+        "--passes", str(a.passes),
         "--max-validation-pairs", str(a.max_validation_pairs),
-        "--seed", "0",
+        "--seed", str(a.seed),
         "--no-progress",
     ]
     if row == "base":
@@ -120,7 +121,7 @@ def run_row(row: str, a: argparse.Namespace) -> dict:
         if a.reuse and tasks.get(task):
             print(f"# {row}: {task} already evaluated", flush=True)
             continue
-        ev = ["mteb", "run", "-m", str(model), "-t", task, "--output-folder", str(results), "--overwrite-strategy", "always", "-v", "1"]
+        ev = ["mteb", "run", "-m", str(model), "-t", task, "--output-folder", str(results), "--prediction-folder", str(results / "predictions"), "--overwrite-strategy", "always", "-v", "1"]
         print("$ " + " ".join(ev), flush=True)
         t1 = time.monotonic()
         p = subprocess.run(ev, capture_output=True, text=True)
@@ -169,10 +170,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows", nargs="+", default=list(ROWS))
     ap.add_argument("--tasks", nargs="+", default=["PAN14KnownVerification"])
     ap.add_argument("--holdout", default="build/verification/PAN14Known")
-    ap.add_argument("--context-length", type=int, default=64)
+    ap.add_argument("--context-length", type=int, default=128)
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--learning-rate", type=float, default=5e-5)
+    ap.add_argument("--passes", type=int, default=5, help="times each training author is drawn per epoch")
+    ap.add_argument("--seed", type=int, default=0, help="training seed of every row (a second seed: another --out)")
     ap.add_argument("--max-validation-pairs", type=int, default=100)
     ap.add_argument("--table-only", action="store_true")
     ap.add_argument("--reuse", action="store_true", help="skip training when the row's model folder is already complete")

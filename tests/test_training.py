@@ -251,3 +251,49 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path):
     res = run(["mteb-contrastive", "train", "--docs", f"corpus={bad}", "--out", str(tmp_path / "m")])
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert f"error: {bad}, row 1, field 'text': missing or empty" in res.stderr
+
+
+# ------------------------------------------------------------------------------------ the cross-encoder rival learns
+
+
+def _separable_authors(n_authors: int = 16, n_docs: int = 3, seed: int = 0) -> list[dict]:
+    """Synthetic authors with disjoint two-word vocabularies: same-author pairs share words, others none."""
+    words = "red blue green cat dog sun moon tree rock fish bird cake milk boat car road king gold snow fire rain wind star lamp door book ship bell rose salt iron wolf".split()
+    rng = random.Random(seed)
+    return [{"id": f"{a}-{i}", "author": f"a{a}", "text": " ".join(rng.choice(words[2 * a : 2 * a + 2]) for _ in range(8))} for a in range(n_authors) for i in range(n_docs)]
+
+
+def test_head_param_groups_give_the_fresh_head_its_own_learning_rate():
+    from sentence_transformers import CrossEncoder
+
+    from mteb_contrastive.training.cross_encoder import head_param_groups
+
+    ce = CrossEncoder(bundled_minilm_path(), num_labels=1, device="cpu")
+    groups = head_param_groups(ce, 1e-5, 20.0, 0.01)
+    ids = {id(p): g for g in groups for p in g["params"]}
+    named = dict(ce.model.named_parameters())
+    assert len(ids) == len(named)  # every parameter in exactly one group
+    assert ids[id(named["classifier.weight"])]["lr"] == pytest.approx(2e-4) and ids[id(named["classifier.weight"])]["weight_decay"] == 0.01
+    assert ids[id(named["classifier.bias"])]["lr"] == pytest.approx(2e-4) and ids[id(named["classifier.bias"])]["weight_decay"] == 0.0
+    assert ids[id(named["bert.pooler.dense.weight"])]["lr"] == pytest.approx(2e-4)
+    assert ids[id(named["bert.embeddings.word_embeddings.weight"])]["lr"] == pytest.approx(1e-5)
+    assert ids[id(named["bert.embeddings.LayerNorm.weight"])]["weight_decay"] == 0.0
+    with pytest.raises(ValueError, match="--head-lr-multiplier must be > 0"):
+        head_param_groups(ce, 1e-5, 0.0, 0.01)
+
+
+def test_cross_encoder_rival_leaves_ln2_on_a_separable_set(tmp_path):
+    """The rival's loss must fall well below ln 2 in a few steps (it stayed at ln 2 with one learning rate)."""
+    from mteb_contrastive.training.contrastive import ContrastiveConfig
+    from mteb_contrastive.training.cross_encoder import train_pair_classifier
+
+    docs = _separable_authors()
+    val = [{"pair": [docs[3 * a]["text"], docs[3 * a + 1]["text"]], "same": True} for a in range(4)]
+    val += [{"pair": [docs[3 * a]["text"], docs[3 * a + 4]["text"]], "same": False} for a in range(4)]
+    cfg = ContrastiveConfig(base_model=bundled_minilm_path(), context_length=24, batch_size=16, learning_rate=1e-4, epochs=2, warmup_ratio=0.0, passes=2, logging_steps=1, seed=0)
+    summary = train_pair_classifier(docs, val, tmp_path / "ce", cfg, show_progress=False)
+    losses = [json.loads(x)["loss"] for x in (tmp_path / "ce" / "training_log.jsonl").read_text().splitlines() if '"loss"' in x]
+    assert summary["global_step"] == 8 and len(losses) == 8  # 16 authors, 8 per batch, 2 passes, 2 epochs
+    assert losses[0] == pytest.approx(math.log(2), abs=0.02)  # a fresh head: p = 0.5 for every pair
+    assert max(losses[-2:]) < 0.35 * math.log(2)
+    assert summary["validation"]["validation_auc"] == pytest.approx(1.0)

@@ -58,9 +58,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     c = sub.add_parser("train-cross-encoder", help="the pair-classification rival (cross-encoder, sigmoid, same data)")
     _author_opts(c)
     _common(c)
+    c.add_argument("--head-lr-multiplier", type=float, default=20.0, help="the fresh classification head learns at this x --learning-rate (default 20)")
     r = sub.add_parser("train-reranker", help="a cross-encoder reranker on a QuoteR file's train split, BM25 negatives")
     r.add_argument("quoter_file")
     _common(r)
+    r.add_argument("--head-lr-multiplier", type=float, default=20.0, help="the fresh classification head learns at this x --learning-rate (default 20)")
     r.add_argument("--n-negatives", type=int, default=3)
     r.add_argument("--max-queries", type=int, default=None)
     r.add_argument("--language", default="en", choices=["en", "zh"])
@@ -86,6 +88,7 @@ def _config(args: argparse.Namespace) -> Any:
         passes=getattr(args, "passes", 1),
         max_steps=args.max_steps,
         logging_steps=args.logging_steps,
+        head_lr_multiplier=getattr(args, "head_lr_multiplier", 20.0),
     )
 
 
