@@ -114,7 +114,8 @@ def test_cluster_bootstrap_matches_a_by_hand_loop():
 
 
 def test_clustered_triplets_give_a_wider_interval_than_independent_items():
-    # Cranfield size: 350 triplets from 22 queries (16 or 15 per query); the candidate wins or loses whole queries
+    # Cranfield's totals in balanced groups: 350 triplets from 22 queries (16 or 15 per query; the real split
+    # has 1 to 45 per query); the candidate wins or loses whole queries
     rng = np.random.default_rng(7)
     sizes = [16] * 20 + [15] * 2
     groups = [f"q{g}" for g, k in enumerate(sizes) for _ in range(k)]
