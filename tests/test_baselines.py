@@ -436,5 +436,5 @@ def test_max_per_query_has_one_default():
 
 
 def test_word_spans_are_offsets_of_words_in_every_script():
-    text = "我喜欢苹果。 Hello, world ひらがな"
-    assert [text[a:b] for a, b in word_spans(text)] == ["我", "喜欢", "苹果", "。", "Hello,", "world", "ひ", "ら", "が", "な"]
+    text = "我喜欢苹果。 Hello, world ひらがな」Ok 你好x"
+    assert [text[a:b] for a, b in word_spans(text)] == ["我", "喜欢", "苹果", "。", "Hello,", "world", "ひ", "ら", "が", "な", "」", "Ok", "你好", "x"]

@@ -160,6 +160,8 @@ def test_chunking_text_without_spaces_cuts_substrings_between_words():
     assert all(c in text for c in chunks)  # substrings: no separator inserted
     assert chunk_text(text, 20, 13) == [text]  # 13 words; whole text, original newline kept
     assert chunk_text(text, 20, 14) == []
+    # text before the first word stays in the first chunk; punctuation fused to a Latin word stays behind
+    assert chunk_text("「我喜欢吃苹果。」Hello world 你好", 2, 1) == ["「我喜欢", "吃苹果。」", "Hello world", "你好"]
 
 
 def _synthetic_docs(n_multi=12, n_single=12, works=3, words=120):

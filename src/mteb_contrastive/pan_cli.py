@@ -56,7 +56,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     b.add_argument("path")
     b.add_argument("--name", required=True, type=dataset_name, help="letters and digits; the task is <name>Verification")
     b.add_argument("--out", required=True)
-    b.add_argument("--chunk-words", type=positive_int, default=1000, help="chunk length in whitespace tokens")
+    b.add_argument("--chunk-words", type=positive_int, default=1000, help="chunk length in words: whitespace tokens; jieba words (Chinese) or characters (Japanese, Thai, ...) in text written without spaces")
     b.add_argument("--min-words", type=positive_int, default=None, help="shortest chunk kept (default chunk-words/2)")
     b.add_argument("--split-ratios", type=non_negative_float, nargs=3, default=[0.4, 0.3, 0.3], metavar=("TRAIN", "VALIDATION", "TEST"))
     b.add_argument("--pairs-per-author", type=positive_int, default=20)

@@ -96,6 +96,11 @@ def word_tokens(text: str, *, min_len: int = 1, lowercase: bool = True) -> list[
     return out
 
 
+def is_word(token: str) -> bool:
+    """True when ``token`` holds a letter or digit (Unicode ``\\w``), False for punctuation only."""
+    return _WORDLIKE.search(token) is not None
+
+
 def word_spans(text: str) -> list[tuple[int, int]]:
     """Character offsets ``(start, end)`` of the words of ``text``, for cutting it into substrings.
 
@@ -103,13 +108,14 @@ def word_spans(text: str) -> list[tuple[int, int]]:
     jieba (``Tokenizer.tokenize``, default mode, offsets into the run) and each character of the
     other unsegmented scripts (kana, Thai, Lao, Khmer, Myanmar) is a word, so that a text written
     without spaces is cut between words and ``text[start:end]`` never inserts a separator.
-    Punctuation attached to a spaced word stays in it; a Chinese punctuation mark is its own word.
+    Punctuation attached to a spaced word stays in it, unless the whitespace token also holds an
+    unsegmented script: then each run of punctuation is a span of its own (not a word).
 
     Example::
 
-        >>> t = "我喜欢苹果。 Hello world"
+        >>> t = "我喜欢苹果。」Hello world"
         >>> [t[a:b] for a, b in word_spans(t)]
-        ['我', '喜欢', '苹果', '。', 'Hello', 'world']
+        ['我', '喜欢', '苹果', '。」', 'Hello', 'world']
     """
     spans: list[tuple[int, int]] = []
     for tok in re.finditer(r"\S+", text):
@@ -118,7 +124,7 @@ def word_spans(text: str) -> list[tuple[int, int]]:
             spans.append(tok.span())
             continue
         base = tok.start()
-        for run in re.finditer(rf"[{_HAN}]+|[{_NOSEP}]|[^{_HAN}{_NOSEP}]+", word):
+        for run in re.finditer(rf"[{_HAN}]+|[{_NOSEP}]|(?:(?![{_HAN}{_NOSEP}])\w)+|[^\w{_HAN}{_NOSEP}]+", word):
             a = base + run.start()
             if re.match(f"[{_HAN}]", run.group()):
                 spans.extend((a + s, a + e) for _, s, e in _jieba().tokenize(run.group()))

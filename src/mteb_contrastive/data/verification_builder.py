@@ -4,8 +4,8 @@ Input: documents ``{"id", "author", "text"}`` (one document = one *work*; option
 ``"group"``). The sampler:
 
 * **chunking** -- each document is cut into consecutive, non-overlapping chunks of
-  ``chunk_words`` whitespace tokens; a shorter last chunk is kept when it has at least
-  ``min_words`` tokens (a document shorter than ``chunk_words`` gives one chunk when it has at
+  ``chunk_words`` words (whitespace tokens; jieba words / characters in scripts written without
+  spaces); a shorter last chunk is kept when it has at least ``min_words`` words (a document shorter than ``chunk_words`` gives one chunk when it has at
   least ``min_words``, else none). Chunks are re-joined with single spaces; text in a script
   written without spaces is cut into substrings between jieba words / characters instead.
 * **author-disjoint splits** -- authors (not documents) are shuffled with the seed and shared
@@ -45,7 +45,6 @@ from mteb_contrastive.data.languages import eltec_language, languages_from_rows,
 from mteb_contrastive.data.pan import write_pairs_and_truth
 from mteb_contrastive.identity import fingerprint, nfc
 
-_WORDLIKE = re.compile(r"\w")
 KIND = "pan-verification"
 SPLITS = ("train", "validation", "test")
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
@@ -59,18 +58,20 @@ def chunk_text(text: str, chunk_words: int, min_words: int) -> list[str]:
     (Chinese, Japanese, Thai, ...): words are :func:`~mteb_contrastive.baselines.text.word_spans`
     (jieba words for Han, characters for the other unsegmented scripts; punctuation does not
     count) and a chunk is the substring of ``text`` from its first word to the next chunk's first
-    word (trimmed), so no separator is inserted and punctuation stays with the words before it.
+    word (trimmed; the first chunk starts at the text's start), so no separator is inserted and
+    punctuation stays with the words before it. The mode is chosen per text: one character of an
+    unsegmented script makes the whole text substring-cut (its whitespace kept as it is).
 
     Raises:
         ValueError: unless ``1 <= min_words <= chunk_words``.
     """
     if chunk_words < 1 or min_words < 1 or min_words > chunk_words:
         raise ValueError(f"need 1 <= min_words <= chunk_words, got chunk_words={chunk_words}, min_words={min_words}")
-    from mteb_contrastive.baselines.text import has_unsegmented_script, word_spans
+    from mteb_contrastive.baselines.text import has_unsegmented_script, is_word, word_spans
 
     if has_unsegmented_script(text):
-        starts = [a for a, b in word_spans(text) if _WORDLIKE.search(text[a:b])]
-        cuts = starts[::chunk_words] + [len(text)]
+        starts = [a for a, b in word_spans(text) if is_word(text[a:b])]
+        cuts = [0, *starts[chunk_words::chunk_words], len(text)] if starts else []
         sizes = [min(chunk_words, len(starts) - i) for i in range(0, len(starts), chunk_words)]
         return [text[a:b].strip() for a, b, n in zip(cuts, cuts[1:], sizes) if n >= min_words]
     words = text.split()
