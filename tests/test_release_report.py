@@ -140,6 +140,8 @@ def test_compare_per_item_uses_groups_of_the_common_items():
     cand = PerItem("accuracy", ids=["t5", "t4", "t3", "t2", "t1"], values=[0, 0, 1, 1, 1], groups=["C", "B", "A", "A", "A"])
     c = compare_per_item(ref, cand)
     assert (c.n_groups, c.ci_low, c.ci_high, c.p_value) == (3, -1.0, 1.0, 1.0)  # = test_cluster_bootstrap_exact_by_hand
+    cand.groups = None  # an older candidate file without groups: the reference's groups still hold
+    assert compare_per_item(ref, cand).n_groups == 3 and compare_per_item(cand, ref).ci_low == -1.0
     cand.groups = ["C", "B", "A", "A", "Z"]
     assert compare_per_item(ref, cand) == "the two models' per-item files disagree on the items' groups"
     one = PerItem("accuracy", ids=["t1", "t2"], values=[0, 1], groups=["A", "A"])

@@ -214,8 +214,9 @@ def pan_overall_statistic(data: dict[str, Any], idx: np.ndarray) -> float:
 def compare_per_item(reference: Any, candidate: Any, higher_is_better: bool = True, **kwargs: Any) -> Comparison | str:
     """Compare two :class:`~mteb_contrastive.report.reader.PerItem` records on their common items.
 
-    When both records carry ``groups`` the comparison is a cluster bootstrap over the groups of the
-    common items (:func:`paired_bootstrap` ``groups=``).
+    When a record carries ``groups`` (both, or one whose partner's file predates them) the comparison
+    is a cluster bootstrap over the groups of the common items (:func:`paired_bootstrap` ``groups=``);
+    items treated as independent would give too narrow an interval.
 
     Returns the :class:`Comparison`, or a one-line reason when no comparison is possible.
     """
@@ -228,10 +229,13 @@ def compare_per_item(reference: Any, candidate: Any, higher_is_better: bool = Tr
     ci = {k: j for j, k in enumerate(candidate.ids)}
     a_idx, b_idx = np.array([ri[i] for i in common]), np.array([ci[i] for i in common])
     groups = None
-    if reference.groups is not None and candidate.groups is not None:
-        groups = [reference.groups[j] for j in a_idx]
-        if groups != [candidate.groups[j] for j in b_idx]:
+    if reference.groups is not None or candidate.groups is not None:
+        # one side's file may predate groups: its items are the same items, so the other side's groups hold
+        ref_groups = None if reference.groups is None else [reference.groups[j] for j in a_idx]
+        cand_groups = None if candidate.groups is None else [candidate.groups[j] for j in b_idx]
+        if ref_groups is not None and cand_groups is not None and ref_groups != cand_groups:
             return "the two models' per-item files disagree on the items' groups"
+        groups = ref_groups if ref_groups is not None else cand_groups
         if len(set(groups)) < 2:
             return f"{len(common)} items in 1 group: no cluster bootstrap"
     if reference.values is not None and candidate.values is not None:
