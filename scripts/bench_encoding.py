@@ -13,7 +13,7 @@
   cache off, statistics on) vs a bare ``SentenceTransformer.encode(texts, batch_size=32)``, and
   bare encode without sentence-transformers' length sorting (batches of 32 in input order).
   Runs alternate, ``--repeats`` times each; the median CPU time (``time.process_time``, torch on
-  ``--threads`` threads, default 1: on a loaded machine wall time measures the other users) and the
+  ``--threads`` threads, default 1: on a loaded machine wall time also measures other processes) and the
   median wall time are reported.
 * ``backends`` (4): torch fp32 vs torch int8 (``precision=int8``; ``--bf16`` adds torch bf16) vs
   ONNX fp32 and ONNX int8 (sentence-transformers' ``export_dynamic_quantized_onnx_model``, avx2)

@@ -147,7 +147,7 @@ def main() -> None:
     ap.add_argument("--pool", type=int, default=28672)
     ap.add_argument("--top-k", type=int, default=100)
     ap.add_argument("--methods", default=",".join(METHODS), help="comma-separated subset of: " + ", ".join(METHODS))
-    ap.add_argument("--rounds", type=int, default=2, help="rounds over all methods, interleaved; the fastest of each is reported (shared machine)")
+    ap.add_argument("--rounds", type=int, default=2, help="rounds over all methods, interleaved; the fastest of each is reported (robust to other processes' bursts)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
@@ -171,7 +171,7 @@ def main() -> None:
                 r["extra_mib"] = max(r["extra_mib"], rows[m]["extra_mib"])
             rows[m] = r
     print(f"\n{a.queries} queries x {a.pool} candidates, dim 384, top_k={a.top_k}, cosine; seeded normal vectors; fastest of {a.rounds} interleaved rounds")
-    print("wall = elapsed seconds; CPU = user+sys seconds of the process, all threads (less sensitive to other users' load)")
+    print("wall = elapsed seconds; CPU = user+sys seconds of the process, all threads (less sensitive to other processes' load)")
     ref, floor, mteb_r = rows.get("numpy matmul"), rows.get("torch matmul"), rows.get("mteb default")
     f = lambda v: f"{v:.2f}x" if v else "-"  # noqa: E731
     print("| method | wall s | CPU s | CPU / numpy matmul | CPU / torch matmul | wall / torch matmul | mteb default CPU / method CPU | extra peak RSS MiB |")

@@ -21,8 +21,7 @@ floor is ln 2).
 Defaults: temperature 0.01 and span rotation on are the paper's as the project's issue states them
 (its ablation: 0.861 overall with rotation, 0.713 without). The paper is P. Kirby, "Contrastive
 Learning for Authorship Verification", arXiv:2609.28471 (2026). Only its abstract and third-party
-summaries could be read here (found with the session's search tool; the full text was not
-reachable): contrastive learning beats a classification approach in the tested settings; the
+summaries were available (the full text was not): contrastive learning beats a classification approach in the tested settings; the
 important factors are the loss function, batch size, training duration, pre-trained model, input
 context length and random text-span augmentation; the final model is a ModernBERT bi-encoder
 (98.4% accuracy on PAN21) with long contexts (up to 4,096 tokens) and learning rates scaled with
