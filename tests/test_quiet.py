@@ -79,6 +79,7 @@ def test_mteb_run_under_evaluate_prints_no_bm25s_debug_lines(tmp_path):
 def test_evaluate_environment_turns_datasets_bars_off_in_this_process(monkeypatch, tmp_path, capsys):
     import datasets
 
+    datasets.enable_progress_bars()  # whatever the test environment set
     assert datasets.is_progress_bar_enabled()  # datasets read the variable at import: setting it later does nothing by itself
     monkeypatch.setenv("HF_DATASETS_DISABLE_PROGRESS_BARS", "0")
     try:

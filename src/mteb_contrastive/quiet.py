@@ -5,9 +5,10 @@ logger to DEBUG when imported (``Building index from IDs objects`` for every BM2
 logs its dictionary loading, and any process that configures logging at INFO gets the INFO lines
 of sentence-transformers, transformers, datasets, huggingface_hub and httpx.
 
-:func:`quiet_libraries` sets those loggers (:data:`LIBRARY_LOGGERS`) to WARNING and adds a filter
-that drops their records below WARNING, which also holds when a library sets its own level later
-(bm25s and jieba do, at import). Warnings and errors still print. ``evaluate`` calls it in its own
+:func:`quiet_libraries` sets those top-level loggers (:data:`LIBRARY_LOGGERS`) to WARNING (their
+child loggers inherit it unless they set a level of their own) and adds to each a filter that drops
+the records below WARNING logged on it, which also holds when a library resets that logger's level
+later (bm25s and jieba do, at import, and log on their top-level logger). Warnings and errors still print. ``evaluate`` calls it in its own
 process and sets :data:`QUIET_ENV` for each ``mteb run`` it starts, whose start-up hook
 (:func:`mteb_contrastive.registration.register`) calls :func:`quiet_if_asked`.
 ``mteb-contrastive evaluate --verbose`` does neither. :func:`apply_environment` sets the variables

@@ -136,8 +136,9 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
         triplets of one author share their anchor's style), else the anchor document (``query_halid``)."""
         from mteb_contrastive.identity import nfc
 
-        authors = row.get("query_authorids") or []
-        return nfc(str(authors[0])) if len(authors) else "doc:" + nfc(str(row["query_halid"]))
+        authors = row.get("query_authorids")
+        authors = [] if authors is None else list(authors)
+        return nfc(str(authors[0])) if authors else "doc:" + nfc(str(row.get("query_halid", "")))
 
     def prepare_split(self, rows: list[dict[str, Any]], info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """Triplet rows as they are; pair rows joined (:func:`~mteb_contrastive.data.halvest.pairs_to_triplets`)

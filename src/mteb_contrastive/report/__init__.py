@@ -14,6 +14,6 @@ written from :func:`~.reader.read_results`.
 
 from __future__ import annotations
 
-from mteb_contrastive.report.legacy import author_table, load_results
+from mteb_contrastive.report.legacy import author_table
 
-__all__ = ["author_table", "load_results"]
+__all__ = ["author_table"]

@@ -1,30 +1,11 @@
 """The author-task table (``mteb-contrastive report --author-table``), read through
 :func:`mteb_contrastive.report.reader.read_results`, the reader every table of the project uses.
-
-:func:`load_results` (raw ``TaskResult`` objects) stays for callers outside the package.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-
-
-def load_results(results_dir: str | Path) -> list[Any]:
-    """Every ``TaskResult`` under an mteb ``--output-folder`` (``<model>/<revision>/<task>.json``)."""
-    from mteb import TaskResult
-
-    from mteb_contrastive.report.reader import result_files
-
-    out = []
-    for f in result_files(results_dir):
-        try:
-            r = TaskResult.from_disk(f)
-        except Exception:
-            continue
-        r._model_dir = f.parent.parent.name  # model name as mteb writes it ("org__name")
-        out.append(r)
-    return out
 
 
 def _fmt(v: Any, digits: int = 4) -> str:

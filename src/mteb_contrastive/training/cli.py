@@ -22,6 +22,14 @@ from typing import Any
 COMMANDS = ("train", "train-cross-encoder", "train-reranker")
 
 
+def _head_opt(p: argparse.ArgumentParser) -> None:
+    from mteb_contrastive.cli_args import non_negative_float
+
+    p.add_argument("--head-lr-multiplier", type=non_negative_float, default=20.0,
+                   help="the classification head (new and randomly initialised unless --base-model is already a "
+                        "cross-encoder) learns at this x --learning-rate")
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="output model folder (checkpoints go to OUT.checkpoints)")
     p.add_argument("--base-model", default=None, help="sentence-transformers model name or folder (default: the bundled all-MiniLM-L6-v2)")
@@ -58,11 +66,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     c = sub.add_parser("train-cross-encoder", help="the pair-classification rival (cross-encoder, sigmoid, same data)")
     _author_opts(c)
     _common(c)
-    c.add_argument("--head-lr-multiplier", type=float, default=20.0, help="the fresh classification head learns at this x --learning-rate (default 20)")
+    _head_opt(c)
     r = sub.add_parser("train-reranker", help="a cross-encoder reranker on a QuoteR file's train split, BM25 negatives")
     r.add_argument("quoter_file")
     _common(r)
-    r.add_argument("--head-lr-multiplier", type=float, default=20.0, help="the fresh classification head learns at this x --learning-rate (default 20)")
+    _head_opt(r)
     r.add_argument("--n-negatives", type=int, default=3)
     r.add_argument("--max-queries", type=int, default=None)
     r.add_argument("--language", default="en", choices=["en", "zh"])
