@@ -141,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reranker-model", action="append", default=[], metavar="KIND=MODEL", help="e.g. ce=cross-encoder/ms-marco-MiniLM-L6-v2 (default: $MTEB_CONTRASTIVE_* or the bundled MiniLM)")
     ap.add_argument("--ks", nargs="+", type=int, default=[10, 50, 100])
     ap.add_argument("--max-queries", type=int)
+    ap.add_argument("--json", help="also write every row's full mteb score dict to this JSON file")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
@@ -176,6 +177,14 @@ def main(argv: list[str] | None = None) -> int:
 
     main_score = task.metadata.main_score
     extra = [m for m in ("mrr_tie_expected", "ndcg_at_10", "recall_at_10", "median_rank_tie_expected") if m != main_score]
+    # author retrieval tasks: the same metrics without the query's own document's candidates
+    extra += [m for m in ("ndcg_at_10_cross_document", "hit_rate_at_10_cross_document") if any(m in r[3] for r in rows)]
+    if args.json:
+        import json
+        from pathlib import Path
+
+        out = [{"first_stage": f, "reranker": rr, "k": k, "first_stage_seconds": t1, "rerank_seconds": t2, "pairs": p, "scores": s} for f, rr, k, s, t1, t2, p in rows]
+        Path(args.json).write_text(json.dumps({"task": args.task, "subset": args.subset, "queries": counts, "rows": out}, indent=1, default=str))
     print(f"\nTask {args.task}" + (f" [{args.subset}]" if args.subset else "") + f", queries: {counts}")
     print(f"| first stage | reranker | k | {main_score} (main) | " + " | ".join(extra) + " | first stage (s) | rerank (s) | pairs |")
     print("|---|---|---|---|" + "---|" * len(extra) + "---|---|---|")
