@@ -95,6 +95,18 @@ def test_rotation_preserves_the_multiset_of_words_and_wraps_around():
     assert len(cut) == 4 and " ".join(cut) in " ".join(words + words)
 
 
+def test_rotation_of_text_without_spaces_rotates_words_and_inserts_nothing():
+    text = "我喜欢吃苹果。你呢？他不喜欢苹果。"
+    rng = random.Random(0)
+    outs = {rotate_span(text, rng) for _ in range(40)}
+    assert all(sorted(o) == sorted(text) for o in outs)  # the same characters, no separator added
+    assert all(o in text + text for o in outs) and len(outs) > 5  # a rotation at varying word starts
+    assert "吃苹果。你呢？他不喜欢苹果。我喜欢" in outs  # a start at a jieba word (吃), not inside 苹果
+    assert all("苹" not in o[-1:] and not o.startswith("果") for o in outs)  # never inside a word
+    # the cut counts words (jieba words and punctuation): 我 | 喜欢 | 吃
+    assert rotate_span(text, random.Random(0), max_words=3, rotate=False) == "我喜欢吃"
+
+
 # ------------------------------------------------------------------------------------ loss
 
 

@@ -128,7 +128,24 @@ def rotate_span(text: str, rng: random.Random, max_words: int | None = None, rot
     keeps ``k = 0`` (the beginning of the text: the paper's ablation without rotation).
 
     Without a cut, the rotated text holds exactly the multiset of the input's words.
+
+    A text in a script written without spaces (Chinese, Japanese, Thai, ...) has no whitespace
+    words to rotate: its words are :func:`~mteb_contrastive.baselines.text.word_spans` (jieba words,
+    characters, punctuation runs), each kept with the characters up to the next word, and the
+    rotation and the cut join these pieces as they are (no separator inserted).
     """
+    from mteb_contrastive.baselines.text import has_unsegmented_script, word_spans
+
+    if has_unsegmented_script(text):
+        starts = [a for a, _ in word_spans(text)]
+        cuts = [0, *starts[1:], len(text)] if starts else []
+        pieces = [text[a:b] for a, b in zip(cuts, cuts[1:])]
+        if rotate and len(pieces) > 1:
+            k = rng.randrange(len(pieces))
+            pieces = pieces[k:] + pieces[:k]
+        if max_words is not None:
+            pieces = pieces[:max_words]
+        return "".join(pieces).strip()
     words = text.split()
     if rotate and len(words) > 1:
         k = rng.randrange(len(words))
@@ -181,7 +198,7 @@ def validation_pairs(docs: list[dict[str, Any]], *, max_words: int, pairs_per_au
     """
     from mteb_contrastive.data.verification_builder import chunk_text, sample_split_pairs
 
-    chunks = {d["id"]: chunk_text(d["text"], max_words, max(1, max_words // 2)) or [" ".join(d["text"].split()[:max_words])] for d in docs}
+    chunks = {d["id"]: chunk_text(d["text"], max_words, max(1, max_words // 2)) or [rotate_span(d["text"], random.Random(0), max_words, rotate=False)] for d in docs}
     rows, counts = sample_split_pairs(docs, chunks, "validation", name="training-validation", pairs_per_author=pairs_per_author, positive_ratio=0.5, seed=seed)
     if counts["same_author"] == 0 or counts["different_author"] == 0:
         raise TrainingDataError("validation", f"{counts['same_author']} same-author and {counts['different_author']} different-author pairs from {counts['authors']} held-out authors: both are needed (more validation authors with two documents)")
