@@ -171,6 +171,25 @@ def build_loss(model: Any, cfg: ContrastiveConfig) -> Any:
     return losses.MultipleNegativesRankingLoss(model, scale=1.0 / cfg.temperature, directions=tuple(cfg.directions))
 
 
+def training_summary(source: str, keep: list, eligible: Any, skipped: int, validation: list, n_batches: int, trainer: Any, seconds: float, resume_from: Path | None, *, n_documents: int | None = None) -> dict[str, Any]:
+    """The counts, steps, best checkpoint and wall seconds of a finished training run (``training_config.json``)."""
+    counts = {"n_documents": n_documents} if n_documents is not None else {}
+    return {
+        "source": source,
+        **counts,
+        "n_training_documents": len(keep),
+        "n_authors_eligible": len(eligible),
+        "n_authors_skipped_single_document": skipped,
+        "n_validation_pairs": len(validation),
+        "batches_per_epoch": n_batches,
+        "global_step": trainer.state.global_step,
+        "best_checkpoint": trainer.state.best_model_checkpoint,
+        "best_validation_overall": trainer.state.best_metric,
+        "train_seconds": round(seconds, 1),
+        "resumed_from": str(resume_from) if resume_from else None,
+    }
+
+
 def train_contrastive(docs: list[dict[str, Any]], validation: list[dict[str, Any]], out: str | os.PathLike, cfg: ContrastiveConfig, *, resume: bool = False, show_progress: bool = True, source: str = "") -> dict[str, Any]:
     """Train the recipe on ``docs`` and write the model folder ``out`` (see module docstring).
 
@@ -256,22 +275,8 @@ def train_contrastive(docs: list[dict[str, Any]], validation: list[dict[str, Any
     t0 = time.monotonic()
     trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
     seconds = time.monotonic() - t0
-    best = trainer.state.best_model_checkpoint
     calibration = evaluator.calibration(model)
-    summary = {
-        "source": source,
-        "n_documents": len(docs),
-        "n_training_documents": len(keep),
-        "n_authors_eligible": len(eligible),
-        "n_authors_skipped_single_document": skipped,
-        "n_validation_pairs": len(validation),
-        "batches_per_epoch": n_batches,
-        "global_step": trainer.state.global_step,
-        "best_checkpoint": best,
-        "best_validation_overall": trainer.state.best_metric,
-        "train_seconds": round(seconds, 1),
-        "resumed_from": str(resume_from) if resume_from else None,
-    }
+    summary = training_summary(source, keep, eligible, skipped, validation, n_batches, trainer, seconds, resume_from, n_documents=len(docs))
     with atomic_folder(out) as tmp:
         model.save(str(tmp))
         write_text_atomic(tmp / CALIBRATION_FILE, json.dumps(calibration, indent=2) + "\n")

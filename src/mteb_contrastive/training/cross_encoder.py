@@ -44,8 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from mteb_contrastive.training.contrastive import CONFIG_FILE, LOG_FILE, ContrastiveConfig, _JsonlLog, check_context_length, checkpoints_dir, last_checkpoint
-from mteb_contrastive.training.data import TrainingDataError, eligible_authors, rotate_span
+from mteb_contrastive.training.contrastive import CONFIG_FILE, LOG_FILE, ContrastiveConfig, _JsonlLog, check_context_length, checkpoints_dir, last_checkpoint, training_summary
+from mteb_contrastive.training.data import TrainingDataError, eligible_authors
+from mteb_contrastive.training.sampler import RotatingCollator
 from mteb_contrastive.training.validation import CALIBRATION_FILE, VerificationEvaluator
 
 logger = logging.getLogger(__name__)
@@ -66,28 +67,18 @@ class CrossEncoderVerificationEvaluator(VerificationEvaluator):
         return cross_encoder_pair_scores(model, self.texts1, self.texts2, self.batch_size)
 
 
-class PairClassificationCollator:
+class PairClassificationCollator(RotatingCollator):
     """Document rows in sampler order -> (text1, text2, label) rows for the cross-encoder collator.
 
     ``B`` authors give ``B`` same-author pairs and ``B`` different-author pairs (see module
     docstring); each text is rotated (unless ``rotate`` is False) and cut to ``max_words``.
     """
 
-    def __init__(self, inner: Any, *, max_words: int, rotate: bool = True, seed: int = 0) -> None:
-        self.inner, self.max_words, self.rotate = inner, int(max_words), bool(rotate)
-        self.rng = random.Random(seed)
-        self.valid_label_columns = getattr(inner, "valid_label_columns", [])
-
-    def __call__(self, features: list[dict[str, Any]]) -> dict[str, Any]:
-        texts = [rotate_span(f["text"], self.rng, self.max_words, self.rotate) for f in features]
+    def rows(self, texts: list[str]) -> list[dict[str, Any]]:
         first, second = texts[0::2], texts[1::2]
         b = len(first)
         rows = [{"text1": first[i], "text2": second[i], "label": 1.0} for i in range(b)]
-        rows += [{"text1": first[i], "text2": second[(i + 1) % b], "label": 0.0} for i in range(b)]
-        return self.inner(rows)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+        return rows + [{"text1": first[i], "text2": second[(i + 1) % b], "label": 0.0} for i in range(b)]
 
 
 def head_param_groups(model: Any, learning_rate: float, head_lr_multiplier: float, weight_decay: float) -> list[dict[str, Any]]:
@@ -213,19 +204,7 @@ def train_pair_classifier(docs: list[dict[str, Any]], validation: list[dict[str,
     trainer.data_collator = PairClassificationCollator(trainer.data_collator, max_words=max(1, cfg.context_length // 2), rotate=cfg.rotate, seed=cfg.seed)
     t0 = time.monotonic()
     trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
-    summary = {
-        "source": source,
-        "n_training_documents": len(keep),
-        "n_authors_eligible": len(eligible),
-        "n_authors_skipped_single_document": skipped,
-        "n_validation_pairs": len(validation),
-        "batches_per_epoch": n_batches,
-        "global_step": trainer.state.global_step,
-        "best_checkpoint": trainer.state.best_model_checkpoint,
-        "best_validation_overall": trainer.state.best_metric,
-        "train_seconds": round(time.monotonic() - t0, 1),
-        "resumed_from": str(resume_from) if resume_from else None,
-    }
+    summary = training_summary(source, keep, eligible, skipped, validation, n_batches, trainer, time.monotonic() - t0, resume_from)
     calibration = evaluator.calibration(model)
     calibration["protocol"] = "mteb_contrastive.protocols.verification (cross-encoder probability; threshold max F1, Platt, abstention on validation)"
     _save(model, out, cfg, "pair classification cross-encoder (Kirby's rival)", summary, calibration, log_path)

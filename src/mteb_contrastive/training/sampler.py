@@ -88,11 +88,12 @@ def author_pair_sampler(passes: int = 1) -> Any:
     return functools.partial(AuthorPairBatchSampler, passes=passes)
 
 
-class AuthorPairCollator:
-    """Wraps sentence-transformers' data collator: document rows in sampler order -> anchor/positive.
+class RotatingCollator:
+    """Wraps a sentence-transformers data collator: document rows in sampler order are rotated
+    (:func:`rotate_span`) and cut, then :meth:`rows` turns them into the columns ``inner`` tokenises.
 
     Args:
-        inner: a ``SentenceTransformerDataCollator`` (tokenises the columns).
+        inner: the trainer's data collator (tokenises the columns).
         max_words: each text is cut to its first ``max_words`` words after rotation (the context
             length: the tokenizer would truncate there anyway).
         rotate: apply the random span rotation (False: the beginning of each text).
@@ -104,10 +105,20 @@ class AuthorPairCollator:
         self.rng = random.Random(seed)
         self.valid_label_columns = getattr(inner, "valid_label_columns", [])
 
+    def rows(self, texts: list[str]) -> list[dict[str, Any]]:
+        """The training rows of one batch of rotated texts (two per author, in sampler order)."""
+        raise NotImplementedError(f"{type(self).__name__} must say which rows a batch makes")
+
     def __call__(self, features: list[dict[str, Any]]) -> dict[str, Any]:
         texts = [rotate_span(f["text"], self.rng, self.max_words, self.rotate) for f in features]
-        rows = [{"anchor": texts[i], "positive": texts[i + 1]} for i in range(0, len(texts) - 1, 2)]
-        return self.inner(rows)
+        return self.inner(self.rows(texts))
 
     def __getattr__(self, name: str) -> Any:  # the trainer reads attributes of its collator
         return getattr(self.inner, name)
+
+
+class AuthorPairCollator(RotatingCollator):
+    """Document rows in sampler order -> anchor/positive rows for sentence-transformers' collator."""
+
+    def rows(self, texts: list[str]) -> list[dict[str, Any]]:
+        return [{"anchor": texts[i], "positive": texts[i + 1]} for i in range(0, len(texts) - 1, 2)]
