@@ -84,33 +84,42 @@ def baseline_revision(name: str) -> str:
     return fingerprint(name, path, kwargs, code, length=12)
 
 
+def fitted_model_meta(*, loader: Any, name: str, revision: str, fitted_on: str, reference: str, model_type: str, similarity_fn_name: Any = None, loader_kwargs: dict[str, Any] | None = None, release_date: str = RELEASE_DATE) -> Any:
+    """mteb ``ModelMeta`` of a model fitted at evaluation time (no weights, no parameters):
+    the project's baselines and ``bm25s-lang``."""
+    from mteb.models.model_meta import ModelMeta
+
+    return ModelMeta(
+        loader=loader,
+        loader_kwargs=dict(loader_kwargs or {}),
+        name=name,
+        revision=revision,
+        release_date=release_date,
+        languages=None,
+        n_parameters=0,
+        n_embedding_parameters=0,
+        memory_usage_mb=None,
+        max_tokens=None,
+        embed_dim=None,
+        license=None,
+        open_weights=True,
+        public_training_code=None,
+        public_training_data=f"fitted at evaluation time on {fitted_on}",
+        framework=["NumPy"],
+        reference=reference,
+        similarity_fn_name=similarity_fn_name,
+        use_instructions=False,
+        training_datasets=None,
+        model_type=[model_type],
+    )
+
+
 def registered_model_metas() -> list:
     """ModelMeta objects of the baselines this extension adds to mteb's model registry."""
-    from mteb.models.model_meta import ModelMeta, ScoringFunction
+    from mteb.models.model_meta import ScoringFunction
 
-    metas = []
-    for name, (_, kwargs, mtype, sim, fitted_on, ref) in BASELINES.items():
-        metas.append(ModelMeta(
-            loader=_loader,
-            loader_kwargs=dict(kwargs),
-            name=name,
-            revision=baseline_revision(name),
-            release_date=RELEASE_DATE,
-            languages=None,
-            n_parameters=0,
-            n_embedding_parameters=0,
-            memory_usage_mb=None,
-            max_tokens=None,
-            embed_dim=None,
-            license=None,
-            open_weights=True,
-            public_training_code=None,
-            public_training_data=f"fitted at evaluation time on {fitted_on}",
-            framework=["NumPy"],
-            reference=ref,
-            similarity_fn_name=ScoringFunction.COSINE if sim == "cosine" else None,
-            use_instructions=False,
-            training_datasets=None,
-            model_type=[mtype],
-        ))
-    return metas
+    return [
+        fitted_model_meta(loader=_loader, loader_kwargs=kwargs, name=name, revision=baseline_revision(name), fitted_on=fitted_on,
+                          reference=ref, model_type=mtype, similarity_fn_name=ScoringFunction.COSINE if sim == "cosine" else None)
+        for name, (_, kwargs, mtype, sim, fitted_on, ref) in BASELINES.items()
+    ]

@@ -103,28 +103,8 @@ def _loader(model_name: str, revision: str | None = None, **kwargs: Any) -> Lang
 
 def registered_model_metas() -> list:
     """The ``ModelMeta`` of ``mteb-contrastive/bm25s-lang`` for mteb's model registry."""
-    from mteb.models.model_meta import ModelMeta
+    from mteb_contrastive.baselines import fitted_model_meta
 
-    return [ModelMeta(
-        loader=_loader,
-        loader_kwargs={},
-        name=MODEL_NAME,
-        revision=revision(),
-        release_date="2026-12-01",
-        languages=None,
-        n_parameters=0,
-        n_embedding_parameters=0,
-        memory_usage_mb=None,
-        max_tokens=None,
-        embed_dim=None,
-        license=None,
-        open_weights=True,
-        public_training_code=None,
-        public_training_data="fitted at evaluation time on the evaluated split's corpus (IDF, lengths)",
-        framework=["NumPy"],
-        reference="https://github.com/xhluca/bm25s",
-        similarity_fn_name=None,
-        use_instructions=False,
-        training_datasets=None,
-        model_type=["sparse"],
-    )]
+    return [fitted_model_meta(loader=_loader, name=MODEL_NAME, revision=revision(), release_date="2026-12-01",
+                              fitted_on="the evaluated split's corpus (IDF, lengths)", reference="https://github.com/xhluca/bm25s",
+                              model_type="sparse")]
