@@ -14,18 +14,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-# The official PAN 2020 authorship-verification leaderboard (test set, 14,311 pairs): Kestemont et
-# al., "Overview of the Cross-Domain Authorship Verification Task at PAN 2020" (CLEF 2020 Working
-# Notes, CEUR-WS vol. 2696), results table; also pan-webis-de/pan-code clef20/authorship-verification
-# (metrics.xlsx). Columns: AUC, c@1, F1, F0.5u, overall. (Same values as tests/test_pan_metrics.py.)
-PAN20_LEADERBOARD = {
-    "boenninghoff20-large": (0.969, 0.928, 0.936, 0.907, 0.935),
-    "weerasinghe20-large": (0.953, 0.880, 0.891, 0.882, 0.902),
-    "halvani20-small": (0.878, 0.796, 0.807, 0.819, 0.825),
-    "kipnis20-small": (0.866, 0.801, 0.809, 0.815, 0.823),
-    "niven20-small": (0.795, 0.786, 0.778, 0.842, 0.800),
-    "faber20-small": (0.293, 0.331, 0.262, 0.314, 0.300),
-}
+from mteb_contrastive.metrics.pan import PAN20_LEADERBOARD  # the official leaderboard (source cited there)
+
 PAN_KEYS = (("auc", "AUC"), ("c@1", "c@1"), ("f1", "F1"), ("f_05_u", "F0.5u"), ("overall", "overall"))
 
 NOT_HERE = [

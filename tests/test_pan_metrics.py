@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mteb_contrastive.data.pan import align_answers, read_answers, read_truth
-from mteb_contrastive.metrics.pan import RULE_2020, RULE_2021, auc, brier, c_at_1, evaluate_all, f1, f_05_u
+from mteb_contrastive.metrics.pan import PAN20_LEADERBOARD, RULE_2020, RULE_2021, auc, brier, c_at_1, evaluate_all, f1, f_05_u
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -123,21 +123,6 @@ def test_bad_rule_and_year():
         f_05_u(Y, P, rule="2019")
     with pytest.raises(ValueError, match="year"):
         evaluate_all(Y, P, year=2019)
-
-
-# The official PAN 2020 authorship-verification leaderboard (test set, 14,311 pairs), as published
-# by the organisers: Kestemont et al., "Overview of the Cross-Domain Authorship Verification Task
-# at PAN 2020" (CLEF 2020 Working Notes, CEUR-WS vol. 2696), results table; the same numbers are
-# the organisers' evaluation output in pan-webis-de/pan-code, clef20/authorship-verification/
-# collect.ipynb (cell "Overall", saved as metrics.xlsx). Columns: AUC, c@1, F1, F0.5u, overall.
-PAN20_LEADERBOARD = {
-    "boenninghoff20-large": (0.969, 0.928, 0.936, 0.907, 0.935),
-    "weerasinghe20-large": (0.953, 0.880, 0.891, 0.882, 0.902),
-    "halvani20-small": (0.878, 0.796, 0.807, 0.819, 0.825),
-    "kipnis20-small": (0.866, 0.801, 0.809, 0.815, 0.823),
-    "niven20-small": (0.795, 0.786, 0.778, 0.842, 0.800),
-    "faber20-small": (0.293, 0.331, 0.262, 0.314, 0.300),
-}
 
 
 def test_every_team_file_has_a_leaderboard_entry():
