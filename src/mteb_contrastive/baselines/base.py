@@ -77,11 +77,12 @@ class FittedBaseline:
         self.fitted = True
 
     def _fit(self, texts: list[str], train_texts: list[str] | None, candidate_texts: list[str] | None) -> None:
-        raise NotImplementedError
+        """Hook: fit the baseline's statistics (abstract; every baseline defines it)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _fit")
 
     def _represent(self, texts: list[str]) -> Any:
-        """Dense: float array (n, dim). Sparse: (query-side csr, document-side csr)."""
-        raise NotImplementedError
+        """Dense: float array (n, dim). Sparse: (query-side csr, document-side csr). Abstract: every baseline defines it."""
+        raise NotImplementedError(f"{type(self).__name__} must define _represent")
 
     def _check_fitted(self) -> None:
         if not self.fitted:

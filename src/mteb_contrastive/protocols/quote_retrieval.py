@@ -89,7 +89,9 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
 
     @classmethod
     def data_dir(cls) -> Path:
-        raise NotImplementedError
+        """The folder of the task's QuoteR file. Abstract: each task declaration supplies it (a
+        data-source mixin of :mod:`mteb_contrastive.registry`)."""
+        raise NotImplementedError(f"{cls.__name__} must say where its QuoteR file is (data_dir)")
 
     @classmethod
     def data_file(cls) -> Path:

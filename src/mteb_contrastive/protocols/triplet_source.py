@@ -17,8 +17,8 @@ class TripletSource:
     """
 
     def load_triplets(self, hf_subset: str, split: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Return (triplet rows, load info) for one subset/split. Implemented by each task."""
-        raise NotImplementedError
+        """Return (triplet rows, load info) for one subset/split. Abstract: implemented by each task."""
+        raise NotImplementedError(f"{type(self).__name__} must define load_triplets")
 
     def prepare_split(self, rows: list[dict[str, Any]], info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """(what ``self.dataset`` holds for the split, counts to report); rows as they are by default."""

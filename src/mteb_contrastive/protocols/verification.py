@@ -168,8 +168,9 @@ class AbsTaskVerification(AbsTaskPairClassification):
     calibration_split: ClassVar[str] = "validation"
 
     def pan_folder(self) -> Path:
-        """The PAN-format folder (``<split>/pairs.jsonl`` + ``<split>/truth.jsonl``)."""
-        raise NotImplementedError
+        """The PAN-format folder (``<split>/pairs.jsonl`` + ``<split>/truth.jsonl``). Abstract: each task
+        declaration supplies it (a data-source mixin of :mod:`mteb_contrastive.registry`)."""
+        raise NotImplementedError(f"{type(self).__name__} must say where its PAN folder is (pan_folder)")
 
     def load_data(self, num_proc: int | None = None, *, timer: Any = None, **kwargs: Any) -> None:
         if self.data_loaded:

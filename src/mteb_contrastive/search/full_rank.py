@@ -155,7 +155,8 @@ class _Delegate:
         return results
 
     def _record(self, queries: Any, results: dict[str, dict[str, float]]) -> None:
-        raise NotImplementedError
+        """Hook: what a subclass keeps of each search (abstract; every subclass defines it)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _record")
 
 
 class BM25GoldRanks(_Delegate):
