@@ -177,7 +177,7 @@ def run(mode: str, n: int, n_q: int, top_k: int, real: str | None = None, hnsw_m
         out["build_s"] = time.perf_counter() - tb
         out["params"] = kw
         sweep = []
-        for v in ((16, 32, 64, 128, 256, 512, 1024) if mode == "hnsw" else (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)):
+        for v in ((16, 32, 64, 128, 256, 512, 1024, 2048, 4096) if mode == "hnsw" else (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)):
             if mode == "hnsw":
                 b.ef_search = v
             else:
