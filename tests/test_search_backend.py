@@ -237,3 +237,50 @@ def test_approximate_parameters_come_from_a_measured_recall_target(index, kw):
     assert low < 0.99 and fixed.calibration == {}  # the configured setting alone misses the target
     assert tuned.calibration["recall_at_10"] >= 0.99 and tuned.calibration[name] > 1 and tuned.calibration["sample_queries"] == 100
     assert high >= 0.98  # measured on the sample, holds on all 300 queries up to sampling error
+
+
+# -- issue 11: the grouped top-k equals torch.topk in values ------------------------------------
+def test_grouped_top_k_keeps_every_top_value_even_when_they_share_a_group():
+    """k=3, group=4, width 4*12 + 2 = 50: 12 interleaved groups (column j + 12 t is in group j), so
+    grouping is used (12 >= 4 k). By hand: the three largest values 9, 8, 7 sit in columns 0, 12, 24
+    (all group 0) and the fourth, 6.5, in the tail (column 49). Group 0's maximum is 9; the kept
+    groups are group 0 and two others whose maxima are 1; candidates = those groups' 12 members + the
+    2 tail columns; top 3 = 9, 8, 7 at columns 0, 12, 24. With the tail at 8.5 it enters second."""
+    import torch
+
+    from mteb_contrastive.search.exact import top_k_of_rows
+
+    row = torch.zeros(1, 50)
+    row[0, [0, 12, 24]] = torch.tensor([9.0, 8.0, 7.0])
+    row[0, 49] = 6.5
+    row[0, 5] = row[0, 7] = 1.0
+    v, c = top_k_of_rows(row, 3, group=4)
+    assert v.tolist() == [[9.0, 8.0, 7.0]] and c.tolist() == [[0, 12, 24]]
+    row[0, 49] = 8.5
+    v, c = top_k_of_rows(row, 3, group=4)
+    assert v.tolist() == [[9.0, 8.5, 8.0]] and c.tolist() == [[0, 49, 12]]
+
+
+def test_grouped_top_k_equals_a_full_sort_with_ties_and_a_tail():
+    import torch
+
+    from mteb_contrastive.search.exact import top_k_of_rows
+
+    rng = np.random.default_rng(1)
+    block = torch.from_numpy(rng.integers(0, 40, (64, 16 * 40 + 9)).astype(np.float32))  # many ties
+    v, c = top_k_of_rows(block, 10)  # 40 groups of 16, >= 4 k: grouped
+    want = -np.sort(-block.numpy(), axis=1)[:, :10]
+    assert (v.numpy() == want).all()
+    assert (np.take_along_axis(block.numpy(), c.numpy(), 1) == want).all()  # the columns hold those values
+    assert all(len(set(r)) == 10 for r in c.tolist())  # no column twice
+
+
+def test_pool_split_in_column_chunks_equals_one_block():
+    """A block bound too small for 512 query rows splits the pool in column chunks; same hits."""
+    rng = np.random.default_rng(2)
+    q, x = rng.standard_normal((20, 8)).astype(np.float32), rng.standard_normal((3000, 8)).astype(np.float32)
+    one_s, one_p = exact_top_k(q, x, 25, similarity="cosine")
+    s, p = exact_top_k(q, x, 25, similarity="cosine", block_bytes=4 * 20 * 700)  # 700-column chunks
+    assert (p == one_p).all() and np.allclose(s, one_s, atol=1e-6)
+    full = similarity_matrix("cosine", q, x).numpy()
+    assert (p == np.argsort(-full, axis=1, kind="stable")[:, :25]).all()
