@@ -176,9 +176,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"#   +{kind}@{k}: {s['main_score']:.4f} rerank {rr.seconds:.1f}s (this call {t.get('rerank_seconds', 0):.1f}s, {rr.scored} pairs scored so far)", file=sys.stderr, flush=True)
 
     main_score = task.metadata.main_score
-    extra = [m for m in ("mrr_tie_expected", "ndcg_at_10", "recall_at_10", "median_rank_tie_expected") if m != main_score]
-    # author retrieval tasks: the same metrics without the query's own document's candidates
-    extra += [m for m in ("ndcg_at_10_cross_document", "hit_rate_at_10_cross_document") if any(m in r[3] for r in rows)]
+    # columns only for the metrics this task reports (the tie-aware ones are QuoteR's; the
+    # cross-document ones are the author retrieval tasks')
+    wanted = ("mrr_tie_expected", "ndcg_at_10", "recall_at_10", "median_rank_tie_expected", "ndcg_at_10_cross_document", "hit_rate_at_10_cross_document")
+    extra = [m for m in wanted if m != main_score and any(r[3].get(m) is not None for r in rows)]
     if args.json:
         import json
         from pathlib import Path
