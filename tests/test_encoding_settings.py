@@ -73,9 +73,6 @@ def test_name_suffix_and_keyword_options_parse_to_one_settings_object():
     assert s == settings_from(dict(max_seq_length=512, long_document="mean", stride=128, precision="bf16", backend="onnx", cache=False))
     assert s.revision_tag(256) == "msl512-long-s128-bf16-onnx"
     assert EncodingSettings(max_seq_length=256).revision_tag(256) == ""       # the model's own limit: same embeddings
-    ov = settings_from(split_model_name("org/model::backend=OpenVINO")[1])
-    assert ov == settings_from(dict(backend="openvino")) == EncodingSettings(backend="openvino")
-    assert (ov.revision_tag(256), ov.experiment_kwargs(256), ov.identity(256)["backend"]) == ("openvino", {"backend": "openvino"}, "openvino")
     assert settings_from({}, env={"MTEB_CONTRASTIVE_EMBEDDING_CACHE": "off"}).cache is False
 
 
@@ -85,8 +82,6 @@ def test_name_suffix_and_keyword_options_parse_to_one_settings_object():
     ("m::max_seq_length=4", "max_seq_length=4: give an integer >= 8"),
     ("m::precision=fp16", "precision='fp16': choose one of fp32, bf16, int8"),
     ("m::precision=int8,backend=onnx", "precision=int8 is torch dynamic quantisation: use it with backend=torch"),
-    ("m::precision=int8,backend=openvino", "precision=int8 is torch dynamic quantisation: use it with backend=torch"),
-    ("m::backend=tensorrt", "backend='tensorrt': choose one of torch, onnx, openvino"),
     ("m::stride=64", "stride is only used with long_document=mean"),
     ("m::long_document", "option 'long_document' is not key=value"),
 ])

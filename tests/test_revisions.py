@@ -89,11 +89,6 @@ def test_local_model_revision_is_the_weights_and_configs(tmp_path):
     assert local_model_meta(m2).revision != meta1.revision
     (m1 / "1_Pooling" / "config.json").write_text('{"pooling_mode_cls_token": true}')
     assert local_model_meta(m1).revision not in (meta1.revision, local_model_meta(m2).revision)
-    (m1 / "openvino").mkdir()                                   # an OpenVINO export: graph (.xml) and weights (.bin)
-    (m1 / "openvino" / "openvino_model.xml").write_text("<net/>")
-    with_ov = local_model_meta(m1).revision
-    (m1 / "openvino" / "openvino_model.xml").write_text("<net version='11'/>")
-    assert len({with_ov, local_model_meta(m1).revision, meta1.revision}) == 3
 
 
 def test_rerank_revision_names_the_reranker_folder_by_content(tmp_path):

@@ -100,9 +100,8 @@ def folder_fingerprint(folder: str | os.PathLike, *, patterns: tuple[str, ...] =
 
 # --- revisions of folders on disk (models, PAN folders, local copies) --------------------------
 
-#: file patterns that make a sentence-transformers / transformers model: weights, configs, tokenizer,
-#: exported ONNX models and OpenVINO graphs (``openvino/*.xml``; their weights are ``*.bin``).
-MODEL_FILE_PATTERNS = ("**/*.json", "**/*.safetensors", "**/*.bin", "**/*.pt", "**/*.pth", "**/*.model", "**/*.txt", "**/*.onnx", "**/*.xml")
+#: file patterns that make a sentence-transformers / transformers model: weights, configs, tokenizer.
+MODEL_FILE_PATTERNS = ("**/*.json", "**/*.safetensors", "**/*.bin", "**/*.pt", "**/*.pth", "**/*.model", "**/*.txt", "**/*.onnx")
 
 _DIGEST_CACHE_ENV = "MTEB_CONTRASTIVE_CACHE"
 

@@ -7,7 +7,7 @@ sentence-transformers model (mteb loader ``SentenceTransformerEncoderWrapper``, 
 loader
 
 * takes the encoding options also as keyword arguments (``mteb.get_model(name, max_seq_length=512)``),
-* loads the model with the backend (``backend="onnx"`` or ``"openvino"``) and precision (``bf16``: weights cast to
+* loads the model with the backend (``backend="onnx"``) and precision (``bf16``: weights cast to
   ``torch.bfloat16``; ``int8``: :func:`quantize_int8`), and
 * wraps it in :class:`~mteb_contrastive.encoding.wrapper.EncodingModel` (cache, statistics).
 
@@ -45,8 +45,11 @@ def cpu_has_bf16() -> bool:
         return False
 
 
-#: per non-torch backend: the modules sentence-transformers' loader imports (``backend/load.py``:
-#: ``load_onnx_model`` / ``load_openvino_model``) and the pip extra that installs them
+#: per non-torch backend of sentence-transformers: the modules its loader imports (``backend/load.py``:
+#: ``load_onnx_model`` / ``load_openvino_model``) and the pip extra that installs them. The encoding
+#: option ``backend`` offers ``onnx`` (:data:`~mteb_contrastive.encoding.settings.BACKENDS`);
+#: ``openvino`` is measured by ``scripts/bench_encoding.py backends`` only (no gain on the benchmark
+#: CPU: ``docs/benchmarks-encoding.md``, benchmark 4)
 BACKEND_REQUIREMENTS: dict[str, tuple[tuple[str, ...], str]] = {
     "onnx": (("onnxruntime", "optimum.onnxruntime"), "sentence-transformers[onnx]"),
     "openvino": (("openvino", "optimum.intel"), "sentence-transformers[openvino]"),

@@ -25,9 +25,7 @@ stride             int >= 1 (default: the window size)     tokens between window
 precision          ``fp32`` (default) | ``bf16`` | ``int8``  weights and activations dtype (CPU);
                                                            ``int8``: torch dynamic quantisation of
                                                            every Linear layer (torch backend only)
-backend            ``torch`` (default) | ``onnx`` |         sentence-transformers backend (``onnx``:
-                   ``openvino``                            onnxruntime; ``openvino``: OpenVINO
-                                                           runtime; both export the model on load)
+backend            ``torch`` (default) | ``onnx``           sentence-transformers backend
 cache              ``on`` (default) | ``off``               the shared disk cache of embeddings
 =================  ======================================  =========================================
 
@@ -46,7 +44,7 @@ from typing import Any
 SUFFIX_SEP = "::"
 KEYS = ("max_seq_length", "long_document", "stride", "precision", "backend", "cache")
 PRECISIONS = ("fp32", "bf16", "int8")
-BACKENDS = ("torch", "onnx", "openvino")
+BACKENDS = ("torch", "onnx")
 LONG_MODES = ("off", "mean")
 _ALIASES = {"float32": "fp32", "bfloat16": "bf16", "true": "on", "false": "off", "1": "on", "0": "off", "none": "off"}
 
@@ -69,7 +67,7 @@ class EncodingSettings:
         stride: tokens between consecutive window starts (``"mean"`` only); None = window size
             (windows do not overlap).
         precision: ``"fp32"``, ``"bf16"`` or ``"int8"`` (torch dynamic quantisation, torch backend only).
-        backend: ``"torch"``, ``"onnx"`` or ``"openvino"`` (sentence-transformers' backends).
+        backend: ``"torch"`` or ``"onnx"``.
         cache: use the shared disk cache.
     """
 
@@ -96,8 +94,7 @@ class EncodingSettings:
         if self.precision == "int8" and self.backend != "torch":
             raise EncodingSettingsError(
                 "encoding option precision=int8 is torch dynamic quantisation: use it with backend=torch "
-                "(for an int8 ONNX or OpenVINO model, export it with sentence-transformers' export_dynamic_quantized_onnx_model "
-                "or export_static_quantized_openvino_model and load that folder)"
+                "(for an int8 ONNX model, export it with sentence-transformers' export_dynamic_quantized_onnx_model and load that folder)"
             )
 
     def identity(self, model_max_seq_length: int | None) -> dict[str, Any]:
@@ -114,7 +111,7 @@ class EncodingSettings:
         """Short tag of the non-default settings (``""`` when all are default).
 
         ``max_seq_length`` equal to the model's own limit is the default (same embeddings).
-        Examples: ``msl512``, ``msl512-long-s128-bf16-onnx``, ``openvino``.
+        Examples: ``msl512``, ``msl512-long-s128-bf16-onnx``.
         """
         parts = []
         if self.max_seq_length is not None and self.max_seq_length != model_max_seq_length:

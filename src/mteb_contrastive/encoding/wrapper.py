@@ -41,15 +41,12 @@ logger = logging.getLogger(__name__)
 
 #: files of a sentence-transformers folder that decide its embeddings
 MODEL_FILE_PATTERNS = ("*.json", "*.safetensors", "*.bin", "*.txt", "*.model", "[0-9]_*/**/*")
-#: the subfolder sentence-transformers loads (and saves) a non-torch backend's exported model from
-BACKEND_FILE_PATTERNS = {"onnx": ("onnx/**/*",), "openvino": ("openvino/**/*",)}
 
 
 def folder_identity(folder: str | Path, backend: str = "torch") -> dict[str, str]:
     """``{"folder_sha256": ...}``: fingerprint of the folder's weights, tokenizer and config files
-    (:data:`MODEL_FILE_PATTERNS`; ``onnx/**`` too for the ONNX backend, ``openvino/**`` for OpenVINO:
-    :data:`BACKEND_FILE_PATTERNS`)."""
-    patterns = MODEL_FILE_PATTERNS + BACKEND_FILE_PATTERNS.get(backend, ())
+    (:data:`MODEL_FILE_PATTERNS`; ``onnx/**`` too for the ONNX backend)."""
+    patterns = MODEL_FILE_PATTERNS + (("onnx/**/*",) if backend == "onnx" else ())
     return {"folder_sha256": folder_fingerprint(folder, patterns=patterns, length=32)}
 
 
