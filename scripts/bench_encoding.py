@@ -20,7 +20,8 @@
   when ``onnxruntime``/``optimum`` are installed (a separate venv: that extra pins older
   transformers) vs OpenVINO fp32, int8 static (``export_static_quantized_openvino_model``,
   calibrated on ``--calibration``) and int8 weight-only when ``openvino``/``optimum-intel`` are
-  installed (another venv, ``sentence-transformers[openvino]``): texts/s and tokens/s of a bare ``SentenceTransformer.encode`` of ``--n-texts``
+  installed (another venv, ``sentence-transformers[openvino]``; ``--ov-profile`` adds where their
+  time goes): texts/s and tokens/s of a bare ``SentenceTransformer.encode`` of ``--n-texts``
   texts (median of ``--repeats`` rotating rounds, ``--threads`` threads), and the main scores of the
   benchmark's two tasks plus ``--score-tasks`` with the disk cache off.
 
@@ -274,6 +275,42 @@ def _openvino_models(tmp: Path, threads: int, calibration: Path, n_calibration: 
     return out
 
 
+def _openvino_profile(st, texts: list[str], batch: int = 32) -> str:
+    """Where an OpenVINO model spends its inference time on ``texts``: the model recompiled with its
+    own config plus ``PERF_COUNT=YES``, batches of ``batch`` length-sorted texts (as sentence-transformers
+    batches them), OpenVINO's per-node profiling (``real_time``, seconds) summed per node type, and per
+    kernel for the ``FullyConnected*`` (matmul) nodes; shares of the summed node time, plus the
+    tokenisation time (s). Profiling adds its own overhead: compare shares and models, not with the
+    throughput table."""
+    from collections import defaultdict
+
+    import openvino as ov
+
+    m = st.transformers_model
+    compiled = ov.Core().compile_model(m.model, "CPU", {**m.ov_config, "PERF_COUNT": "YES"})
+    request = compiled.create_infer_request()
+    names = {i.get_any_name() for i in compiled.inputs}
+    by_type: dict[str, float] = defaultdict(float)
+    fc: dict[str, float] = defaultdict(float)
+    tok = 0.0
+    ordered = sorted(texts, key=len, reverse=True)
+    for b in range(0, len(ordered), batch):
+        t0 = time.perf_counter()
+        enc = st.tokenizer(ordered[b : b + batch], padding=True, truncation=True, max_length=st.max_seq_length, return_tensors="np")
+        tok += time.perf_counter() - t0
+        request.infer({k: v for k, v in enc.items() if k in names})
+        for info in request.profiling_info:
+            t = info.real_time.total_seconds()
+            by_type[info.node_type] += t
+            if info.node_type.startswith("FullyConnected"):  # also FullyConnectedCompressed (int8 weights)
+                fc[info.exec_type] += t
+    total = sum(by_type.values())
+    top = sorted(by_type.items(), key=lambda kv: -kv[1])[:5]
+    return (f"summed node time {total:.2f} s: " + ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in top)
+            + f"; FullyConnected* {sum(fc.values()):.2f} s, kernels: " + ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in sorted(fc.items(), key=lambda kv: -kv[1]))
+            + f"; tokenisation {tok:.2f} s")
+
+
 def backends(args) -> None:
     """Benchmark 4: bare ``SentenceTransformer.encode`` throughput of each backend/precision on the
     same texts (interleaved rounds, median), then the main scores of the score tasks through the
@@ -284,8 +321,8 @@ def backends(args) -> None:
     from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
 
     from mteb_contrastive.encoding import EncodingSettings
-    from mteb_contrastive.encoding.settings import BACKENDS
     from mteb_contrastive.encoding.loading import backend_available, wrap_sentence_transformer
+    from mteb_contrastive.encoding.settings import BACKENDS
     from mteb_contrastive.paths import shared_data_dir
 
     torch.set_num_threads(args.threads)
@@ -327,6 +364,8 @@ def backends(args) -> None:
             cpus[label].append(time.process_time() - c0)
             embs[label] = np.asarray(e, dtype=np.float32)
         print(f"round {r + 1}: " + ", ".join(f"{k} {walls[k][-1]:.1f} s" for k in labels), file=sys.stderr, flush=True)
+    profiles = {label: _openvino_profile(models[label].model, texts) for _, label, _, _ in exported
+                if args.ov_profile and models[label].model.get_backend() == "openvino"}
     ref = embs["torch fp32"]
     tasks = _tasks(args.benchmark) + [mteb.get_task(t) for t in args.score_tasks]
     scores: dict[str, list[float]] = {}
@@ -357,6 +396,10 @@ def backends(args) -> None:
         print(f"| {label} | {len(texts) / med[label]:.1f} | {n_tokens / med[label]:.0f} | {base / med[label]:.2f}x | {med_cpu['torch fp32'] / med_cpu[label]:.2f}x | {sum(cpus[label]) / sum(walls[label]):.2f} | {cos.mean():.5f} | {cos.min():.5f} | {cells} | {max(abs(d) for d in diffs):.2f} |")
     print("\nall rounds, wall s: " + "; ".join(f"{k}: " + ", ".join(f"{x:.2f}" for x in v) for k, v in walls.items()))
     print("all rounds, CPU s: " + "; ".join(f"{k}: " + ", ".join(f"{x:.2f}" for x in v) for k, v in cpus.items()))
+    if profiles:
+        print("\nOpenVINO profile (share of the summed node times, PERF_COUNT=YES, same texts and threads):")
+        for label, line in profiles.items():
+            print(f"* {label}: {line}")
     if not backend_available("onnx"):
         print("\nONNX fp32 / int8: not measured in this environment (onnxruntime and optimum are not installed; "
               "`backend=onnx` raises a one-line error naming them). Run this script from a venv with sentence-transformers[onnx].")
@@ -378,6 +421,7 @@ def main() -> int:
     ap.add_argument("--bf16", action="store_true", help="backends: also torch bf16 (emulated, slow on CPUs without bf16 instructions)")
     ap.add_argument("--calibration", default=None, help="backends: JSON Lines file with a 'text' field calibrating the OpenVINO int8 static export (default: <shared>/ir/cranfield/corpus.jsonl, texts of no scored task)")
     ap.add_argument("--n-calibration", type=int, default=300, help="backends: calibration texts for the OpenVINO int8 static export")
+    ap.add_argument("--ov-profile", action="store_true", help="backends: also print where each OpenVINO model spends its time (OpenVINO's per-node profiling)")
     ap.add_argument("--score-tasks", nargs="*", default=[], help="backends: more tasks to score besides --benchmark's two (e.g. PAN14KnownVerification, with MTEB_CONTRASTIVE_VERIFICATION set to its built folder's parent)")
     ap.add_argument("--subset-authors", type=int, default=None, help="run on TALNAbstractEnSub<N> (N paired author sets + N others) instead of --benchmark")
     args = ap.parse_args()
