@@ -18,7 +18,10 @@
 * ``backends`` (4): torch fp32 vs torch int8 (``precision=int8``; ``--bf16`` adds torch bf16) vs
   ONNX fp32 and ONNX int8 (sentence-transformers' ``export_dynamic_quantized_onnx_model``, avx2)
   when ``onnxruntime``/``optimum`` are installed (a separate venv: that extra pins older
-  transformers): texts/s and tokens/s of a bare ``SentenceTransformer.encode`` of ``--n-texts``
+  transformers) vs OpenVINO fp32, int8 static (``export_static_quantized_openvino_model``,
+  calibrated on ``--calibration``) and int8 weight-only when ``openvino``/``optimum-intel`` are
+  installed (another venv, ``sentence-transformers[openvino]``; ``--ov-profile`` adds where their
+  time goes): texts/s and tokens/s of a bare ``SentenceTransformer.encode`` of ``--n-texts``
   texts (median of ``--repeats`` rotating rounds, ``--threads`` threads), and the main scores of the
   benchmark's two tasks plus ``--score-tasks`` with the disk cache off.
 
@@ -225,6 +228,89 @@ def _onnx_models(tmp: Path, threads: int):
     return st, q
 
 
+def _openvino_models(tmp: Path, threads: int, calibration: Path, n_calibration: int):
+    """sentence-transformers OpenVINO models of all-MiniLM-L6-v2, each compiled for the CPU with
+    ``INFERENCE_NUM_THREADS=threads`` (``model_kwargs={"ov_config": ...}``): fp32 (exported by
+    optimum-intel on load), int8 static quantisation (``export_static_quantized_openvino_model``:
+    NNCF post-training quantisation of weights and activations, calibrated on the first
+    ``n_calibration`` documents of ``calibration``, a JSON Lines file with a ``text`` field) and int8
+    weight-only compression (optimum-intel ``quantization_config={"bits": 8}`` at export: int8
+    weights, float activations). Returns [(label, SentenceTransformer, revision tag)]."""
+    import json
+    import shutil
+
+    from huggingface_hub import snapshot_download
+    from optimum.intel import OVQuantizationConfig
+    from sentence_transformers import SentenceTransformer, export_static_quantized_openvino_model
+
+    folder = tmp / "minilm-openvino"  # a local copy of the snapshot: the exports are written next to it
+    shutil.copytree(snapshot_download(MINILM, local_files_only=True), folder)
+    ov_config = {"INFERENCE_NUM_THREADS": threads}
+
+    def fp32_model():
+        return SentenceTransformer(str(folder), backend="openvino", device="cpu", model_kwargs={"ov_config": dict(ov_config)})
+
+    calib = tmp / "calibration"
+    calib.mkdir()
+    with open(calibration, encoding="utf-8") as src, open(calib / "train.jsonl", "w", encoding="utf-8") as out:
+        for i, line in enumerate(src):
+            if i == n_calibration:
+                break
+            out.write(json.dumps({"sentence": json.loads(line)["text"]}) + "\n")
+    t0 = time.perf_counter()
+    # the export quantises the model it is given in place: a throwaway instance, the fp32 row loads its own below
+    export_static_quantized_openvino_model(fp32_model(), OVQuantizationConfig(num_samples=n_calibration), str(folder), dataset_name=str(calib),
+                                           dataset_config_name="default", dataset_split="train", column_name="sentence")
+    print(f"OpenVINO int8 static export: {time.perf_counter() - t0:.0f} s, calibrated on {n_calibration} texts of {calibration}", file=sys.stderr)
+    static = SentenceTransformer(str(folder), backend="openvino", device="cpu",
+                                 model_kwargs={"file_name": "openvino/openvino_model_qint8_quantized.xml", "ov_config": dict(ov_config)})
+    weights = SentenceTransformer(str(folder), backend="openvino", device="cpu",
+                                  model_kwargs={"export": True, "quantization_config": {"bits": 8}, "ov_config": dict(ov_config)})
+    out = [("openvino fp32 (backend=openvino)", fp32_model(), "openvino"),
+           ("openvino int8 static (NNCF export, calibrated)", static, "openvino-qint8-static"),
+           ("openvino int8 weights only (bits=8)", weights, "openvino-int8-weights")]
+    for label, st, _ in out:
+        st.transformers_model.compile()  # compiled lazily otherwise (at the first encode)
+        print(f"{label}: compiled INFERENCE_NUM_THREADS={st.transformers_model.request.get_property('INFERENCE_NUM_THREADS')}", file=sys.stderr)
+    return out
+
+
+def _openvino_profile(st, texts: list[str], batch: int = 32) -> str:
+    """Where an OpenVINO model spends its inference time on ``texts``: the model recompiled with its
+    own config plus ``PERF_COUNT=YES``, batches of ``batch`` length-sorted texts (as sentence-transformers
+    batches them), OpenVINO's per-node profiling (``real_time``, seconds) summed per node type, and per
+    kernel for the ``FullyConnected*`` (matmul) nodes; shares of the summed node time, plus the
+    tokenisation time (s). Profiling adds its own overhead: compare shares and models, not with the
+    throughput table."""
+    from collections import defaultdict
+
+    import openvino as ov
+
+    m = st.transformers_model
+    compiled = ov.Core().compile_model(m.model, "CPU", {**m.ov_config, "PERF_COUNT": "YES"})
+    request = compiled.create_infer_request()
+    names = {i.get_any_name() for i in compiled.inputs}
+    by_type: dict[str, float] = defaultdict(float)
+    fc: dict[str, float] = defaultdict(float)
+    tok = 0.0
+    ordered = sorted(texts, key=len, reverse=True)
+    for b in range(0, len(ordered), batch):
+        t0 = time.perf_counter()
+        enc = st.tokenizer(ordered[b : b + batch], padding=True, truncation=True, max_length=st.max_seq_length, return_tensors="np")
+        tok += time.perf_counter() - t0
+        request.infer({k: v for k, v in enc.items() if k in names})
+        for info in request.profiling_info:
+            t = info.real_time.total_seconds()
+            by_type[info.node_type] += t
+            if info.node_type.startswith("FullyConnected"):  # also FullyConnectedCompressed (int8 weights)
+                fc[info.exec_type] += t
+    total = sum(by_type.values())
+    top = sorted(by_type.items(), key=lambda kv: -kv[1])[:5]
+    return (f"summed node time {total:.2f} s: " + ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in top)
+            + f"; FullyConnected* {sum(fc.values()):.2f} s, kernels: " + ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in sorted(fc.items(), key=lambda kv: -kv[1]))
+            + f"; tokenisation {tok:.2f} s")
+
+
 def backends(args) -> None:
     """Benchmark 4: bare ``SentenceTransformer.encode`` throughput of each backend/precision on the
     same texts (interleaved rounds, median), then the main scores of the score tasks through the
@@ -235,7 +321,9 @@ def backends(args) -> None:
     from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
 
     from mteb_contrastive.encoding import EncodingSettings
-    from mteb_contrastive.encoding.loading import onnx_available, wrap_sentence_transformer
+    from mteb_contrastive.encoding.loading import backend_available, wrap_sentence_transformer
+    from mteb_contrastive.encoding.settings import BACKENDS
+    from mteb_contrastive.paths import shared_data_dir
 
     torch.set_num_threads(args.threads)
     texts = _distinct_texts(args.benchmark)[: args.n_texts]
@@ -245,27 +333,39 @@ def backends(args) -> None:
     if args.bf16:
         configs.append(("torch bf16 (precision=bf16)", {"precision": "bf16"}))
     models = {label: mteb.get_model(MINILM, cache=False, **opts) for label, opts in configs}
-    if onnx_available():
+    exported = []  # (backend, label, SentenceTransformer, revision tag)
+    if backend_available("onnx"):
         st_onnx, st_onnx8 = _onnx_models(tmp, args.threads)
-        meta = mteb.get_model_meta(MINILM)
-        for label, st, tag in (("onnx fp32 (backend=onnx)", st_onnx, "onnx"), ("onnx int8 (avx2 dynamic quantisation export)", st_onnx8, "onnx-qint8-avx2")):
-            inner = SentenceTransformerEncoderWrapper(st)
-            m = meta.model_copy(update={"revision": f"{meta.revision}+{tag}"})
-            models[label] = wrap_sentence_transformer(inner, EncodingSettings(backend="onnx", cache=False), identity=None, meta=m)
+        exported += [("onnx", "onnx fp32 (backend=onnx)", st_onnx, "onnx"), ("onnx", "onnx int8 (avx2 dynamic quantisation export)", st_onnx8, "onnx-qint8-avx2")]
+    if backend_available("openvino"):
+        calibration = Path(args.calibration) if args.calibration else shared_data_dir(args.shared) / "ir" / "cranfield" / "corpus.jsonl"
+        exported += [("openvino", *row) for row in _openvino_models(tmp, args.threads, calibration, args.n_calibration)]
+    meta = mteb.get_model_meta(MINILM)
+    for backend, label, st, tag in exported:
+        inner = SentenceTransformerEncoderWrapper(st)
+        m = meta.model_copy(update={"revision": f"{meta.revision}+{tag}"})
+        # openvino is no encoding option (BACKENDS): its rows take the product path with torch's settings, which
+        # here only name the in-memory store of that one model (cache off, identity None); the revision says openvino
+        settings = EncodingSettings(backend=backend if backend in BACKENDS else "torch", cache=False)
+        models[label] = wrap_sentence_transformer(inner, settings, identity=None, meta=m)
     st0 = models["torch fp32"].model
     n_tokens = sum(len(x) for x in st0.tokenizer(texts, add_special_tokens=True, truncation=True, max_length=st0.max_seq_length)["input_ids"])
     walls: dict[str, list[float]] = {k: [] for k in models}
+    cpus: dict[str, list[float]] = {k: [] for k in models}  # process CPU s per round: / wall ~ 1 on one thread
     embs: dict[str, np.ndarray] = {}
     for label, m in models.items():  # warm-up
         m.model.encode(texts[:32], batch_size=32, show_progress_bar=False)
     labels = list(models)
     for r in range(args.repeats):
         for label in labels[r % len(labels):] + labels[: r % len(labels)]:  # rotate the order every round
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             e = models[label].model.encode(texts, batch_size=32, show_progress_bar=False, convert_to_numpy=True)
             walls[label].append(time.perf_counter() - t0)
+            cpus[label].append(time.process_time() - c0)
             embs[label] = np.asarray(e, dtype=np.float32)
         print(f"round {r + 1}: " + ", ".join(f"{k} {walls[k][-1]:.1f} s" for k in labels), file=sys.stderr, flush=True)
+    profiles = {label: _openvino_profile(models[label].model, texts) for _, label, _, _ in exported
+                if args.ov_profile and models[label].model.get_backend() == "openvino"}
     ref = embs["torch fp32"]
     tasks = _tasks(args.benchmark) + [mteb.get_task(t) for t in args.score_tasks]
     scores: dict[str, list[float]] = {}
@@ -279,12 +379,13 @@ def backends(args) -> None:
         scores[label] = [by[t.metadata.name] for t in tasks]
         print(f"scored {label}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     med = {k: statistics.median(v) for k, v in walls.items()}
+    med_cpu = {k: statistics.median(v) for k, v in cpus.items()}
     print(f"Benchmark 4: all-MiniLM-L6-v2 on {len(texts)} distinct {args.benchmark} texts ({n_tokens} tokens after truncation to "
-          f"{st0.max_seq_length}), batch 32, {args.threads} thread(s) (torch threads / onnxruntime intra-op threads), "
+          f"{st0.max_seq_length}), batch 32, {args.threads} thread(s) (torch threads / onnxruntime intra-op threads / OpenVINO INFERENCE_NUM_THREADS), "
           f"median wall time of {args.repeats} rotating rounds of bare `SentenceTransformer.encode`\n")
     names = [f"{t.metadata.name} {t.metadata.main_score}" for t in tasks]
-    print("| backend | texts/s | tokens/s | speed-up | mean cosine to fp32 | min cosine | " + " | ".join(names) + " | max abs diff (points) |")
-    print("|---|---|---|---|---|---|" + "---|" * len(names) + "---|")
+    print("| backend | texts/s | tokens/s | speed-up | CPU-time speed-up | CPU s / wall s | mean cosine to fp32 | min cosine | " + " | ".join(names) + " | max abs diff (points) |")
+    print("|---|---|---|---|---|---|---|---|" + "---|" * len(names) + "---|")
     base = med["torch fp32"]
     for label in labels:
         e = embs[label]
@@ -292,11 +393,19 @@ def backends(args) -> None:
         sc = scores[label]
         diffs = [100 * (a - b) for a, b in zip(sc, scores["torch fp32"])]
         cells = " | ".join(f"{a:.4f} ({d:+.2f})" for a, d in zip(sc, diffs))
-        print(f"| {label} | {len(texts) / med[label]:.1f} | {n_tokens / med[label]:.0f} | {base / med[label]:.2f}x | {cos.mean():.5f} | {cos.min():.5f} | {cells} | {max(abs(d) for d in diffs):.2f} |")
+        print(f"| {label} | {len(texts) / med[label]:.1f} | {n_tokens / med[label]:.0f} | {base / med[label]:.2f}x | {med_cpu['torch fp32'] / med_cpu[label]:.2f}x | {sum(cpus[label]) / sum(walls[label]):.2f} | {cos.mean():.5f} | {cos.min():.5f} | {cells} | {max(abs(d) for d in diffs):.2f} |")
     print("\nall rounds, wall s: " + "; ".join(f"{k}: " + ", ".join(f"{x:.2f}" for x in v) for k, v in walls.items()))
-    if not onnx_available():
+    print("all rounds, CPU s: " + "; ".join(f"{k}: " + ", ".join(f"{x:.2f}" for x in v) for k, v in cpus.items()))
+    if profiles:
+        print("\nOpenVINO profile (share of the summed node times, PERF_COUNT=YES, same texts and threads):")
+        for label, line in profiles.items():
+            print(f"* {label}: {line}")
+    if not backend_available("onnx"):
         print("\nONNX fp32 / int8: not measured in this environment (onnxruntime and optimum are not installed; "
               "`backend=onnx` raises a one-line error naming them). Run this script from a venv with sentence-transformers[onnx].")
+    if not backend_available("openvino"):
+        print("\nOpenVINO fp32 / int8: not measured in this environment (openvino and optimum-intel are not installed). "
+              "Run this script from a venv with sentence-transformers[openvino].")
 
 
 def main() -> int:
@@ -310,6 +419,9 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=1, help="overhead: torch threads")
     ap.add_argument("--no-scores", action="store_true", help="backends: skip the task scores")
     ap.add_argument("--bf16", action="store_true", help="backends: also torch bf16 (emulated, slow on CPUs without bf16 instructions)")
+    ap.add_argument("--calibration", default=None, help="backends: JSON Lines file with a 'text' field calibrating the OpenVINO int8 static export (default: <shared>/ir/cranfield/corpus.jsonl, texts of no scored task)")
+    ap.add_argument("--n-calibration", type=int, default=300, help="backends: calibration texts for the OpenVINO int8 static export")
+    ap.add_argument("--ov-profile", action="store_true", help="backends: also print where each OpenVINO model spends its time (OpenVINO's per-node profiling)")
     ap.add_argument("--score-tasks", nargs="*", default=[], help="backends: more tasks to score besides --benchmark's two (e.g. PAN14KnownVerification, with MTEB_CONTRASTIVE_VERIFICATION set to its built folder's parent)")
     ap.add_argument("--subset-authors", type=int, default=None, help="run on TALNAbstractEnSub<N> (N paired author sets + N others) instead of --benchmark")
     args = ap.parse_args()

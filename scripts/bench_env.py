@@ -11,7 +11,7 @@ def machine_lines() -> list[str]:
     this process is pinned to and the thread environment variables, load average."""
     import torch
 
-    from mteb_contrastive.encoding.loading import cpu_has_bf16, onnx_available
+    from mteb_contrastive.encoding.loading import backend_available, cpu_has_bf16
 
     cpu = platform.processor() or "?"
     try:
@@ -24,7 +24,8 @@ def machine_lines() -> list[str]:
     lines = [
         f"- CPU: {cpu}; {os.cpu_count()} logical cores; torch {torch.__version__} with {torch.get_num_threads()} threads, "
         f"capability {torch.backends.cpu.get_cpu_capability()}; native bf16: {'yes' if cpu_has_bf16() else 'no'}; "
-        f"ONNX backend installed: {'yes' if onnx_available() else 'no'}",
+        f"ONNX backend installed: {'yes' if backend_available('onnx') else 'no'}; "
+        f"OpenVINO backend installed: {'yes' if backend_available('openvino') else 'no'}",
     ]
     try:
         from threadpoolctl import threadpool_info
@@ -41,7 +42,7 @@ def machine_lines() -> list[str]:
         except PackageNotFoundError:
             return "-"
 
-    lines.append("- versions: " + ", ".join(f"{p} {v(p)}" for p in ("mteb", "sentence-transformers", "transformers", "onnxruntime", "optimum", "optimum-onnx", "faiss-cpu", "numpy")))
+    lines.append("- versions: " + ", ".join(f"{p} {v(p)}" for p in ("mteb", "sentence-transformers", "transformers", "onnxruntime", "optimum", "optimum-onnx", "openvino", "optimum-intel", "nncf", "faiss-cpu", "numpy")))
     try:
         cores = sorted(os.sched_getaffinity(0))
     except AttributeError:  # not Linux

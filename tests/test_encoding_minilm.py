@@ -108,9 +108,22 @@ def test_mteb_run_with_options_encodes_once_and_a_second_run_encodes_nothing(tin
 def test_onnx_without_its_packages_is_one_clear_error(monkeypatch):
     import mteb_contrastive.encoding.loading as loading
 
-    monkeypatch.setattr(loading, "onnx_available", lambda: False)
-    with pytest.raises(EncodingSettingsError, match="backend=onnx: onnxruntime and optimum are not installed"):
+    installed = loading._module_installed
+    monkeypatch.setattr(loading, "_module_installed", lambda name: name not in ("onnxruntime", "optimum.onnxruntime") and installed(name))
+    assert loading.backend_available("torch") and not loading.backend_available("onnx")
+    with pytest.raises(EncodingSettingsError, match=r"backend=onnx: onnxruntime and optimum.onnxruntime are not installed \(pip install 'sentence-transformers\[onnx\]'"):
         mteb.get_model(f"{MINILM}::backend=onnx")
+
+
+def test_backend_availability_needs_every_module_and_survives_a_missing_parent_package(monkeypatch):
+    import mteb_contrastive.encoding.loading as loading
+
+    assert loading._module_installed("numpy.linalg")
+    assert not loading._module_installed("no_such_package_mteb_contrastive.intel")   # find_spec raises for the parent: False
+    monkeypatch.setattr(loading, "_module_installed", lambda name: name == "openvino")   # openvino without optimum.intel
+    assert not loading.backend_available("openvino")
+    monkeypatch.setattr(loading, "_module_installed", lambda name: name in ("openvino", "optimum.intel"))
+    assert loading.backend_available("openvino") and not loading.backend_available("onnx")
 
 
 def test_int8_quantises_every_linear_layer_and_stays_close_to_fp32():

@@ -45,9 +45,29 @@ def cpu_has_bf16() -> bool:
         return False
 
 
-def onnx_available() -> bool:
-    """True when sentence-transformers' ONNX backend can load (``onnxruntime`` and ``optimum``)."""
-    return importlib.util.find_spec("onnxruntime") is not None and importlib.util.find_spec("optimum") is not None
+#: per non-torch backend of sentence-transformers: the modules its loader imports (``backend/load.py``:
+#: ``load_onnx_model`` / ``load_openvino_model``) and the pip extra that installs them. The encoding
+#: option ``backend`` offers ``onnx`` (:data:`~mteb_contrastive.encoding.settings.BACKENDS`);
+#: ``openvino`` is measured by ``scripts/bench_encoding.py backends`` only (no gain on the benchmark
+#: CPU: ``docs/benchmarks-encoding.md``, benchmark 4)
+BACKEND_REQUIREMENTS: dict[str, tuple[tuple[str, ...], str]] = {
+    "onnx": (("onnxruntime", "optimum.onnxruntime"), "sentence-transformers[onnx]"),
+    "openvino": (("openvino", "optimum.intel"), "sentence-transformers[openvino]"),
+}
+
+
+def _module_installed(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # a parent package (e.g. ``optimum`` of ``optimum.intel``) is missing
+        return False
+
+
+def backend_available(backend: str) -> bool:
+    """True when sentence-transformers can load ``backend`` here (``torch``: always; ``onnx``:
+    ``onnxruntime`` and ``optimum.onnxruntime``; ``openvino``: ``openvino`` and ``optimum.intel``)."""
+    modules, _ = BACKEND_REQUIREMENTS.get(backend, ((), ""))
+    return all(_module_installed(m) for m in modules)
 
 
 def is_sentence_transformers_loader(loader: Any) -> bool:
@@ -58,10 +78,11 @@ def is_sentence_transformers_loader(loader: Any) -> bool:
 
 
 def _check_backend(settings: EncodingSettings) -> None:
-    if settings.backend == "onnx" and not onnx_available():
+    if not backend_available(settings.backend):
+        modules, extra = BACKEND_REQUIREMENTS[settings.backend]
         raise EncodingSettingsError(
-            "encoding option backend=onnx: onnxruntime and optimum are not installed "
-            "(pip install 'sentence-transformers[onnx]' in a separate environment: it pins older transformers)"
+            f"encoding option backend={settings.backend}: {' and '.join(modules)} are not installed "
+            f"(pip install '{extra}' in a separate environment: it may pin other transformers versions)"
         )
     if settings.precision == "bf16" and not cpu_has_bf16():
         warnings.warn(
