@@ -138,8 +138,8 @@ def exact_top_k(
     rows, cols = block_shape(n, m, k, block_bytes)
     qt_all = _tensor(q)
     with torch.inference_mode():
-        # one buffer for the whole search: a fresh 256 MiB result per block costs the kernel's page
-        # faults each time (measured: the product took 1.8x as long on 14,336 x 28,672)
+        # one buffer for the whole search: a fresh result per block pays the kernel's page faults
+        # each time (benchmark 1, docs/benchmarks.md: rows `torch matmul` vs `torch blocks`)
         buf = torch.empty(rows * cols, dtype=torch.float32)
         for s in range(0, n, rows):
             qt = qt_all[s : s + rows]
@@ -178,7 +178,8 @@ def block_shape(n: int, m: int, k: int, block_bytes: int = BLOCK_BYTES) -> tuple
 def top_k_of_rows(block: Any, k: int, group: int = GROUP) -> tuple[Any, Any]:
     """The ``k`` largest values of each row of ``block`` (r, w) and their columns, best first.
 
-    Equal to ``torch.topk(block, k, dim=1)`` in values, about 1.4x faster on wide rows: the
+    Equal to ``torch.topk(block, k, dim=1)`` in values, about 1.3x faster on wide rows (0.92 s vs
+    1.17 s for 14,336 rows of 28,672 on one core, docs/benchmarks.md section 1): the
     columns are cut into ``G = w // group`` interleaved groups (column ``j + G t`` is in group
     ``j``), each group's maximum is taken with ``group - 1`` vectorised maxima, and only the
     members of the ``k`` groups with the largest maxima (plus the ``w - G group`` tail columns) are
