@@ -12,12 +12,12 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 TASK = "QuoteRKJVNovelsEnglishRetrieval"
 
 
-def _mteb(model, out):
+def _mteb(model, out, *extra):
     exe = Path(sys.executable).with_name("mteb")
     env = dict(os.environ, HF_HUB_OFFLINE="1", MTEB_CONTRASTIVE_QUOTER_DATA=str(SHARED / "quoter"))
     src = str(Path(__file__).resolve().parents[1] / "src")
     env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "") if env.get("PYTHONPATH") else src
-    cmd = [str(exe), "run", "-m", model, "-t", TASK, "--output-folder", str(out), "--overwrite-strategy", "always", "-v", "1", "--batch-size", "32"]
+    cmd = [str(exe), "run", "-m", model, "-t", TASK, "--output-folder", str(out), "--overwrite-strategy", "always", "-v", "1", "--batch-size", "32", *extra]
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-3000:]
     files = [f for f in out.rglob(f"{TASK}.json")]
@@ -26,7 +26,7 @@ def _mteb(model, out):
 
 
 def test_mteb_run_bm25_and_reranked(tmp_path):
-    f_bm25, bm25 = _mteb("mteb/baseline-bm25s", tmp_path / "bm25")
+    f_bm25, bm25 = _mteb("mteb/baseline-bm25s", tmp_path / "bm25", "--prediction-folder", str(tmp_path / "pred"))
     f_two, two = _mteb("rerank/bm25+bi@10", tmp_path / "two")
     for s in (bm25, two):
         assert s["main_score"] == s["mrr_tie_expected"] and 0 < s["mrr_tie_expected"] <= 1
@@ -55,3 +55,14 @@ def test_mteb_run_bm25_and_reranked(tmp_path):
     m = bm25
     assert line.startswith(f"| mteb/baseline-bm25s | {TASK} | 272 | 29 | {m['mrr_tie_expected']:.4f} ({m['mrr_optimistic']:.4f} / {m['mrr_pessimistic']:.4f}) | ")
     assert f"| {m['median_rank_tie_expected']:g} ({m['median_rank_optimistic']:g} / {m['median_rank_pessimistic']:g}) | {m['n_gold_tied_at_zero']} | " in line
+
+    # per-query scores of the main score beside mteb's rankings (the release report compares on them)
+    from mteb_contrastive.report.reader import per_item_scores, read_results
+
+    (pred_dir,) = [d for d in (tmp_path / "pred").iterdir() if d.is_dir()]
+    rankings = json.loads(next(pred_dir.rglob(f"{TASK}_predictions.json")).read_text())["default"]["test"]
+    assert len(rankings) == 29 and all(isinstance(v, dict) and all(isinstance(x, float) for x in v.values()) for v in rankings.values())
+    (row,) = [r for r in read_results(tmp_path / "bm25") if r.task == TASK]
+    items = per_item_scores(row, pred_dir)
+    assert items.statistic_name == "mrr_tie_expected" and sorted(items.ids) == sorted(rankings)
+    assert sum(items.values) / len(items.values) == pytest.approx(m["mrr_tie_expected"], abs=5e-7)  # mteb keeps 6 decimals

@@ -164,3 +164,17 @@ def test_build_command_bad_input_is_one_line_exit_2(tmp_path, capsys, content, a
     if not needle.startswith("--"):  # a data error names the file
         assert "in.txt" in err
     assert not (tmp_path / "o" / "X").exists()
+
+
+def test_per_item_file_holds_each_querys_expected_reciprocal_rank():
+    """By hand: query a has nothing above its gold and one tie (h=0, t=2): E[1/rank] = (1 + 1/2)/2 =
+    0.75; query b has two candidates above and no tie (h=2, t=1): 1/3. The mean is mrr_tie_expected."""
+    import numpy as np
+
+    from mteb_contrastive.protocols.quote_retrieval import AbsTaskQuoteRetrieval
+
+    h, t = np.array([0, 2]), np.array([2, 1])
+    p = AbsTaskQuoteRetrieval.per_item(["a", "b"], h, t)
+    assert p["name"] == "mrr_tie_expected" and p["ids"] == ["a", "b"]
+    assert p["values"] == pytest.approx([0.75, 1 / 3])
+    assert sum(p["values"]) / 2 == pytest.approx(tie_aware_metrics(h, t)["mrr_tie_expected"])

@@ -152,6 +152,8 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         higher = np.array([x.higher for x in ties], dtype=np.int64)
         tied = np.array([x.tied for x in ties], dtype=np.int64)
         scores.update(tie_aware_metrics(higher, tied, ks=(1, 10, 100), ndcg_k=5))
+        if kwargs.get("prediction_folder"):
+            self._save_per_item(search_model, list(gold), higher, tied, kwargs["prediction_folder"], hf_split=kwargs.get("hf_split", "test"), hf_subset=kwargs.get("hf_subset", "default"))
         scores["n_gold_tied_at_zero"] = int(sum(1 for x in ties if x.tied > 1 and x.score == 0))
         scores["gold_ranks_exact"] = int(bool(getattr(search_model, "gold_ranks_exact", True)))
         scores["gold_ranks_lower_bound"] = int(getattr(search_model, "n_lower_bound", 0))
@@ -161,6 +163,34 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         if callable(describe):
             scores.update(describe())
         return scores
+
+
+    @staticmethod
+    def per_item(query_ids: list[str], higher: np.ndarray, tied: np.ndarray) -> dict[str, Any]:
+        """The per-item contract of :func:`mteb_contrastive.report.reader.per_item_scores`: one
+        expected reciprocal rank per query (:func:`~mteb_contrastive.metrics.ranking.expected_reciprocal_rank`
+        of its gold's tie range), so ``mean(values) == mrr_tie_expected``, the main score."""
+        from mteb_contrastive.metrics.ranking import expected_reciprocal_rank
+
+        return {"name": "mrr_tie_expected", "ids": list(query_ids), "values": expected_reciprocal_rank(higher, tied).tolist()}
+
+    def _save_per_item(self, search_model: Any, query_ids: list[str], higher: np.ndarray, tied: np.ndarray, prediction_folder: Any, *, hf_split: str, hf_subset: str) -> None:
+        """Write :meth:`per_item` to ``<task>_per_item.json`` beside mteb's prediction file (same
+        per-model folder, :func:`~mteb_contrastive.registration.prediction_subfolder`), under
+        ``[hf_subset][hf_split]``, atomically. Not into mteb's file: its rankings are what mteb's
+        ``convert_to_reranking`` reads, every key a query id."""
+        import json
+
+        from mteb_contrastive.data.atomic import write_text_atomic
+        from mteb_contrastive.registration import prediction_subfolder
+        from mteb_contrastive.report.reader import predictions_file
+
+        meta = search_model.mteb_model_meta
+        folder = prediction_subfolder(prediction_folder, meta.name, meta.revision)
+        path = predictions_file(folder, self.metadata.name, kind="per_item")
+        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        data.setdefault(hf_subset, {})[hf_split] = self.per_item(query_ids, higher, tied)
+        write_text_atomic(path, json.dumps(data))
 
 
 def env_dir(env: str, default: Path | None = None) -> Path | None:

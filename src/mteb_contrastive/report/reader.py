@@ -244,8 +244,9 @@ class PerItem:
     groups: list[str] | None = None
 
 
-def predictions_file(prediction_dir: str | Path, task: str, revision: str | None = None) -> Path:
-    """mteb's prediction file of ``task`` for one model.
+def predictions_file(prediction_dir: str | Path, task: str, revision: str | None = None, kind: str = "predictions") -> Path:
+    """mteb's prediction file of ``task`` for one model (``kind="per_item"``: the per-item file a
+    protocol writes beside it when mteb's own file holds rankings, ``<task>_per_item.json``).
 
     ``prediction_dir`` is the model's folder: the file is ``<dir>/<revision>/<task>_predictions.json``
     (the per-model layout written under a shared ``--prediction-folder``, see
@@ -253,7 +254,7 @@ def predictions_file(prediction_dir: str | Path, task: str, revision: str | None
     for a folder given to one model only. Without ``revision`` the newest ``<dir>/*/`` file is taken.
     """
     d = Path(prediction_dir)
-    name = f"{task}_predictions.json"
+    name = f"{task}_{kind}.json"
     if revision is not None and (d / str(revision) / name).is_file():
         return d / str(revision) / name
     if (d / name).is_file():
@@ -262,11 +263,12 @@ def predictions_file(prediction_dir: str | Path, task: str, revision: str | None
     return found[-1] if found else d / name
 
 
-def read_predictions(prediction_dir: str | Path | None, task: str, subset: str, split: str, revision: str | None = None) -> Any:
-    """The predictions mteb (or a protocol) stored for one subset/split; None when absent."""
+def read_predictions(prediction_dir: str | Path | None, task: str, subset: str, split: str, revision: str | None = None, kind: str = "predictions") -> Any:
+    """The predictions mteb (or a protocol) stored for one subset/split (``kind``: see
+    :func:`predictions_file`); None when absent."""
     if prediction_dir is None:
         return None
-    f = predictions_file(prediction_dir, task, revision)
+    f = predictions_file(prediction_dir, task, revision, kind)
     if not f.is_file():
         return None
     data = json.loads(f.read_text(encoding="utf-8"))
@@ -281,7 +283,10 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
     * any family: ``{"per_item": {"name": <statistic>, "ids": [...], "values": [...]}}`` -- the
       mean of ``values`` is the score ``name`` (e.g. a triplet protocol writes ``name="accuracy"``
       and one 0/1 per triplet); optional ``"groups": [...]`` (one group id per item: the IR query,
-      the anchor author) makes comparisons resample whole groups. Read first when present.
+      the anchor author) makes comparisons resample whole groups. Read first when present, from
+      ``<task>_per_item.json`` -> ``[subset][split]`` (the same dict without the ``"per_item"``
+      level; QuoteR writes its per-query ``mrr_tie_expected`` there, beside mteb's rankings, which
+      mteb's reranking conversion reads) or else from the predictions file.
     * retrieval (written by mteb itself): ``{query id: {doc id: score}}``; per-query nDCG@10 is
       recomputed with pytrec_eval (as mteb does) against the task's qrels (``reference``:
       ``{qid: {doc id: gain}}``, from :func:`task_reference`), identical query/doc ids removed when
@@ -293,7 +298,8 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
       test labels -- ``"labels"`` in the file, else ``reference`` (``{pair id: 0/1}``); the
       statistic is the PAN overall score of the Platt+abstain answers.
     """
-    pred = read_predictions(prediction_dir, row.task, row.subset, row.split, row.model_revision)
+    beside = read_predictions(prediction_dir, row.task, row.subset, row.split, row.model_revision, kind="per_item")
+    pred = {"per_item": beside} if isinstance(beside, dict) else read_predictions(prediction_dir, row.task, row.subset, row.split, row.model_revision)
     if pred is None:
         return None
     # a callable reference is resolved only when the file does not say it all (a task load is slow)
