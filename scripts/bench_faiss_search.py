@@ -135,6 +135,37 @@ def run_one(method: str, n_q: int, n_c: int, top_k: int) -> dict:
     return out
 
 
+def group_sweep(n_q: int, n_c: int, top_k: int, repeats: int = 5) -> None:
+    """CPU seconds of the top-k of one block of scores (the backend's block shape), scaled to all
+    ``n_q`` queries: ``torch.topk`` against :func:`top_k_of_rows` at group widths 8..32."""
+    import torch
+
+    from mteb_contrastive.search.exact import block_shape, top_k_of_rows
+
+    rows, cols = block_shape(n_q, n_c, top_k)
+    rng = np.random.default_rng(0)
+    q = torch.from_numpy(rng.standard_normal((rows, 384), dtype=np.float32))
+    c = torch.from_numpy(rng.standard_normal((cols, 384), dtype=np.float32))
+    block = q @ c.T
+    scale = (n_q / rows) * (n_c / cols)
+
+    def cpu(f) -> float:
+        f()
+        t = time.process_time()
+        for _ in range(repeats):
+            f()
+        return (time.process_time() - t) / repeats * scale
+
+    print(f"top-k of one {rows} x {cols} block (k={top_k}), CPU seconds scaled to {n_q} queries x {n_c} candidates, mean of {repeats}; torch threads {torch.get_num_threads()}")
+    base = cpu(lambda: torch.topk(block, top_k, dim=1))
+    print("| method | CPU s | ratio to torch.topk |\n|---|---|---|")
+    print(f"| torch.topk | {base:.3f} | 1.00 |")
+    for g in (8, 12, 16, 20, 24, 32):
+        t = cpu(lambda g=g: top_k_of_rows(block, top_k, group=g))
+        note = "" if block.shape[1] // g >= 4 * top_k else " (falls back to torch.topk: fewer than 4 k groups)"
+        print(f"| grouped, group={g}{note} | {t:.3f} | {t / base:.2f} |")
+
+
 def kernels() -> list[str]:
     import faiss  # noqa: F401  (its OpenBLAS)
     import torch
@@ -160,10 +191,14 @@ def main() -> None:
     ap.add_argument("--top-k", type=int, default=100)
     ap.add_argument("--methods", default=",".join(METHODS), help="comma-separated subset of: " + ", ".join(METHODS))
     ap.add_argument("--rounds", type=int, default=2, help="rounds over all methods, interleaved; the fastest of each is reported (robust to other processes' bursts)")
+    ap.add_argument("--group-sweep", action="store_true", help="instead: time the per-block top-k (torch.topk vs the grouped top-k at several group widths) on one block of the backend's shape")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
         print(json.dumps(run_one(a.one, a.queries, a.pool, a.top_k)))
+        return
+    if a.group_sweep:
+        group_sweep(a.queries, a.pool, a.top_k)
         return
     print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
     for row in kernels():

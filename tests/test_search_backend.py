@@ -268,19 +268,52 @@ def test_grouped_top_k_equals_a_full_sort_with_ties_and_a_tail():
 
     rng = np.random.default_rng(1)
     block = torch.from_numpy(rng.integers(0, 40, (64, 16 * 40 + 9)).astype(np.float32))  # many ties
-    v, c = top_k_of_rows(block, 10)  # 40 groups of 16, >= 4 k: grouped
+    widths = []
+    real_topk = torch.topk
+
+    def spy(t, k, *a, **kw):
+        widths.append(t.shape[1])
+        return real_topk(t, k, *a, **kw)
+
+    torch.topk = spy
+    try:
+        v, c = top_k_of_rows(block, 10)  # 40 groups of 16, >= 4 k: grouped
+    finally:
+        torch.topk = real_topk
+    assert widths[:2] == [40, 160]  # the 40 group maxima, then the 10 kept groups' 16 members each
     want = -np.sort(-block.numpy(), axis=1)[:, :10]
     assert (v.numpy() == want).all()
     assert (np.take_along_axis(block.numpy(), c.numpy(), 1) == want).all()  # the columns hold those values
     assert all(len(set(r)) == 10 for r in c.tolist())  # no column twice
 
 
-def test_pool_split_in_column_chunks_equals_one_block():
-    """A block bound too small for 512 query rows splits the pool in column chunks; same hits."""
+@pytest.mark.parametrize("similarity", ["cosine", "dot", "euclidean"])
+def test_pool_split_in_column_chunks_equals_one_block(similarity):
+    """A block bound too small for 512 query rows splits the pool in column chunks; same hits.
+
+    By hand: 20 queries, 3,000 candidates, k=10, block 56,000 bytes: columns = min(3000,
+    max(128 * 10, 56000 // (4 * 20))) = 1,280 (three chunks: 1,280 + 1,280 + 440), rows =
+    56000 // (4 * 1280) = 10 (two row blocks)."""
+    from mteb_contrastive.search.exact import block_shape
+
+    assert block_shape(20, 3000, 10, 4 * 20 * 700) == (10, 1280)
+    assert block_shape(20, 3000, 10) == (20, 3000)  # 64 MiB: everything in one block
     rng = np.random.default_rng(2)
     q, x = rng.standard_normal((20, 8)).astype(np.float32), rng.standard_normal((3000, 8)).astype(np.float32)
-    one_s, one_p = exact_top_k(q, x, 25, similarity="cosine")
-    s, p = exact_top_k(q, x, 25, similarity="cosine", block_bytes=4 * 20 * 700)  # 700-column chunks
-    assert (p == one_p).all() and np.allclose(s, one_s, atol=1e-6)
-    full = similarity_matrix("cosine", q, x).numpy()
-    assert (p == np.argsort(-full, axis=1, kind="stable")[:, :25]).all()
+    one_s, one_p = exact_top_k(q, x, 10, similarity=similarity)
+    s, p = exact_top_k(q, x, 10, similarity=similarity, block_bytes=4 * 20 * 700)
+    assert (p == one_p).all() and np.allclose(s, one_s, atol=1e-5)
+    full = similarity_matrix(similarity, q, x).numpy()
+    assert (p == np.argsort(-full, axis=1, kind="stable")[:, :10]).all()
+
+
+def test_euclidean_query_equal_to_a_candidate_scores_zero_not_nan():
+    """Queries identical to pool rows: distance ~0, never NaN (the squared distance is clamped at
+    0, where float rounding makes |q|^2 - 2 q.x + |x|^2 slightly negative for some rows)."""
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((200, 32)) * 10).astype(np.float32)
+    q = x.copy()  # every candidate once as a query: some residuals round below 0
+    s, p = exact_top_k(q, x, 5, similarity="euclidean")
+    assert np.isfinite(s).all()
+    # distance 0 up to float32 rounding of |q|^2 ~ 3,200: |residual| <= ~4e-4, sqrt of it <= 0.02
+    assert (p[:, 0] == np.arange(200)).all() and (np.abs(s[:, 0]) < 0.05).all()

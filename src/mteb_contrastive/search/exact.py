@@ -92,7 +92,8 @@ def pool_norms(x: np.ndarray, similarity: str) -> Any:
 
 #: query rows per block when the pool is split in column chunks (enough rows for MKL's full speed)
 QUERY_ROWS = 512
-#: width of one group in :func:`top_k_of_rows` (measured fastest on 28,672-wide blocks, docs/benchmarks.md)
+#: width of one group in :func:`top_k_of_rows` (the fastest of 8-32 on 28,672-wide blocks, k=100,
+#: one core: ``scripts/bench_faiss_search.py --group-sweep``, docs/benchmarks.md section 1)
 GROUP = 16
 
 
@@ -121,8 +122,9 @@ def exact_top_k(
 
     Returns:
         (scores (n, k') float32, positions (n, k') int64 into ``x``). The scores are exactly the k'
-        largest of each row of the full score matrix; among exactly equal scores the order of
-        positions is unspecified (as with ``torch.topk``).
+        largest of each query's scores as computed (block by block: the last bit of a score may
+        differ from a product of another shape); among exactly equal scores the order of positions
+        is unspecified (as with ``torch.topk``).
     """
     import torch
 
@@ -138,15 +140,16 @@ def exact_top_k(
     rows, cols = block_shape(n, m, k, block_bytes)
     qt_all = _tensor(q)
     with torch.inference_mode():
-        # one buffer for the whole search: a fresh result per block pays the kernel's page faults
-        # each time (benchmark 1, docs/benchmarks.md: rows `torch matmul` vs `torch blocks`)
+        # one buffer for the whole search, never a fresh result per block: benchmark 1
+        # (docs/benchmarks.md) shows one fresh (n, m) result ("torch matmul") 1.2x slower than the
+        # same product into one reused block ("torch blocks"), the difference being first-touch page faults
         buf = torch.empty(rows * cols, dtype=torch.float32)
         for s in range(0, n, rows):
             qt = qt_all[s : s + rows]
             if similarity == "cosine":
                 qt = torch.nn.functional.normalize(qt, dim=1)
             qsq = (qt * qt).sum(1, keepdim=True) if similarity == "euclidean" else None
-            parts = []
+            best = None
             for c in range(0, m, cols):
                 xc = xt[c : c + cols]
                 block = torch.matmul(qt, xc.T, out=buf[: qt.shape[0] * xc.shape[0]].view(qt.shape[0], xc.shape[0]))
@@ -155,8 +158,9 @@ def exact_top_k(
                 elif similarity == "euclidean":  # minus the squared distance, so that larger = nearer
                     block.mul_(2).sub_(norms[c : c + cols]).sub_(qsq).clamp_(max=0)
                 v, i = top_k_of_rows(block, min(k, xc.shape[0]))
-                parts.append((v, i + c))
-            v, i = parts[0] if len(parts) == 1 else _merge(parts, k)
+                # a running merge: at most rows x 2k hits are held, however many chunks the pool has
+                best = (v, i + c) if best is None else _merge([best, (v, i + c)], k)
+            v, i = best
             if similarity == "euclidean":
                 v = v.neg_().sqrt_().neg_()
             scores[s : s + rows] = v.numpy()
@@ -169,9 +173,14 @@ def block_shape(n: int, m: int, k: int, block_bytes: int = BLOCK_BYTES) -> tuple
     """(query rows, pool columns) of one block of scores for ``n`` queries over ``m`` candidates.
 
     The whole pool in one block when :data:`QUERY_ROWS` rows of it fit in ``block_bytes`` (then as
-    many rows as fit); else column chunks of ``block_bytes / (4 QUERY_ROWS)`` (at least ``k``).
+    many rows as fit); else column chunks of ``block_bytes / (4 QUERY_ROWS)`` columns, and never
+    fewer than ``128 k`` (mteb's default top_k is 1,000): a chunk's top-k is cheap only when the
+    chunk is much wider than k (``torch.topk``'s partial sort needs ``64 k`` <= width, and so does
+    :func:`top_k_of_rows`' grouping), so a large k gets fewer, wider chunks and fewer rows. (128
+    rather than 64 or 256: k=1000 over 300k x 384 took 2.53 s against 2.66 / 2.68 s, and over 1M x
+    8 2.35 s against 3.64 / 1.82 s, 512 queries on one core.)
     """
-    cols = min(m, max(k, block_bytes // (4 * min(n, QUERY_ROWS))))
+    cols = min(m, max(128 * k, block_bytes // (4 * min(n, QUERY_ROWS))))
     return max(1, min(n, block_bytes // (4 * cols))), cols
 
 
