@@ -140,7 +140,7 @@ def group_sweep(n_q: int, n_c: int, top_k: int, repeats: int = 5) -> None:
     ``n_q`` queries: ``torch.topk`` against :func:`top_k_of_rows` at group widths 8..32."""
     import torch
 
-    from mteb_contrastive.search.exact import block_shape, top_k_of_rows
+    from mteb_contrastive.search.exact import GROUP, block_shape, top_k_of_rows
 
     rows, cols = block_shape(n_q, n_c, top_k)
     rng = np.random.default_rng(0)
@@ -160,9 +160,11 @@ def group_sweep(n_q: int, n_c: int, top_k: int, repeats: int = 5) -> None:
     base = cpu(lambda: torch.topk(block, top_k, dim=1))
     print("| method | CPU s | ratio to torch.topk |\n|---|---|---|")
     print(f"| torch.topk | {base:.3f} | 1.00 |")
-    for g in (8, 12, 16, 20, 24, 32):
+    default = min(GROUP, block.shape[1] // (6 * top_k))
+    print(f"(the default group here: min({GROUP}, {block.shape[1]} // (6 x {top_k})) = {default})")
+    for g in (2, 3, 4, 5, 6, 8, 12, 16, 20, 24, 32):
         t = cpu(lambda g=g: top_k_of_rows(block, top_k, group=g))
-        note = "" if block.shape[1] // g >= 4 * top_k else " (falls back to torch.topk: fewer than 4 k groups)"
+        note = "" if block.shape[1] // g >= top_k else " (falls back to torch.topk: fewer than k groups)"
         print(f"| grouped, group={g}{note} | {t:.3f} | {t / base:.2f} |")
 
 

@@ -241,8 +241,7 @@ def test_approximate_parameters_come_from_a_measured_recall_target(index, kw):
 
 # -- issue 11: the grouped top-k equals torch.topk in values ------------------------------------
 def test_grouped_top_k_keeps_every_top_value_even_when_they_share_a_group():
-    """k=3, group=4, width 4*12 + 2 = 50: 12 interleaved groups (column j + 12 t is in group j), so
-    grouping is used (12 >= 4 k). By hand: the three largest values 9, 8, 7 sit in columns 0, 12, 24
+    """k=3, group=4, width 4*12 + 2 = 50: 12 interleaved groups (column j + 12 t is in group j). By hand: the three largest values 9, 8, 7 sit in columns 0, 12, 24
     (all group 0) and the fourth, 6.5, in the tail (column 49). Group 0's maximum is 9; the kept
     groups are group 0 and two others whose maxima are 1; candidates = those groups' 12 members + the
     2 tail columns; top 3 = 9, 8, 7 at columns 0, 12, 24. With the tail at 8.5 it enters second."""
@@ -277,10 +276,12 @@ def test_grouped_top_k_equals_a_full_sort_with_ties_and_a_tail():
 
     torch.topk = spy
     try:
-        v, c = top_k_of_rows(block, 10)  # 40 groups of 16, >= 4 k: grouped
+        v, c = top_k_of_rows(block, 10, group=16)  # 40 groups of 16
     finally:
         torch.topk = real_topk
     assert widths[:2] == [40, 160]  # the 40 group maxima, then the 10 kept groups' 16 members each
+    v2, _ = top_k_of_rows(block, 10)  # default group: min(16, 649 // 60) = 10 -> 64 groups
+    assert (v2.numpy() == v.numpy()).all()
     want = -np.sort(-block.numpy(), axis=1)[:, :10]
     assert (v.numpy() == want).all()
     assert (np.take_along_axis(block.numpy(), c.numpy(), 1) == want).all()  # the columns hold those values

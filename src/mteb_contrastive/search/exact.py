@@ -92,7 +92,7 @@ def pool_norms(x: np.ndarray, similarity: str) -> Any:
 
 #: query rows per block when the pool is split in column chunks (enough rows for MKL's full speed)
 QUERY_ROWS = 512
-#: width of one group in :func:`top_k_of_rows` (the fastest of 8-32 on 28,672-wide blocks, k=100,
+#: the widest group of :func:`top_k_of_rows` (the fastest of 8-32 on 28,672-wide blocks, k=100,
 #: one core: ``scripts/bench_faiss_search.py --group-sweep``, docs/benchmarks.md section 1)
 GROUP = 16
 
@@ -184,17 +184,25 @@ def block_shape(n: int, m: int, k: int, block_bytes: int = BLOCK_BYTES) -> tuple
     return max(1, min(n, block_bytes // (4 * cols))), cols
 
 
-def top_k_of_rows(block: Any, k: int, group: int = GROUP) -> tuple[Any, Any]:
+def top_k_of_rows(block: Any, k: int, group: int | None = None) -> tuple[Any, Any]:
     """The ``k`` largest values of each row of ``block`` (r, w) and their columns, best first.
 
-    Equal to ``torch.topk(block, k, dim=1)`` in values, about 1.3x faster on wide rows (0.92 s vs
-    1.17 s for 14,336 rows of 28,672 on one core, docs/benchmarks.md section 1): the
-    columns are cut into ``G = w // group`` interleaved groups (column ``j + G t`` is in group
-    ``j``), each group's maximum is taken with ``group - 1`` vectorised maxima, and only the
-    members of the ``k`` groups with the largest maxima (plus the ``w - G group`` tail columns) are
-    ranked. Exact: if one of a row's top-i values lies in a group that was not kept, the k kept
-    groups' maxima are k candidates at least as large, so the candidates' i-th largest value is
-    the row's. Falls back to ``torch.topk`` when there are fewer than ``4 k`` groups.
+    Equal to ``torch.topk(block, k, dim=1)`` in values, and faster on rows much wider than k
+    (one core, 14,336 rows of 28,672: 0.89 s against 1.15 s at k=100, 2.9 s against 4.7 s at
+    k=1000; docs/benchmarks.md section 1): the columns are cut into ``G = w // group`` interleaved
+    groups (column ``j + G t`` is in group ``j``), each group's maximum is taken with ``group - 1``
+    vectorised maxima, and only the members of the ``k`` groups with the largest maxima (plus the
+    ``w - G group`` tail columns) are ranked. Exact: if one of a row's top-i values lies in a group
+    that was not kept, the k kept groups' maxima are k candidates at least as large, so the
+    candidates' i-th largest value is the row's.
+
+    Args:
+        block: (r, w) float scores.
+        k: values per row, ``k <= w``.
+        group: columns per group; default ``min(GROUP, w // (6 k))`` (16 at k=100 and 4 at k=1000
+            on 28,672 columns, the fastest in ``scripts/bench_faiss_search.py --group-sweep``).
+            Plain ``torch.topk`` when the group would have fewer than 2 columns or there would be
+            fewer than k groups.
 
     Returns:
         (values (r, k), columns (r, k) int64); among equal values the column order is unspecified.
@@ -202,8 +210,10 @@ def top_k_of_rows(block: Any, k: int, group: int = GROUP) -> tuple[Any, Any]:
     import torch
 
     r, w = block.shape
-    n_groups = w // group
-    if n_groups < 4 * k:
+    if group is None:
+        group = min(GROUP, w // (6 * k))
+    n_groups = w // group if group >= 2 else 0
+    if n_groups < k:
         return torch.topk(block, k, dim=1)
     maxima = block[:, :n_groups].clone()
     for t in range(1, group):
