@@ -92,8 +92,8 @@ def pool_norms(x: np.ndarray, similarity: str) -> Any:
 
 #: query rows per block when the pool is split in column chunks (enough rows for MKL's full speed)
 QUERY_ROWS = 512
-#: the widest group of :func:`top_k_of_rows` (the fastest of 8-32 on 28,672-wide blocks, k=100,
-#: one core: ``scripts/bench_faiss_search.py --group-sweep``, docs/benchmarks.md section 1)
+#: the widest group of :func:`top_k_of_rows` (16 was the fastest of widths 2-32 on 28,672-wide
+#: blocks at k=100, one core: ``scripts/bench_faiss_search.py --group-sweep``, docs/benchmarks.md)
 GROUP = 16
 
 
