@@ -27,6 +27,7 @@ protocols copy into the result scores.
 
 from __future__ import annotations
 
+import abc
 import hashlib
 import logging
 from collections.abc import Sequence
@@ -50,8 +51,8 @@ class NotFittedError(RuntimeError):
     """A baseline was asked to score before it was fitted."""
 
 
-class FittedBaseline:
-    """Base class; subclasses implement :meth:`_fit` and :meth:`_represent`."""
+class FittedBaseline(abc.ABC):
+    """Base class; subclasses implement :meth:`_fit` and, unless they score otherwise, :meth:`_represent`."""
 
     sparse: bool = False
 
@@ -76,13 +77,15 @@ class FittedBaseline:
         self._fit(canonical_order(texts), canonical_order(train_texts), canonical_order(candidate_texts))
         self.fitted = True
 
+    @abc.abstractmethod
     def _fit(self, texts: list[str], train_texts: list[str] | None, candidate_texts: list[str] | None) -> None:
-        """Hook: fit the baseline's statistics (abstract; every baseline defines it)."""
-        raise NotImplementedError(f"{type(self).__name__} must define _fit")
+        """Hook: fit the baseline's statistics."""
 
     def _represent(self, texts: list[str]) -> Any:
-        """Dense: float array (n, dim). Sparse: (query-side csr, document-side csr). Abstract: every baseline defines it."""
-        raise NotImplementedError(f"{type(self).__name__} must define _represent")
+        """Dense: float array (n, dim). Sparse: (query-side csr, document-side csr). Every baseline
+        that scores through this class's ``score_pairs`` / ``index`` / ``search`` defines it; one that
+        overrides all three (``BM25sTripletBaseline``: bm25s' own scoring) has no vectors."""
+        raise NotImplementedError(f"{type(self).__name__} scores without vectors (it overrides score_pairs, index and search)")
 
     def _check_fitted(self) -> None:
         if not self.fitted:

@@ -27,6 +27,7 @@ Sources of the pool scores:
 
 from __future__ import annotations
 
+import abc
 import logging
 from typing import Any, NamedTuple
 
@@ -134,7 +135,7 @@ class GoldRankingFaissWrapper(FaissSearchEncoderWrapper):
         _set_ties(self, {qids[i]: GoldTie(int(a), int(b), float(c)) for i, a, b, c in zip(rows, h, t, g)})
 
 
-class _Delegate:
+class _Delegate(abc.ABC):
     """A search model that delegates ``index``/``search`` and records gold ranks after search."""
 
     def __init__(self, model: Any, gold: dict[str, str]) -> None:
@@ -154,9 +155,9 @@ class _Delegate:
         self._record(queries, results)
         return results
 
+    @abc.abstractmethod
     def _record(self, queries: Any, results: dict[str, dict[str, float]]) -> None:
-        """Hook: what a subclass keeps of each search (abstract; every subclass defines it)."""
-        raise NotImplementedError(f"{type(self).__name__} must define _record")
+        """Hook: what a subclass keeps of each search."""
 
 
 class BM25GoldRanks(_Delegate):

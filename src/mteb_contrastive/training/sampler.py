@@ -20,6 +20,7 @@ multiple-negatives ranking loss reads (even positions anchor, odd positions posi
 
 from __future__ import annotations
 
+import abc
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -88,7 +89,7 @@ def author_pair_sampler(passes: int = 1) -> Any:
     return functools.partial(AuthorPairBatchSampler, passes=passes)
 
 
-class RotatingCollator:
+class RotatingCollator(abc.ABC):
     """Wraps a sentence-transformers data collator: document rows in sampler order are rotated
     (:func:`rotate_span`) and cut, then :meth:`rows` turns them into the columns ``inner`` tokenises.
 
@@ -105,9 +106,9 @@ class RotatingCollator:
         self.rng = random.Random(seed)
         self.valid_label_columns = getattr(inner, "valid_label_columns", [])
 
+    @abc.abstractmethod
     def rows(self, texts: list[str]) -> list[dict[str, Any]]:
         """The training rows of one batch of rotated texts (two per author, in sampler order)."""
-        raise NotImplementedError(f"{type(self).__name__} must say which rows a batch makes")
 
     def __call__(self, features: list[dict[str, Any]]) -> dict[str, Any]:
         texts = [rotate_span(f["text"], self.rng, self.max_words, self.rotate) for f in features]
