@@ -31,6 +31,7 @@ embeddings by query chunks).
 
 from __future__ import annotations
 
+import abc
 import logging
 import os
 from pathlib import Path
@@ -77,10 +78,7 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         # a folder built by `build-quoter` already carries that fingerprint as its revision
         if self.revision_is_content:
             return
-        try:
-            path = self.data_file()
-        except NotImplementedError:
-            return
+        path = self.data_file()
         if path.is_file():
             from mteb_contrastive.identity import file_digest
 
@@ -88,10 +86,10 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
             self.metadata = self.metadata.model_copy(update={"dataset": {**self.metadata.dataset, "revision": rev}})
 
     @classmethod
+    @abc.abstractmethod
     def data_dir(cls) -> Path:
-        """The folder of the task's QuoteR file. Abstract: each task declaration supplies it (a
-        data-source mixin of :mod:`mteb_contrastive.registry`)."""
-        raise NotImplementedError(f"{cls.__name__} must say where its QuoteR file is (data_dir)")
+        """The folder of the task's QuoteR file; each task declaration supplies it (a data-source
+        mixin of :mod:`mteb_contrastive.registry`)."""
 
     @classmethod
     def data_file(cls) -> Path:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import abc
 import logging
 from typing import Any
 
 logger = logging.getLogger(__name__)
 
 
-class TripletSource:
+class TripletSource(abc.ABC):
     """Loads ``self.dataset[hf_subset][split]`` from :meth:`load_triplets`.
 
     Each task implements :meth:`load_triplets`; each protocol may turn the rows into its own
@@ -16,9 +17,9 @@ class TripletSource:
     ``self.load_info["<subset>/<split>"]`` and reported with the scores.
     """
 
+    @abc.abstractmethod
     def load_triplets(self, hf_subset: str, split: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Return (triplet rows, load info) for one subset/split. Abstract: implemented by each task."""
-        raise NotImplementedError(f"{type(self).__name__} must define load_triplets")
+        """Return (triplet rows, load info) for one subset/split; implemented by each task."""
 
     def prepare_split(self, rows: list[dict[str, Any]], info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """(what ``self.dataset`` holds for the split, counts to report); rows as they are by default."""

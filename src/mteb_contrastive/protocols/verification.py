@@ -63,6 +63,7 @@ and ``test`` are required, ``train`` is optional (its texts only go to a fitted 
 
 from __future__ import annotations
 
+import abc
 import logging
 import os
 from pathlib import Path
@@ -167,10 +168,10 @@ class AbsTaskVerification(AbsTaskPairClassification):
     pan_year: ClassVar[int] = 2021
     calibration_split: ClassVar[str] = "validation"
 
+    @abc.abstractmethod
     def pan_folder(self) -> Path:
-        """The PAN-format folder (``<split>/pairs.jsonl`` + ``<split>/truth.jsonl``). Abstract: each task
+        """The PAN-format folder (``<split>/pairs.jsonl`` + ``<split>/truth.jsonl``); each task
         declaration supplies it (a data-source mixin of :mod:`mteb_contrastive.registry`)."""
-        raise NotImplementedError(f"{type(self).__name__} must say where its PAN folder is (pan_folder)")
 
     def load_data(self, num_proc: int | None = None, *, timer: Any = None, **kwargs: Any) -> None:
         if self.data_loaded:
