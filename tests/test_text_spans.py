@@ -54,3 +54,15 @@ def test_sampled_spans_are_substrings_of_their_document():
         assert r["positive"] in text_of[r["pos_halid"]]
         assert r["negative"] in text_of[r["neg_halids"]]
     assert any(r["query"] in ("我喜欢苹果。你呢？", "你呢？很好！", "很好！我们走吧。") for r in rows if r["query_halid"] == "a")
+
+
+def test_word_pieces_cut_at_word_starts_and_join_back_to_the_text():
+    """By hand (jieba: 我 / 喜欢 / 苹果; "。」" a punctuation run): every span starts a piece; with
+    words_only the punctuation stays with 苹果. Both join back to the text, nothing inserted."""
+    from mteb_contrastive.baselines.text import word_pieces
+
+    t = "我喜欢苹果。」Hello world"
+    assert word_pieces(t) == ["我", "喜欢", "苹果", "。」", "Hello ", "world"]
+    assert word_pieces(t, words_only=True) == ["我", "喜欢", "苹果。」", "Hello ", "world"]
+    assert "".join(word_pieces(t)) == "".join(word_pieces(t, words_only=True)) == t
+    assert word_pieces("") == [] and word_pieces("。」") == ["。」"]

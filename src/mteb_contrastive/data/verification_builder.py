@@ -67,16 +67,12 @@ def chunk_text(text: str, chunk_words: int, min_words: int) -> list[str]:
     """
     if chunk_words < 1 or min_words < 1 or min_words > chunk_words:
         raise ValueError(f"need 1 <= min_words <= chunk_words, got chunk_words={chunk_words}, min_words={min_words}")
-    from mteb_contrastive.baselines.text import has_unsegmented_script, is_word, word_spans
+    from mteb_contrastive.baselines.text import has_unsegmented_script, word_pieces
 
-    if has_unsegmented_script(text):
-        starts = [a for a, b in word_spans(text) if is_word(text[a:b])]
-        cuts = [0, *starts[chunk_words::chunk_words], len(text)] if starts else []
-        sizes = [min(chunk_words, len(starts) - i) for i in range(0, len(starts), chunk_words)]
-        return [text[a:b].strip() for a, b, n in zip(cuts, cuts[1:], sizes) if n >= min_words]
-    words = text.split()
+    unspaced = has_unsegmented_script(text)
+    words = word_pieces(text, words_only=True) if unspaced else text.split()
     chunks = [words[i : i + chunk_words] for i in range(0, len(words), chunk_words)]
-    return [" ".join(c) for c in chunks if len(c) >= min_words]
+    return [("".join(c).strip() if unspaced else " ".join(c)) for c in chunks if len(c) >= min_words]
 
 
 def _allocate(n: int, ratios: tuple[float, ...]) -> list[int]:

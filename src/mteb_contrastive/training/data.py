@@ -134,25 +134,16 @@ def rotate_span(text: str, rng: random.Random, max_words: int | None = None, rot
     characters, punctuation runs), each kept with the characters up to the next word, and the
     rotation and the cut join these pieces as they are (no separator inserted).
     """
-    from mteb_contrastive.baselines.text import has_unsegmented_script, word_spans
+    from mteb_contrastive.baselines.text import has_unsegmented_script, word_pieces
 
-    if has_unsegmented_script(text):
-        starts = [a for a, _ in word_spans(text)]
-        cuts = [0, *starts[1:], len(text)] if starts else []
-        pieces = [text[a:b] for a, b in zip(cuts, cuts[1:])]
-        if rotate and len(pieces) > 1:
-            k = rng.randrange(len(pieces))
-            pieces = pieces[k:] + pieces[:k]
-        if max_words is not None:
-            pieces = pieces[:max_words]
-        return "".join(pieces).strip()
-    words = text.split()
+    unspaced = has_unsegmented_script(text)
+    words = word_pieces(text) if unspaced else text.split()
     if rotate and len(words) > 1:
         k = rng.randrange(len(words))
         words = words[k:] + words[:k]
     if max_words is not None:
         words = words[:max_words]
-    return " ".join(words)
+    return "".join(words).strip() if unspaced else " ".join(words)
 
 
 def split_documents_by_author(docs: list[dict[str, Any]], validation_share: float, seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
