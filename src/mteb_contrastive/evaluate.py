@@ -134,8 +134,7 @@ def _pan_missing(env: str, task: str) -> str | None:
 
 def user_folders() -> list[Bench]:
     """Benchmarks from the folders named by ``MTEB_CONTRASTIVE_DATASETS`` and ``MTEB_CONTRASTIVE_VERIFICATION``."""
-    from mteb_contrastive.registry import DATASETS_ENV, dataset_folders
-    from mteb_contrastive.registry import VERIFICATION_ENV
+    from mteb_contrastive.registry import DATASETS_ENV, VERIFICATION_ENV, dataset_folders
 
     out = []
     for env in (DATASETS_ENV, VERIFICATION_ENV):
@@ -211,8 +210,7 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
     import mteb  # first: the task modules below import mteb, whose import registers them
 
     from mteb_contrastive.cli import hub_reachable
-    from mteb_contrastive.registry import DATASETS_ENV
-    from mteb_contrastive.registry import VERIFICATION_ENV
+    from mteb_contrastive.registry import DATASETS_ENV, VERIFICATION_ENV
 
     out = out.resolve()
     out_ds, out_ver = out / "datasets", out / "verification"

@@ -172,13 +172,6 @@ def register_tasks(task_classes: list[type]) -> None:
         compat.set_listed_tasks(tuple(t for t in compat.listed_tasks() if t.metadata.name not in names) + tuple(new))
 
 
-def retrieval_scores(qrels: dict[str, dict[str, int]], results: dict[str, dict[str, float]], k_values: Any) -> dict[str, float]:
-    """mteb's retrieval metrics of a run: :func:`mteb_contrastive.compat.retrieval_scores` (kept here for its importers)."""
-    from mteb_contrastive import compat
-
-    return compat.retrieval_scores(qrels, results, k_values)
-
-
 def _enable_cross_encoders() -> None:
     """Let cross-encoders into the verification and triplet protocols (:func:`mteb_contrastive.compat.allow_cross_encoders`).
 
@@ -198,15 +191,6 @@ def register_models(metas: list[Any]) -> None:
 
     for meta in metas:
         MODEL_REGISTRY.setdefault(meta.name, meta)
-
-
-def iso_to_mteb_language(code: str) -> str | None:
-    """An ISO 639-1 / 639-3 / ``xxx-Xxxx`` code in mteb's language-script form (mteb's default
-    script for the language), None when mteb does not know it
-    (:func:`mteb_contrastive.compat.hf_lang_to_iso_lang_script`)."""
-    from mteb_contrastive import compat
-
-    return compat.hf_lang_to_iso_lang_script(code)
 
 
 def local_model_revision(folder: str | os.PathLike) -> str:

@@ -29,11 +29,11 @@ _MTEB_FORM = re.compile(r"^[a-z]{3}-[A-Z][a-z]{3}$")
 
 def mteb_language(code: str) -> str | None:
     """``fr`` / ``fra`` / ``fra-Latn`` -> ``fra-Latn`` (mteb's default script); None when unknown."""
-    from mteb_contrastive.registration import iso_to_mteb_language
+    from mteb_contrastive.compat import hf_lang_to_iso_lang_script
 
     if not isinstance(code, str) or not code.strip():
         return None
-    out = iso_to_mteb_language(code.strip())
+    out = hf_lang_to_iso_lang_script(code.strip())
     return out if out and _MTEB_FORM.match(out) else None
 
 

@@ -337,7 +337,7 @@ class AbsTaskAuthorRetrieval(TripletSource, AbsTaskRetrieval):
         here each query's same-document candidates are removed from its ranking and its qrels,
         and mteb's retrieval metrics are computed again on what is left.
         """
-        from mteb_contrastive.registration import retrieval_scores
+        from mteb_contrastive.compat import retrieval_scores
 
         out: dict[str, Any] = dict(self.split_counts(hf_subset, hf_split))
         out["dataset_path"] = str(self.metadata.dataset["path"])
