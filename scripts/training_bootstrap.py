@@ -22,7 +22,6 @@ interval, Koehn 2004 paired resampling; 1,000 resamples by default, seed 0). Sta
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -55,11 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--year", type=int, default=2021)
     a = ap.parse_args(argv)
-    truth = {}
-    for line in Path(a.truth).read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            r = json.loads(line)
-            truth[str(r["id"])] = int(bool(r["same"]))
+    from mteb_contrastive.data.pan import read_truth
+
+    truth = {r["id"]: int(r["same"]) for r in read_truth(a.truth)}
     ref = load_row(Path(a.out), a.reference, a.task)
     if ref is None:
         print(f"error: no predictions of row {a.reference!r} for {a.task} under {a.out}/results", file=sys.stderr)
