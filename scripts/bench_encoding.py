@@ -47,8 +47,8 @@ MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 def _datasets(folder: str, shared: str | None) -> Path:
     out = Path(folder).resolve()
     if not (out / "TALNAbstractEn").is_dir():
-        from mteb_contrastive.cli import build_taln
-        from mteb_contrastive.paths import shared_data_dir
+        from mteb_contrastive.cli.main import build_taln
+        from mteb_contrastive.config import shared_data_dir
 
         build_taln(shared_data_dir(shared), out)
     return out
@@ -61,7 +61,7 @@ def _subset(datasets: Path, shared: str | None, n_authors: int) -> str:
 
     from mteb_contrastive.data.halvest_builder import build_halvest_dataset
     from mteb_contrastive.data.taln import taln_corpus
-    from mteb_contrastive.paths import shared_data_dir
+    from mteb_contrastive.config import shared_data_dir
 
     name = f"TALNAbstractEnSub{n_authors}"
     if not (datasets / name).is_dir():
@@ -323,7 +323,7 @@ def backends(args) -> None:
     from mteb_contrastive.encoding import EncodingSettings
     from mteb_contrastive.encoding.loading import backend_available, wrap_sentence_transformer
     from mteb_contrastive.encoding.settings import BACKENDS
-    from mteb_contrastive.paths import shared_data_dir
+    from mteb_contrastive.config import shared_data_dir
 
     torch.set_num_threads(args.threads)
     texts = _distinct_texts(args.benchmark)[: args.n_texts]
@@ -433,8 +433,8 @@ def main() -> int:
         datasets = _datasets(args.datasets, args.shared)
     os.environ["MTEB_CONTRASTIVE_DATASETS"] = str(datasets)
     import mteb_contrastive  # noqa: F401
-    from mteb_contrastive.registration import register_tasks
-    from mteb_contrastive.tasks.local import local_task_classes
+    from mteb_contrastive.plugin.registration import register_tasks
+    from mteb_contrastive.catalog import dataset_task_classes as local_task_classes
 
     register_tasks(local_task_classes())  # folders built above, after the extension registered itself
     from bench_env import machine_lines

@@ -81,7 +81,7 @@ def make_real(out: str, limit: int) -> None:
     from sentence_transformers import SentenceTransformer
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
-    from mteb_contrastive.paths import shared_data_dir
+    from mteb_contrastive.config import shared_data_dir
 
     torch.set_num_threads(1)
     texts: dict[str, None] = {}

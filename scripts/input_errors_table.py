@@ -16,7 +16,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from mteb_contrastive.cli import main
+from mteb_contrastive.cli.main import main
 
 
 def _run(argv: list[str]) -> tuple[int, str]:
@@ -64,7 +64,7 @@ def main_table() -> str:
 
 def fields_table() -> str:
     """The fields a hand-made PAN-format folder's mteb_contrastive.json must hold."""
-    from mteb_contrastive.tasks.pan import REQUIRED_FIELDS
+    from mteb_contrastive.sources.pan import REQUIRED_FIELDS
 
     return "\n".join(["| field | what to write |", "|---|---|"] + [f"| `{k}` | `{v}` |" for k, v in REQUIRED_FIELDS.items()])
 

@@ -147,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import mteb
 
-    from mteb_contrastive.search.rerank import FIRST_STAGES, TwoStageSearch, make_reranker, model_label
+    from mteb_contrastive.models.rerank import FIRST_STAGES
+    from mteb_contrastive.search.rerank import TwoStageSearch, make_reranker, model_label
 
     rmodels = dict(kv.split("=", 1) for kv in args.reranker_model)
 

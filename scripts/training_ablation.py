@@ -74,7 +74,7 @@ def row_command(row: str, out: Path, a: argparse.Namespace) -> list[str] | None:
 def save_base(out: Path, context_length: int) -> None:
     from sentence_transformers import SentenceTransformer
 
-    from mteb_contrastive.search.rerank import bundled_minilm
+    from mteb_contrastive.config import bundled_minilm
 
     m = SentenceTransformer(bundled_minilm(), device="cpu")
     m.max_seq_length = context_length

@@ -2,7 +2,7 @@
 
 Run from ``mteb_contrastive_hook.pth`` at interpreter start. It imports nothing heavy: it only
 puts a finder on ``sys.meta_path`` that waits for the top-level ``mteb`` package; once mteb's
-``__init__`` has run, it calls :func:`mteb_contrastive.registration.register`. Processes that
+``__init__`` has run, it calls :func:`mteb_contrastive.plugin.register`. Processes that
 never import mteb pay one tuple lookup per import. Set ``MTEB_CONTRASTIVE_DISABLE=1`` to turn
 the hook off (mteb then behaves exactly as shipped).
 """
@@ -28,7 +28,7 @@ class _RegisterAfterLoad:
         self._loader.exec_module(module)
         self._finder.uninstall()
         try:
-            from mteb_contrastive.registration import register
+            from mteb_contrastive.plugin import register
 
             register()
         except Exception as exc:  # never break mteb itself
@@ -69,7 +69,7 @@ class _MtebFinder:
 
 
 def install():
-    if os.environ.get("MTEB_CONTRASTIVE_DISABLE") == "1" or "mteb" in sys.modules:
+    if os.environ.get("MTEB_CONTRASTIVE_DISABLE") == "1" or "mteb" in sys.modules:  # the name of mteb_contrastive.config.DISABLE_ENV
         return
     if not any(isinstance(f, _MtebFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _MtebFinder())

@@ -1,9 +1,7 @@
-"""Task declarations, one module per benchmark family: metadata + protocol + where the data is.
+"""Task declarations, one module per benchmark family: metadata + where the data is + protocol.
 
-Finding folders, checking and building data and making the per-folder classes live in
-:mod:`mteb_contrastive.registry`.
+Each class here is a declaration, as in mteb's own task files: a data source from
+:mod:`mteb_contrastive.sources` before a protocol class from :mod:`mteb_contrastive.protocols`,
+and a ``TaskMetadata``. Finding user folders and making their task classes:
+:mod:`mteb_contrastive.catalog`.
 """
-
-from __future__ import annotations
-
-from mteb_contrastive.registry import all_task_classes  # noqa: F401  (the list mteb registers)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from mteb.abstasks.task_metadata import TaskMetadata
 
-from mteb_contrastive.data.halvest import HUB_CONFIGS, HUB_REPO, HUB_REVISION
 from mteb_contrastive.protocols.author_retrieval import AbsTaskAuthorRetrieval
-from mteb_contrastive.protocols.halvest_source import HALvestHubSource
 from mteb_contrastive.protocols.pair_classification import AbsTaskPairsClassification
 from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
+from mteb_contrastive.sources.halvest import HUB_CONFIGS, HUB_REPO, HUB_REVISION, HALvestHubSource
 
 _CITATION = r"""
 @misc{kulumba2024halvest,
@@ -39,6 +38,7 @@ _COMMON = dict(
 
 
 class HALvestTripletClassification(HALvestHubSource, AbsTaskTripletClassification):
+    benchmark = "HALvest-Contrastive"
     metadata = TaskMetadata(
         name="HALvestTripletClassification",
         description=(
@@ -54,6 +54,7 @@ class HALvestTripletClassification(HALvestHubSource, AbsTaskTripletClassificatio
 
 
 class HALvestRetrieval(HALvestHubSource, AbsTaskAuthorRetrieval):
+    benchmark = "HALvest-Contrastive"
     metadata = TaskMetadata(
         name="HALvestRetrieval",
         description=(
@@ -69,6 +70,7 @@ class HALvestRetrieval(HALvestHubSource, AbsTaskAuthorRetrieval):
 
 
 class HALvestPairClassification(HALvestHubSource, AbsTaskPairsClassification):
+    benchmark = "HALvest-Contrastive-pairs"
     metadata = TaskMetadata(
         name="HALvestPairClassification",
         description=(

@@ -8,7 +8,7 @@ such folders. A dataset named ``N`` becomes two tasks, ``NAuthorRetrieval`` and
 (``mteb-contrastive build-quoter``) named ``N`` becomes ``NQuoteRRetrieval``. A folder that
 cannot be read is skipped with a warning; it never stops mteb from starting.
 
-The classes are made per folder by :func:`mteb_contrastive.registry.tasks_for_folder` from the
+The classes are made per folder by :func:`mteb_contrastive.catalog.folder_task_classes` from the
 declarations below (the folder adds name, dataset path and revision, splits and languages).
 """
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from mteb_contrastive.protocols.author_retrieval import AbsTaskAuthorRetrieval
 from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
-from mteb_contrastive.registry import DATASETS_ENV, dataset_folders, local_task_classes, tasks_for_folder  # noqa: F401  (their import path before the registry)
 
 #: TaskMetadata fields shared by every task made from a built folder
 METADATA = dict(

@@ -13,8 +13,8 @@
   ``MTEB_CONTRASTIVE_VERIFICATION``: folders separated by ``os.pathsep``, each a dataset folder or
   a folder of them. A folder that cannot be read is skipped with a warning.
 
-Finding and checking the folders and making the per-folder classes: :mod:`mteb_contrastive.registry`
-(:class:`~mteb_contrastive.registry.PANFolderFromEnv`, :func:`~mteb_contrastive.registry.verification_task_for_folder`).
+Where the folders are and their checks: :mod:`mteb_contrastive.sources.pan`; the per-folder
+classes: :func:`mteb_contrastive.catalog.folder_task_classes`.
 """
 
 from __future__ import annotations
@@ -22,9 +22,7 @@ from __future__ import annotations
 from mteb.abstasks.task_metadata import TaskMetadata
 
 from mteb_contrastive.protocols.verification import AbsTaskVerification
-from mteb_contrastive.registry import PAN20_ENV, PAN21_ENV, PANFolderFromEnv
-from mteb_contrastive.registry import REQUIRED_FIELDS, VERIFICATION_ENV, folder_info, pan_folder_revision, verification_folders, verification_task_classes  # noqa: F401  (import path before the registry)
-from mteb_contrastive.registry import verification_task_for_folder as task_for_folder  # noqa: F401  (same)
+from mteb_contrastive.sources.pan import PAN20_ENV, PAN21_ENV, PANFolderFromEnv
 
 MAIN_SCORE = "pan_platt_abstain_overall"
 

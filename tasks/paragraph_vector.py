@@ -11,19 +11,17 @@ Evaluated split: ``test``; trained baselines train on the ``train`` split's text
 
 Any other collection: ``mteb-contrastive build-ir-triplets`` writes a folder; put it (or its parent)
 in ``MTEB_CONTRASTIVE_DATASETS`` and it becomes the task ``<name>IRTriplets``
-(:func:`mteb_contrastive.registry.ir_task_for_folder`).
+(:func:`mteb_contrastive.catalog.folder_task_classes`).
 
-Building on first load and the revision: :class:`mteb_contrastive.registry.IRTripletsBuiltOnFirstLoad`.
+Building on first load and the revision: :class:`mteb_contrastive.sources.cranfield.IRTripletsBuiltOnFirstLoad`.
 """
 
 from __future__ import annotations
 
 from mteb.abstasks.task_metadata import TaskMetadata
 
-from mteb_contrastive.data.ir_triplets import DEFAULT_MAX_PER_QUERY
 from mteb_contrastive.protocols.ir_triplets import AbsTaskIRTriplets
-from mteb_contrastive.registry import BUILDER_VERSION, IRTripletsBuiltOnFirstLoad
-from mteb_contrastive.registry import CACHE_ENV, CRANFIELD_ENV, built_folder, cache_root, cranfield_source, ir_task_for_folder, source_key  # noqa: F401  (import path before the registry)
+from mteb_contrastive.sources.cranfield import BUILDER_VERSION, DEFAULT_MAX_PER_QUERY, IRTripletsBuiltOnFirstLoad
 
 #: the triplet rule of the paper's protocol (section 3.3), part of the revision
 BUILD_PARAMS = dict(seed=0, min_grade=1, max_per_query=DEFAULT_MAX_PER_QUERY, negative="other-query")

@@ -7,21 +7,19 @@
   ``<shared>/quoter`` where ``<shared>`` is the project's shared data folder
   (``MTEB_CONTRASTIVE_SHARED``, else ``../shared/data`` beside the checkout).
 * Your own QuoteR-format file: ``mteb-contrastive build-quoter`` makes a folder that becomes
-  ``<name>QuoteRRetrieval`` (:func:`mteb_contrastive.registry.quoter_task_for_folder`, through
+  ``<name>QuoteRRetrieval`` (:func:`mteb_contrastive.catalog.folder_task_classes`, through
   ``MTEB_CONTRASTIVE_DATASETS``).
 
-Where the files are read from: :class:`mteb_contrastive.registry.QuoteROfficialFiles` /
-:class:`~mteb_contrastive.registry.QuoteRSharedFiles`.
+Where the files are read from: :class:`mteb_contrastive.sources.quoter.QuoteROfficialFiles` /
+:class:`~mteb_contrastive.sources.quoter.QuoteRSharedFiles`.
 """
 
 from __future__ import annotations
 
 from mteb.abstasks.task_metadata import TaskMetadata
 
-from mteb_contrastive.data.quoter import OFFICIAL_FILES
 from mteb_contrastive.protocols.quote_retrieval import AbsTaskQuoteRetrieval
-from mteb_contrastive.registry import QuoteROfficialFiles, QuoteRSharedFiles
-from mteb_contrastive.registry import quoter_task_for_folder  # noqa: F401  (import path before the registry)
+from mteb_contrastive.sources.quoter import OFFICIAL_FILES, QuoteROfficialFiles, QuoteRSharedFiles
 
 _CITATION = r"""
 @inproceedings{qi2022quoter,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from mteb_contrastive.cli import main
+from mteb_contrastive.cli.main import main
 
 TEXT = "Sentence one is here. Sentence two is here. Sentence three is here."
 
@@ -126,7 +126,7 @@ def test_help_shows_every_default(capsys):
 
 
 def test_every_subcommand_help_shows_every_default():
-    from mteb_contrastive.cli import build_parser
+    from mteb_contrastive.cli.main import build_parser
 
     ap = build_parser()
     sub = next(a for a in ap._actions if a.choices and isinstance(a.choices, dict))
@@ -186,9 +186,9 @@ def test_build_verification_eltec_french_is_labelled_french(tmp_path, capsys):
     info = json.loads((tmp_path / "o" / "FraEltec" / "mteb_contrastive.json").read_text())
     assert info["languages"] == ["fra-Latn"]
     assert "Languages: fra-Latn" in (tmp_path / "o" / "FraEltec" / "README.md").read_text()
-    from mteb_contrastive.tasks.pan import task_for_folder
+    from mteb_contrastive.catalog import folder_task_classes
 
-    assert task_for_folder(tmp_path / "o" / "FraEltec").metadata.eval_langs == ["fra-Latn"]
+    assert folder_task_classes(tmp_path / "o" / "FraEltec", verification=True)[0].metadata.eval_langs == ["fra-Latn"]
     # a contradicting option is an error, not an override
     line = cli_exit(["build-verification", "eltec", str(f), "--name", "FraEltec", "--out", str(tmp_path / "o"), "--languages", "eng-Latn"], capsys)
     assert "the rows' language is fra-Latn but --languages says eng-Latn; drop --languages or fix the rows" in line
@@ -206,7 +206,7 @@ def test_build_triplets_reads_the_rows_language(tmp_path, capsys):
     assert main(["build-triplets", str(f), "--name", "Fr", "--out", str(tmp_path / "o"), "--k", "1"]) == 0
     info = json.loads((tmp_path / "o" / "Fr" / "mteb_contrastive.json").read_text())
     assert info["language"] == "fra-Latn" and info["languages"] == ["fra-Latn"]
-    from mteb_contrastive.tasks.local import tasks_for_folder
+    from mteb_contrastive.catalog import folder_task_classes as tasks_for_folder
 
     assert {tuple(v) for c in tasks_for_folder(tmp_path / "o" / "Fr") for v in c.metadata.eval_langs.values()} == {("fra-Latn",)}
 
@@ -241,7 +241,7 @@ def pan_folder(folder: Path) -> Path:
 
 
 def test_hand_made_pan_folder_skip_message_names_the_missing_field(tmp_path, monkeypatch, caplog):
-    from mteb_contrastive.tasks.pan import verification_task_classes
+    from mteb_contrastive.catalog import verification_task_classes
 
     folder = pan_folder(tmp_path / "mine")
     monkeypatch.setenv("MTEB_CONTRASTIVE_VERIFICATION", str(folder))

@@ -46,7 +46,7 @@ def test_pair_classification_metrics_and_predictions(tmp_path):
             name, revision = "m", "1"
 
     compat.save_task_predictions(task, {"per_item": {"name": "accuracy", "ids": [1], "values": [1.0]}}, Model, tmp_path, hf_split="test", hf_subset="default")
-    from mteb_contrastive.registration import prediction_subfolder
+    from mteb_contrastive.layout import prediction_subfolder
 
     # predictions go to a per-model folder (registration._patch_predictions_path)
     data = json.loads((prediction_subfolder(tmp_path, "m", "1") / f"{task.metadata.name}_predictions.json").read_text())

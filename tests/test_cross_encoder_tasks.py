@@ -46,7 +46,7 @@ def test_verification_scores_each_pair_with_the_cross_encoder(tmp_path):
     from mteb_contrastive.data.verification_builder import build_verification_dataset
     from mteb_contrastive.metrics.calibration import Calibrator
     from mteb_contrastive.metrics.pan import evaluate_all
-    from mteb_contrastive.tasks.pan import task_for_folder
+    from mteb_contrastive.catalog import folder_task_classes
 
     rng = np.random.default_rng(0)
     docs = []
@@ -55,7 +55,7 @@ def test_verification_scores_each_pair_with_the_cross_encoder(tmp_path):
         for d in range(2):
             docs.append({"id": f"a{i}-{d}", "author": f"a{i}", "text": " ".join(rng.choice(vocab, 60))})
     folder = build_verification_dataset(docs, tmp_path, "ToyCE", chunk_words=20, pairs_per_author=2, split_ratios=(0.0, 0.5, 0.5))
-    task = task_for_folder(folder)()
+    task = folder_task_classes(folder, verification=True)[0]()
     ce = PairTableCrossEncoder()
     res = mteb.evaluate(ce, task, cache=None, overwrite_strategy="always")
     s = res.task_results[0].scores["test"][0]

@@ -209,7 +209,7 @@ def test_help_is_fast_and_shows_defaults():
 def test_search_only_models_get_retrieval_tasks_only():
     import mteb
 
-    from mteb_contrastive.evaluate import is_search_only
+    from mteb_contrastive.cli.evaluate import is_search_only
 
     assert is_search_only(mteb.get_model_meta("mteb/baseline-bm25s"))
     assert not is_search_only(mteb.get_model_meta("mteb-contrastive/tfidf-words"))
@@ -217,7 +217,7 @@ def test_search_only_models_get_retrieval_tasks_only():
 
 
 def test_cached_result_is_keyed_by_the_dataset_revision(tmp_path):
-    from mteb_contrastive.evaluate import cached_result
+    from mteb_contrastive.cli.evaluate import cached_result
 
     folder = tmp_path / "results" / "org__m" / "rev1"
     folder.mkdir(parents=True)

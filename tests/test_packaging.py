@@ -12,5 +12,5 @@ def test_wheel_contents(tmp_path):
     (wheel,) = tmp_path.glob("mteb_contrastive-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"mteb_contrastive_hook.pth", "mteb_contrastive_hook.py", "mteb_contrastive/tasks/halvest.py",
-            "mteb_contrastive/tasks/local.py", "mteb_contrastive/registration.py", "mteb_contrastive/registry.py", "mteb_contrastive/quiet.py"} <= names
+            "mteb_contrastive/tasks/local.py", "mteb_contrastive/plugin/registration.py", "mteb_contrastive/catalog.py", "mteb_contrastive/plugin/quiet.py"} <= names
     assert zipfile.ZipFile(wheel).read("mteb_contrastive_hook.pth").decode().strip() == "import mteb_contrastive_hook"

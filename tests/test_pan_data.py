@@ -260,7 +260,7 @@ def test_real_source_loaders():
 
 
 def test_cli_build_verification_and_its_errors(tmp_path, capsys):
-    from mteb_contrastive.cli import main
+    from mteb_contrastive.cli.main import main
 
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(json.dumps(d) + "\n" for d in _synthetic_docs()))

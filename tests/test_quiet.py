@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mteb_contrastive import quiet
+from mteb_contrastive.plugin import quiet
 
 BIN = Path(sys.executable).parent
 

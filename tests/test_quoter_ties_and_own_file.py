@@ -17,8 +17,8 @@ import pytest
 from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.data.quoter import build_quoter_folder
 from mteb_contrastive.metrics.ranking import tie_aware_metrics
-from mteb_contrastive.tasks.quoter import quoter_task_for_folder
-from mteb_contrastive.tokenize import tokenize
+from mteb_contrastive.catalog import folder_task_classes
+from mteb_contrastive.data.tokenize import tokenize
 
 QUOTES = ["學而時習", "溫故知新", "見賢思齊", "過則勿憚", "歲寒松柏"]  # 20 distinct characters
 LINES = [
@@ -57,7 +57,7 @@ def test_character_tokens_for_chinese_words_otherwise():
 
 
 def test_constant_scorer_and_character_bm25_on_classical_chinese(tmp_path):
-    task = quoter_task_for_folder(_folder(tmp_path))()
+    task = folder_task_classes(_folder(tmp_path))[0]()
     # mteb's BM25 has no tokenizer for lzh: each quote is one token, no query shares one -> every gold scores 0
     s = _scores("mteb/baseline-bm25s", task)
     assert s["n_queries"] == 4 and s["pool_size"] == 5
@@ -87,7 +87,7 @@ def test_built_folder_records_the_rule_and_its_identity(tmp_path):
     info = json.loads((folder / "mteb_contrastive.json").read_text())
     assert (info["kind"], info["name"], info["language"], info["split"], info["boundaries"]) == ("quoter", "Lunyu", "lzh-Hant", "line-order", [5, 6])
     assert (info["n_train"], info["n_valid"], info["n_test"]) == (5, 1, 4)
-    cls = quoter_task_for_folder(folder)
+    (cls,) = folder_task_classes(folder)
     assert cls.metadata.name == "LunyuQuoteRRetrieval" and cls.metadata.eval_langs == ["lzh-Hant"]
     assert cls.metadata.dataset["revision"] == info["build_id"]
     # same file and rule -> same identity; another rule or one changed byte -> another
@@ -124,7 +124,7 @@ def _cli(*args, env=None):
 def test_own_file_through_the_build_command_and_mteb_run(tmp_path):
     f = tmp_path / "lunyu.txt"
     f.write_text("\n".join(LINES) + "\n", encoding="utf-8")
-    from mteb_contrastive.cli import main
+    from mteb_contrastive.cli.main import main
 
     assert main(["build-quoter", str(f), "--name", "Lunyu", "--language", "lzh-Hant", "--split", "line-order", "--boundaries", "5", "6", "--out", str(tmp_path / "ds")]) == 0
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
@@ -150,7 +150,7 @@ def test_own_file_through_the_build_command_and_mteb_run(tmp_path):
     ],
 )
 def test_build_command_bad_input_is_one_line_exit_2(tmp_path, capsys, content, args, needle):
-    from mteb_contrastive.cli import main
+    from mteb_contrastive.cli.main import main
 
     f = tmp_path / "in.txt"
     if content is not None:

@@ -3,7 +3,7 @@
 import mteb
 
 from conftest import TableEncoder
-from mteb_contrastive.report import author_table
+from mteb_contrastive.report.tables import author_table
 from test_author_retrieval import make_task, row
 
 

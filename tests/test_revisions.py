@@ -36,7 +36,7 @@ def test_halvest_build_id_follows_the_text_not_its_length(tmp_path, monkeypatch)
     b = build_id(build_halvest_dataset(corpus(cats), tmp_path / "3", "Toy", ks=(1,), n_triplets=1))
     assert a == same and a != b
     # the task mteb records (and checks its cache against) carries that revision
-    from mteb_contrastive.tasks.local import tasks_for_folder
+    from mteb_contrastive.catalog import folder_task_classes as tasks_for_folder
 
     revs = {cls.metadata.dataset["revision"] for cls in tasks_for_folder(tmp_path / "3" / "Toy")}
     assert revs == {b}
@@ -76,7 +76,7 @@ def fake_model(folder: Path, weight: bytes = b"\x00\x01") -> Path:
 
 
 def test_local_model_revision_is_the_weights_and_configs(tmp_path):
-    from mteb_contrastive.registration import local_model_meta
+    from mteb_contrastive.models.local import local_model_meta
 
     m1 = fake_model(tmp_path / "a" / "mymodel")
     m2 = fake_model(tmp_path / "b" / "mymodel")  # same files elsewhere
@@ -197,7 +197,7 @@ def test_mteb_does_not_return_the_stale_result_after_an_edit(tmp_path):
     from mteb.cache import ResultCache
 
     from conftest import TableEncoder
-    from mteb_contrastive.tasks.local import tasks_for_folder
+    from mteb_contrastive.catalog import folder_task_classes as tasks_for_folder
 
     cache = ResultCache(tmp_path / "cache")
     model = TableEncoder()

@@ -59,7 +59,7 @@ def test_sampled_spans_are_substrings_of_their_document():
 def test_word_pieces_cut_at_word_starts_and_join_back_to_the_text():
     """By hand (jieba: 我 / 喜欢 / 苹果; "。」" a punctuation run): every span starts a piece; with
     words_only the punctuation stays with 苹果. Both join back to the text, nothing inserted."""
-    from mteb_contrastive.baselines.text import word_pieces
+    from mteb_contrastive.data.text import word_pieces
 
     t = "我喜欢苹果。」Hello world"
     assert word_pieces(t) == ["我", "喜欢", "苹果", "。」", "Hello ", "world"]

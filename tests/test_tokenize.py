@@ -2,7 +2,7 @@
 
 import re
 
-from mteb_contrastive.tokenize import tokenize
+from mteb_contrastive.data.tokenize import tokenize
 
 
 def test_spaced_scripts_keep_scikit_learns_word_rule_on_real_text(shared):

@@ -10,7 +10,8 @@ from conftest import bundled_minilm_path
 
 
 def test_ce_reranker_needs_an_explicit_trained_model(monkeypatch):
-    from mteb_contrastive.search.rerank import make_reranker, registered_model_metas
+    from mteb_contrastive.models.rerank import registered_model_metas
+    from mteb_contrastive.search.rerank import make_reranker
 
     monkeypatch.delenv("MTEB_CONTRASTIVE_CROSS_ENCODER", raising=False)
     with pytest.raises(ValueError, match="the ce reranker needs a trained cross-encoder: set MTEB_CONTRASTIVE_CROSS_ENCODER"):
@@ -25,7 +26,7 @@ def test_ce_reranker_needs_an_explicit_trained_model(monkeypatch):
 
 
 def test_registered_ce_names_use_the_trained_model_path(monkeypatch, tmp_path):
-    from mteb_contrastive.search.rerank import registered_model_metas
+    from mteb_contrastive.models.rerank import registered_model_metas
 
     monkeypatch.setenv("MTEB_CONTRASTIVE_CROSS_ENCODER", str(tmp_path / "my-reranker"))
     metas = {m.name: m for m in registered_model_metas()}

@@ -143,7 +143,7 @@ def test_perfect_encoder_loss_is_near_zero_and_a_duplicate_author_costs_ln3(mini
 
 def _pan14_sample(shared: Path, n_authors: int, offset: int = 0) -> list[dict]:
     """Authors of the PAN14 Spanish articles (5 docs each), two docs each: a tiny real sample."""
-    from mteb_contrastive.training.data import load_documents
+    from mteb_contrastive.data.documents import load_documents
 
     docs = [d for d in load_documents("pan14", shared / "pan" / "pan14_known.jsonl.gz") if d["author"].startswith("SP")]
     by: dict[str, list] = {}

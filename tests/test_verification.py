@@ -142,7 +142,7 @@ def test_pan21_task_in_process(tmp_path, monkeypatch):
 def test_protocol_steps_one_by_one(tmp_path, monkeypatch):
     """Each named step of AbsTaskVerification._evaluate_subset alone, against values computed here."""
     from mteb_contrastive.baselines.sparse import TfidfBaseline
-    from mteb_contrastive.registration import prediction_subfolder
+    from mteb_contrastive.layout import prediction_subfolder
 
     monkeypatch.setenv("MTEB_CONTRASTIVE_PAN21", str(_pan_folder(tmp_path / "pan21")))
     task = _task("PAN21Verification")
@@ -283,7 +283,7 @@ def test_stock_mteb_run_end_to_end(tmp_path):
     assert r["overall"] == pytest.approx(scores["pan_platt_abstain_overall"], abs=1e-6)
     assert r["n_unanswered"] == scores["pan_platt_abstain_n_unanswered"]
     # the README table command reads the same result
-    from mteb_contrastive.pan_cli import pan_table
+    from mteb_contrastive.report.tables import pan_table
 
     table = pan_table(tmp_path / "results").splitlines()
     assert len(table) == 5 and all("TinyEltecVerification" in line for line in table[2:])

@@ -20,6 +20,6 @@ if _os.path.basename(_sys.argv[0] if _sys.argv else "") == "mteb-contrastive" an
 else:
     import mteb as _mteb  # noqa: F401  (the start-up hook registers on this import)
 
-    from mteb_contrastive.registration import register as _register
+    from mteb_contrastive.plugin import register as _register
 
     _register()

@@ -124,12 +124,14 @@ EVALUATE_TASK = "mteb.evaluate:_evaluate_task"
 BUILD_BENCHMARK_REGISTRY = "mteb.benchmarks.get_benchmark:_build_registry"
 SAVE_TASK_PREDICTIONS = "mteb.abstasks.abstask:AbsTask._save_task_predictions"
 MTEB_CLI_RUN = "mteb.cli.build_cli:run"  # public name, but mteb's CLI looks it up when parsing
+GET_MODEL_META = "mteb.models.get_model_meta:get_model_meta"  # public name, but mteb.get_model looks it up in its module
 
 EXPECTED.update({
     CHECK_CACHE: ("task", "meta", "cache", "overwrite_strategy"),
     EVALUATE_TASK: ("model", "task"),
     BUILD_BENCHMARK_REGISTRY: (),
     MTEB_CLI_RUN: ("args",),
+    GET_MODEL_META: ("model_name", "revision"),
     "mteb._evaluators.retrieval_metrics:calculate_retrieval_scores": ("results", "qrels", "k_values"),
     "mteb._evaluators.retrieval_metrics:make_score_dict": ("ndcg", "_map", "recall", "precision", "mrr", "naucs", "naucs_mrr", "hit_rate", "task_scores"),
     "mteb.languages.iso_mappings:_hf_lang_to_iso_lang_script": ("hf_lang",),
@@ -270,3 +272,40 @@ def bm25_pool_scores(model: Any, text: str) -> tuple[dict[str, int], Any]:
     strings = [t for t in (inv[i] for i in tok.ids[0]) if t in model.retriever.vocab_dict]
     scores = model.retriever.get_scores(strings) if strings else np.zeros(len(pos), dtype=np.float32)
     return pos, scores
+
+
+def wrap_get_model_meta(make: Any) -> bool:
+    """Replace ``mteb.get_model_meta`` (in its module, which ``mteb.get_model`` calls, and in ``mteb``'s
+    namespace) by ``make(original)``, once (see :func:`patch`).
+
+    Returns:
+        True when installed now, False when already installed.
+    """
+    import mteb
+
+    installed = patch(GET_MODEL_META, make)
+    mteb.get_model_meta = resolve(GET_MODEL_META)
+    return installed
+
+
+def wrap_task_evaluation(before: Any, after: Any) -> bool:
+    """Call ``before(model, task)`` ahead of and ``after(model, task, result)`` behind every run of
+    mteb's private :data:`EVALUATE_TASK` (the one function that runs one task for one model and
+    builds its ``TaskResult``), once (see :func:`patch`).
+
+    Returns:
+        True when installed now, False when already installed.
+    """
+
+    def make(original: Any) -> Any:
+        def evaluate_task(*args: Any, **kwargs: Any) -> Any:
+            model = kwargs.get("model", args[0] if args else None)
+            task = kwargs.get("task", args[1] if len(args) > 1 else None)
+            before(model, task)
+            result = original(*args, **kwargs)
+            after(model, task, result)
+            return result
+
+        return evaluate_task
+
+    return patch(EVALUATE_TASK, make)

@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from mteb_contrastive.config import cache_root
+
 
 def nfc(text: str) -> str:
     """``text`` in Unicode normal form C (canonical composition); the form of every identity comparison."""
@@ -103,12 +105,8 @@ def folder_fingerprint(folder: str | os.PathLike, *, patterns: tuple[str, ...] =
 #: file patterns that make a sentence-transformers / transformers model: weights, configs, tokenizer.
 MODEL_FILE_PATTERNS = ("**/*.json", "**/*.safetensors", "**/*.bin", "**/*.pt", "**/*.pth", "**/*.model", "**/*.txt", "**/*.onnx")
 
-_DIGEST_CACHE_ENV = "MTEB_CONTRASTIVE_CACHE"
-
-
 def _digest_cache_file() -> Path:
-    root = os.environ.get(_DIGEST_CACHE_ENV) or str(Path.home() / ".cache" / "mteb_contrastive")
-    return Path(root).expanduser() / "file_digests.json"
+    return cache_root() / "file_digests.json"
 
 
 _memo: dict[str, str] = {}
@@ -173,3 +171,16 @@ def folder_revision(folder: str | os.PathLike, *, patterns: tuple[str, ...] = ("
             if p.is_file() and not any(part.startswith(".") for part in rel.parts):
                 files[rel.as_posix()] = p
     return fingerprint(sorted((name, file_digest(p)) for name, p in files.items()), length=length)
+
+
+def model_folder_revision(folder: str | os.PathLike) -> str:
+    """``local-<fingerprint>`` of a model folder's weights, configs and tokenizer files.
+
+    Files: :data:`MODEL_FILE_PATTERNS` (``*.json``, ``*.safetensors``, ``*.bin``, ``*.pt``,
+    ``*.txt``, ...), at any depth, hidden files excluded; a README does not count. Equal for two
+    copies of the same model in different places; changes when a weight or a config changes.
+
+    Raises:
+        FileNotFoundError: ``folder`` is not a folder.
+    """
+    return "local-" + folder_revision(folder, patterns=MODEL_FILE_PATTERNS)

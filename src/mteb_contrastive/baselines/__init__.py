@@ -1,6 +1,6 @@
 """Classic baselines as mteb models (BM25, TF-IDF, char n-grams, word vectors, Doc2Vec).
 
-Registered in mteb's model registry (see :mod:`mteb_contrastive.registration`), so that
+Registered in mteb's model registry (their metas: :mod:`mteb_contrastive.models.baselines`), so that
 ``mteb run -m mteb-contrastive/tfidf-words -t <task>`` works in a fresh process:
 
 ==========================================  ==========================================================
@@ -28,8 +28,6 @@ what the baseline computes changes.
 from __future__ import annotations
 
 from typing import Any
-
-RELEASE_DATE = "2026-11-29"
 
 _TRIPLET_FIT = "triplet tasks: the split's distinct texts; verification: the texts of all its splits together; retrieval: its corpus"
 _TRAINED_FIT = (
@@ -60,7 +58,8 @@ BASELINES: dict[str, tuple[str, dict[str, Any], str, str | None, str, str]] = {
 }
 
 
-def _loader(model_name: str, revision: str | None = None, **kwargs: Any) -> Any:
+def load_baseline(model_name: str, revision: str | None = None, **kwargs: Any) -> Any:
+    """mteb loader of a baseline of :data:`BASELINES` (its class, with the row's keyword arguments)."""
     import importlib
 
     path = BASELINES[model_name][0]
@@ -80,46 +79,6 @@ def baseline_revision(name: str) -> str:
 
     path, kwargs = BASELINES[name][0], BASELINES[name][1]
     here = Path(__file__).resolve().parent
-    code = [(f, file_digest(here / f)) for f in sorted({"base.py", "text.py", path.rsplit(".", 1)[0] + ".py"})]
+    where = {"text.py": here.parent / "data"}  # the tokenizer lives with the other text rules
+    code = [(f, file_digest(where.get(f, here) / f)) for f in sorted({"base.py", "text.py", path.rsplit(".", 1)[0] + ".py"})]
     return fingerprint(name, path, kwargs, code, length=12)
-
-
-def fitted_model_meta(*, loader: Any, name: str, revision: str, fitted_on: str, reference: str, model_type: str, similarity_fn_name: Any = None, loader_kwargs: dict[str, Any] | None = None, release_date: str = RELEASE_DATE) -> Any:
-    """mteb ``ModelMeta`` of a model fitted at evaluation time (no weights, no parameters):
-    the project's baselines and ``bm25s-lang``."""
-    from mteb.models.model_meta import ModelMeta
-
-    return ModelMeta(
-        loader=loader,
-        loader_kwargs=dict(loader_kwargs or {}),
-        name=name,
-        revision=revision,
-        release_date=release_date,
-        languages=None,
-        n_parameters=0,
-        n_embedding_parameters=0,
-        memory_usage_mb=None,
-        max_tokens=None,
-        embed_dim=None,
-        license=None,
-        open_weights=True,
-        public_training_code=None,
-        public_training_data=f"fitted at evaluation time on {fitted_on}",
-        framework=["NumPy"],
-        reference=reference,
-        similarity_fn_name=similarity_fn_name,
-        use_instructions=False,
-        training_datasets=None,
-        model_type=[model_type],
-    )
-
-
-def registered_model_metas() -> list:
-    """ModelMeta objects of the baselines this extension adds to mteb's model registry."""
-    from mteb.models.model_meta import ScoringFunction
-
-    return [
-        fitted_model_meta(loader=_loader, loader_kwargs=kwargs, name=name, revision=baseline_revision(name), fitted_on=fitted_on,
-                          reference=ref, model_type=mtype, similarity_fn_name=ScoringFunction.COSINE if sim == "cosine" else None)
-        for name, (_, kwargs, mtype, sim, fitted_on, ref) in BASELINES.items()
-    ]

@@ -8,7 +8,7 @@ unsupervised on the texts given to ``fit`` (no labels are used either way), in c
 model depends on the set of texts only. ``fit_summary`` says which: ``fit_on_train_split`` = 1
 or ``fit_unsupervised_on_evaluated_texts`` = 1, with ``fit_n_texts``.
 
-Tokens: :func:`~mteb_contrastive.baselines.text.word_tokens` (lower-cased ``\\w+`` runs on spaced
+Tokens: :func:`~mteb_contrastive.data.text.word_tokens` (lower-cased ``\\w+`` runs on spaced
 scripts, so French accents stay in words; jieba on Chinese; character bigrams on other
 unsegmented scripts).
 
@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from mteb_contrastive.baselines.base import FittedBaseline
-from mteb_contrastive.baselines.text import word_tokens
+from mteb_contrastive.data.text import word_tokens
 
 _patch_lock = threading.Lock()
 
@@ -56,7 +56,7 @@ DOC2VEC_VARIANTS: dict[str, tuple[dict[str, int], ...]] = {
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-cased words of ``text`` (:func:`~mteb_contrastive.baselines.text.word_tokens`, ``min_len=1``)."""
+    """Lower-cased words of ``text`` (:func:`~mteb_contrastive.data.text.word_tokens`, ``min_len=1``)."""
     return word_tokens(text, min_len=1)
 
 

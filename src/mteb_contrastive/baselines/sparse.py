@@ -4,7 +4,7 @@ TF-IDF (scikit-learn ``TfidfVectorizer``: lower-cased, smooth IDF ``ln((1 + N) /
 L2-normalised rows, so the dot product is the cosine), fitted on the texts the protocol gives
 (triplet tasks: the split's distinct anchors, positives and negatives; verification: the texts of
 every split; retrieval: the split's corpus, at index time). Words are
-:func:`~mteb_contrastive.baselines.text.word_tokens` (scikit-learn's ``\\b\\w\\w+\\b`` on spaced
+:func:`~mteb_contrastive.data.text.word_tokens` (scikit-learn's ``\\b\\w\\w+\\b`` on spaced
 scripts, jieba on Chinese, character bigrams on other unsegmented scripts):
 
 * ``words`` -- bag of words (unigrams);
@@ -38,7 +38,7 @@ language stopwords and stemmer), unchanged.
 computed by ``bm25s``: Lucene's IDF ``ln(1 + (N - df + 0.5) / (df + 0.5))`` (always > 0; bm25s's
 default IDF), the Okapi term weight ``tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl))`` (bm25s
 ``method="atire"``), k1 = 1.5, b = 0.75, no stop words, no stemming, tokens
-:func:`~mteb_contrastive.baselines.text.word_tokens` (``min_len=2``, bm25s's own default pattern on
+:func:`~mteb_contrastive.data.text.word_tokens` (``min_len=2``, bm25s's own default pattern on
 spaced scripts). bm25s's default ``"lucene"`` scorer drops the constant factor ``k1 + 1``; ranks
 and triplet decisions are identical. On the example above it scores 1.27183 vs 0. On retrieval
 tasks it indexes the split's corpus the same way.
@@ -53,7 +53,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mteb_contrastive.baselines.base import FittedBaseline, _corpus_text
-from mteb_contrastive.baselines.text import sklearn_word_tokens, whitespace_tokens, word_tokens
+from mteb_contrastive.data.text import sklearn_word_tokens, whitespace_tokens, word_tokens
 
 TFIDF_KINDS: dict[str, dict[str, Any]] = {
     "words": {"analyzer": "word", "ngram_range": (1, 1), "tokenizer": sklearn_word_tokens, "token_pattern": None},
@@ -152,10 +152,10 @@ class BM25TripletBaseline(FittedBaseline):
     # retrieval: mteb's BM25 search (bm25s), unchanged -- except for languages written without spaces
     def index(self, corpus: Any, **kwargs: Any) -> None:
         """Retrieval: mteb's ``BM25Search`` (bm25s, stop words, stemmer); for a task in a language
-        written without word separators (:data:`~mteb_contrastive.baselines.text.UNSEGMENTED_LANGUAGES`,
+        written without word separators (:data:`~mteb_contrastive.data.text.UNSEGMENTED_LANGUAGES`,
         e.g. Chinese), whose clauses mteb's regex tokenizer keeps whole, :class:`BM25sTripletBaseline`'s
-        search with :func:`~mteb_contrastive.baselines.text.word_tokens` (jieba) instead."""
-        from mteb_contrastive.baselines.text import unsegmented_language
+        search with :func:`~mteb_contrastive.data.text.word_tokens` (jieba) instead."""
+        from mteb_contrastive.data.text import unsegmented_language
 
         meta = kwargs.get("task_metadata")
         if unsegmented_language(getattr(meta, "languages", None) or []):
@@ -191,7 +191,7 @@ class BM25sTripletBaseline(FittedBaseline):
 
     @staticmethod
     def tokens(text: str) -> list[str]:
-        """Lower-cased :func:`~mteb_contrastive.baselines.text.word_tokens` of length >= 2 (CJK words any length)."""
+        """Lower-cased :func:`~mteb_contrastive.data.text.word_tokens` of length >= 2 (CJK words any length)."""
         return word_tokens(text, min_len=2)
 
     def _fit(self, texts: list[str], train_texts: list[str] | None, candidate_texts: list[str] | None) -> None:

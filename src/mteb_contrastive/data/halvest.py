@@ -36,12 +36,12 @@ triplet protocol uses, and only when at least half of the positive rows join
 from __future__ import annotations
 
 import logging
-import os
 from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from mteb_contrastive import config
 from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.identity import nfc
 
@@ -59,10 +59,10 @@ HUB_CONFIGS = (
     "ict-2", "ict-4",
 )
 #: environment variable naming a local copy of the Hub repository (same layout and schema).
-LOCAL_COPY_ENV = "MTEB_CONTRASTIVE_HALVEST_PATH"
+LOCAL_COPY_ENV = config.HALVEST_PATH_ENV
 #: environment variables choosing the repository and revision of the HALvest tasks.
-REPO_ENV = "MTEB_CONTRASTIVE_HALVEST_REPO"
-REVISION_ENV = "MTEB_CONTRASTIVE_HALVEST_REVISION"
+REPO_ENV = config.HALVEST_REPO_ENV
+REVISION_ENV = config.HALVEST_REVISION_ENV
 #: the validation split's name in the pairs release (dataset card: train / valid / test).
 VALIDATION_SPLIT = "valid"
 #: below this share of positive pair rows joined into triplets, no triplet score is produced.
@@ -339,7 +339,7 @@ def resolve_source(default_path: str, default_revision: str | None, path: str | 
     chosen without a revision loads its default branch (``revision`` None), never the default
     repository's pinned commit.
     """
-    env_path, env_rev = os.environ.get(REPO_ENV) or None, os.environ.get(REVISION_ENV) or None
+    env_path, env_rev = config.env(REPO_ENV), config.env(REVISION_ENV)
     chosen = path or env_path or default_path
     if revision is not None:
         return chosen, revision
@@ -351,8 +351,9 @@ def resolve_source(default_path: str, default_revision: str | None, path: str | 
 def resolve_location(path: str, revision: str | None) -> tuple[str, str | None]:
     """Where to load from: a local copy named by ``MTEB_CONTRASTIVE_HALVEST_PATH`` for the Hub
     repository, else ``path`` at ``revision`` (a Hub repository id or a local folder)."""
-    if path == HUB_REPO and os.environ.get(LOCAL_COPY_ENV):
-        return os.environ[LOCAL_COPY_ENV], None
+    local_copy = config.env(LOCAL_COPY_ENV)
+    if path == HUB_REPO and local_copy:
+        return local_copy, None
     return path, revision
 
 

@@ -55,7 +55,7 @@ def chunk_text(text: str, chunk_words: int, min_words: int) -> list[str]:
 
     Spaced scripts: words are whitespace tokens, re-joined with single spaces (runs of whitespace,
     newlines included, become one space). Text containing a script written without spaces
-    (Chinese, Japanese, Thai, ...): words are :func:`~mteb_contrastive.baselines.text.word_spans`
+    (Chinese, Japanese, Thai, ...): words are :func:`~mteb_contrastive.data.text.word_spans`
     (jieba words for Han, characters for the other unsegmented scripts; punctuation does not
     count) and a chunk is the substring of ``text`` from its first word to the next chunk's first
     word (trimmed; the first chunk starts at the text's start), so no separator is inserted and
@@ -67,7 +67,7 @@ def chunk_text(text: str, chunk_words: int, min_words: int) -> list[str]:
     """
     if chunk_words < 1 or min_words < 1 or min_words > chunk_words:
         raise ValueError(f"need 1 <= min_words <= chunk_words, got chunk_words={chunk_words}, min_words={min_words}")
-    from mteb_contrastive.baselines.text import has_unsegmented_script, word_pieces
+    from mteb_contrastive.data.text import has_unsegmented_script, word_pieces
 
     unspaced = has_unsegmented_script(text)
     words = word_pieces(text, words_only=True) if unspaced else text.split()

@@ -1,6 +1,6 @@
 """Applying encoding settings where models are created: mteb model metas and loaders.
 
-:func:`apply_to_meta` is called by our ``get_model_meta`` hook (:mod:`mteb_contrastive.registration`)
+:func:`apply_to_meta` is called by our ``get_model_meta`` hook (:mod:`mteb_contrastive.plugin.registration`)
 for every model name, with the options of a ``<model>::k=v,...`` suffix. For a
 sentence-transformers model (mteb loader ``SentenceTransformerEncoderWrapper``, the deprecated
 ``sentence_transformers_loader``, or our local-folder loader) it returns a copy of the meta whose
@@ -71,10 +71,11 @@ def backend_available(backend: str) -> bool:
 
 
 def is_sentence_transformers_loader(loader: Any) -> bool:
-    """Whether an mteb ``ModelMeta.loader`` builds a ``SentenceTransformerEncoderWrapper``."""
+    """Whether an mteb ``ModelMeta.loader`` builds a ``SentenceTransformerEncoderWrapper`` (mteb's own
+    loaders; a local folder's loader is recognised by :func:`apply_to_meta`'s ``folder`` argument)."""
     from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper, sentence_transformers_loader
 
-    return loader is SentenceTransformerEncoderWrapper or loader is sentence_transformers_loader or getattr(loader, "_st_folder", None) is not None
+    return loader is SentenceTransformerEncoderWrapper or loader is sentence_transformers_loader
 
 
 def _check_backend(settings: EncodingSettings) -> None:
@@ -167,6 +168,9 @@ def make_loader(original: Any, base_options: dict[str, Any], base_revision: str 
 def apply_to_meta(meta: Any, options: dict[str, Any], folder: str | Path | None = None) -> Any:
     """The meta with an encoding-aware loader and, for non-default options, the stamped revision.
 
+    ``folder``: the local sentence-transformers folder the meta was made from
+    (:func:`mteb_contrastive.models.local.local_model_meta`); its loader is then wrapped too.
+
     Raises:
         EncodingSettingsError: options given for a model that is not a sentence-transformers model,
             or a bad option.
@@ -174,7 +178,7 @@ def apply_to_meta(meta: Any, options: dict[str, Any], folder: str | Path | None 
     loader = meta.loader
     if getattr(loader, "_encoding_wrapped", False):
         return meta
-    if not is_sentence_transformers_loader(loader):
+    if folder is None and not is_sentence_transformers_loader(loader):
         if options:
             raise EncodingSettingsError(
                 f"model {meta.name!r}: encoding options ({', '.join(options)}) apply to sentence-transformers models only"

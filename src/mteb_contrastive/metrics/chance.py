@@ -100,6 +100,12 @@ def expected_mrr(pool_size: int, n_relevant: int, k: int) -> float:
     return float(total)
 
 
+def expected_rr(pool_size: int, n_relevant: int = 1) -> float:
+    """E[RR] over the full ranking (no cut-off): :func:`expected_mrr` with ``k = N``; ``H_N / N`` for one
+    relevant candidate (its rank is uniform on 1..N)."""
+    return expected_mrr(pool_size, n_relevant, pool_size)
+
+
 _METRICS = {
     "ndcg": expected_ndcg,
     "hit_rate": expected_hit_rate,

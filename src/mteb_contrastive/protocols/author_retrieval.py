@@ -275,6 +275,9 @@ class AbsTaskAuthorRetrieval(TripletSource, AbsTaskRetrieval):
     metrics of each subset/split are added to its scores (see the module docstring).
     """
 
+    #: the protocol's row in :data:`mteb_contrastive.families.PROTOCOLS` (family, tie rule, resampling unit)
+    protocol: ClassVar[str] = "author-retrieval"
+
     k_values: ClassVar[tuple[int, ...]] = (1, 5, 10, 20, 100)
     #: a candidate with the same id as the query is the query itself (see :func:`build_pool`)
     ignore_identical_ids = True

@@ -18,7 +18,7 @@ they never see a test query's triplets.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification, unique_texts
 
@@ -30,6 +30,9 @@ def error_rate(accuracy: float) -> float:
 
 class AbsTaskIRTriplets(AbsTaskTripletClassification):
     """IR triplets; subclasses implement :meth:`load_triplets` (and :meth:`load_train_rows`)."""
+
+    #: the protocol's row in :data:`mteb_contrastive.families.PROTOCOLS` (family, tie rule, resampling unit)
+    protocol: ClassVar[str] = "ir-triplets"
 
     abstask_prompt = "Represent the passage for retrieving relevant passages."
     item_group_by = "ir_query_id (the query whose relevant documents p1 and p2 are)"

@@ -82,6 +82,9 @@ class AbsTaskPairsClassification(TripletSource, AbsTask):
     ``self.dataset[subset][split]`` holds the rows of the eval split and of the validation split.
     """
 
+    #: the protocol's row in :data:`mteb_contrastive.families.PROTOCOLS` (family, tie rule, resampling unit)
+    protocol: ClassVar[str] = "author-pairs"
+
     abstask_prompt = "Represent the writing style of the text."
     validation_split: ClassVar[str] = VALIDATION_SPLIT
 

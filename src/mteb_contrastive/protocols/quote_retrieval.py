@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import abc
 import logging
-import os
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -41,6 +40,7 @@ import numpy as np
 from mteb.abstasks.retrieval import AbsTaskRetrieval
 
 from mteb_contrastive.data.quoter import QueryFormat, build_retrieval_data, read_quoter_file, split_by_boundaries, split_by_proportions
+from mteb_contrastive.layout import prediction_subfolder, predictions_file
 from mteb_contrastive.metrics.ranking import tie_aware_metrics
 
 logger = logging.getLogger(__name__)
@@ -49,15 +49,17 @@ logger = logging.getLogger(__name__)
 class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
     """Retrieval of the missing quote among all quotes of a QuoteR file.
 
-    Subclasses set (declaratively): ``quoter_file`` (file name), :meth:`data_dir` (where it is),
+    Subclasses set (declaratively): the file (a QuoteR source of :mod:`mteb_contrastive.sources.quoter`),
     the split rule (``boundaries = (train_end, valid_end)`` in line order, or ``proportions``, after
     the shuffle with ``shuffle_seed`` when ``shuffle`` is true, else in line order) and ``language``
     ("en" lower-cases, as the official English script; anything else is kept as is). ``mask_marker`` and
     ``use_right_context`` set the query format (paper's defaults).
     """
 
+    #: the protocol's row in :data:`mteb_contrastive.families.PROTOCOLS` (family, tie rule, resampling unit)
+    protocol: ClassVar[str] = "quote-retrieval"
+
     k_values: ClassVar[tuple[int, ...]] = (1, 5, 10, 100)
-    quoter_file: ClassVar[str] = ""
     language: ClassVar[str] = "en"
     boundaries: ClassVar[tuple[int, int] | None] = None
     proportions: ClassVar[tuple[float, float]] = (0.8, 0.9)
@@ -87,13 +89,9 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
 
     @classmethod
     @abc.abstractmethod
-    def data_dir(cls) -> Path:
-        """The folder of the task's QuoteR file; each task declaration supplies it (a data-source
-        mixin of :mod:`mteb_contrastive.registry`)."""
-
-    @classmethod
     def data_file(cls) -> Path:
-        return cls.data_dir() / cls.quoter_file
+        """The task's QuoteR file; each task declaration supplies it (a QuoteR source of
+        :mod:`mteb_contrastive.sources`, which also says what is missing: ``data_missing``)."""
 
     def query_format(self) -> QueryFormat:
         return QueryFormat(language=self.language, mask_marker=self.mask_marker, use_right_context=self.use_right_context)
@@ -106,7 +104,7 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
             return
         path = self.data_file()
         if not path.is_file():
-            raise FileNotFoundError(self.missing_data_message(path))
+            raise FileNotFoundError(self.data_missing() or f"{self.metadata.name}: QuoteR file not found: {path}")
         examples = read_quoter_file(path)
         if self.boundaries is not None:
             splits = split_by_boundaries(examples, *self.boundaries, source=path)
@@ -132,10 +130,6 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
                 top_ranked=None,
             )
         self.data_loaded = True
-
-    @classmethod
-    def missing_data_message(cls, path: Path) -> str:
-        return f"{cls.__name__}: QuoteR file not found: {path}"
 
     def _evaluate_subset(self, model: Any, data_split: Any, **kwargs: Any) -> dict[str, Any]:
         from mteb_contrastive.search.full_rank import with_gold_ranks
@@ -174,14 +168,12 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
 
     def _save_per_item(self, search_model: Any, query_ids: list[str], higher: np.ndarray, tied: np.ndarray, prediction_folder: Any, *, hf_split: str, hf_subset: str) -> None:
         """Write :meth:`per_item` to ``<task>_per_item.json`` beside mteb's prediction file (same
-        per-model folder, :func:`~mteb_contrastive.registration.prediction_subfolder`), under
+        per-model folder, :func:`~mteb_contrastive.layout.prediction_subfolder`), under
         ``[hf_subset][hf_split]``, atomically. Not into mteb's file: its rankings are what mteb's
         ``convert_to_reranking`` reads, every key a query id."""
         import json
 
         from mteb_contrastive.data.atomic import write_text_atomic
-        from mteb_contrastive.registration import prediction_subfolder
-        from mteb_contrastive.report.reader import predictions_file
 
         meta = search_model.mteb_model_meta
         folder = prediction_subfolder(prediction_folder, meta.name, meta.revision)
@@ -190,8 +182,3 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         data.setdefault(hf_subset, {})[hf_split] = self.per_item(query_ids, higher, tied)
         write_text_atomic(path, json.dumps(data))
 
-
-def env_dir(env: str, default: Path | None = None) -> Path | None:
-    """The folder named by environment variable ``env``, else ``default``."""
-    v = os.environ.get(env)
-    return Path(v).expanduser() if v else default

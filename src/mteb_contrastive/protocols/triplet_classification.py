@@ -117,6 +117,9 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
     ``n_ties`` (rows whose two similarities are equal), ``n_ties_cross_document``.
     """
 
+    #: the protocol's row in :data:`mteb_contrastive.families.PROTOCOLS` (family, tie rule, resampling unit)
+    protocol: ClassVar[str] = "author-triplets"
+
     abstask_prompt = "Represent the writing style of the text."
     #: mteb's gate for non-encoder models: fitted baselines (pair scorers) are accepted here
     _support_search: ClassVar[bool] = True

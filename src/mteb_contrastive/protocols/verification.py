@@ -65,7 +65,6 @@ from __future__ import annotations
 
 import abc
 import logging
-import os
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -73,6 +72,8 @@ import numpy as np
 
 from mteb.abstasks.pair_classification import AbsTaskPairClassification
 
+from mteb_contrastive import config
+from mteb_contrastive.layout import answers_file
 from mteb_contrastive.metrics.calibration import Calibrator
 from mteb_contrastive.metrics.pan import evaluate_all
 from mteb_contrastive.protocols.fitting import fit_if_needed, is_pair_scorer, score_pairs
@@ -80,7 +81,7 @@ from mteb_contrastive.protocols.triplet_classification import encode_texts
 
 logger = logging.getLogger(__name__)
 
-ANSWERS_ENV = "MTEB_CONTRASTIVE_ANSWERS_DIR"
+ANSWERS_ENV = config.ANSWERS_ENV
 VARIANTS = ("hard", "platt", "platt_abstain")
 _METRIC_KEYS = {"auc": "auc", "c@1": "c_at_1", "f1": "f1", "f_05_u": "f_05_u", "brier": "brier", "overall": "overall", "n_overall_metrics": "n_overall_metrics", "n_unanswered": "n_unanswered"}
 
@@ -161,6 +162,9 @@ class AbsTaskVerification(AbsTaskPairClassification):
     Subclasses set ``metadata`` (``eval_splits=["test"]``, ``main_score="pan_platt_abstain_overall"``)
     and implement :meth:`pan_folder`; ``pan_year`` = 2021 (default) or 2020.
     """
+
+    #: the protocol's row in :data:`mteb_contrastive.families.PROTOCOLS` (family, tie rule, resampling unit)
+    protocol: ClassVar[str] = "verification"
 
     abstask_prompt = "Represent the writing style of the text."
     #: mteb's gate for non-encoder models: fitted baselines (pair scorers) are accepted here
@@ -338,13 +342,11 @@ class AbsTaskVerification(AbsTaskPairClassification):
     def answers_path(self, model: Any, hf_subset: str, prediction_folder: Path | str | None) -> Path | None:
         """Where the test answers go (see module docstring); None when nowhere."""
         name = getattr(getattr(model, "mteb_model_meta", None), "name", None) or type(model).__name__
-        rel = Path(name.replace("/", "__")) / self.metadata.name / hf_subset / "answers.jsonl"
+        rel = answers_file(name, self.metadata.name, hf_subset)
         if prediction_folder:
             return Path(prediction_folder) / "pan_answers" / rel
-        env = os.environ.get(ANSWERS_ENV)
-        if env:
-            return Path(env) / rel
-        return None
+        folder = config.env_folder(ANSWERS_ENV)
+        return None if folder is None else folder / rel
 
     def _write_answers(self, model: Any, ids: list[str], values: np.ndarray, hf_subset: str, prediction_folder: Path | None) -> None:
         from mteb_contrastive.data.pan import write_answers

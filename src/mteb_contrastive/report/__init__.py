@@ -7,13 +7,8 @@
 * :mod:`.compare` -- paired bootstrap confidence intervals, a paired permutation test and verdicts.
 * :mod:`.plots` -- matplotlib figures (score vs k, ROC / reliability, recall@k, rank histograms).
 * :mod:`.write` -- ``report.md`` / ``report.json`` / ``report.csv`` in an output folder.
+* :mod:`.tables` -- the author table and the PAN table of the command line.
 
 Every table of the project (``mteb-contrastive report``, ``pan-report``, the docs' tables) is
 written from :func:`~.reader.read_results`.
 """
-
-from __future__ import annotations
-
-from mteb_contrastive.report.legacy import author_table
-
-__all__ = ["author_table"]

@@ -9,46 +9,33 @@ qrels:
 * verification: AUC 0.5; ``majority_class_accuracy`` = max(p, 1 - p) with p = share of
   same-author test pairs (``n_same_author / n_pairs``);
 * ranking under a uniformly random permutation of a pool of N candidates with R relevant
-  (binary gains):
-
-  - E[nDCG@k] = (R/N) * sum_{i<=min(k,N)} 1/log2(i+1) / sum_{i<=min(R,k)} 1/log2(i+1)
-    (each rank holds a relevant candidate with probability R/N; Jarvelin & Kekalainen 2002 DCG);
-  - E[Recall@k] = min(k, N)/N;
-  - E[RR] = H_N / N for one relevant candidate (its rank is uniform on 1..N); with R relevant,
-    E[RR] = sum_r P(first relevant at r)/r with P = C(N-r, R-1)/C(N, R).
-
-  averaged over queries (each query's N is the pool size, minus one when the task ignores a
-  candidate identical to the query).
+  (binary gains): E[nDCG@k], E[Recall@k] and E[RR], the exact expectations of
+  :mod:`mteb_contrastive.metrics.chance` (the one place of those formulas), averaged over queries
+  (each query's N is the pool size, minus one when the task ignores a candidate identical to the
+  query).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
+
+from mteb_contrastive.metrics import chance
+from mteb_contrastive.metrics.chance import expected_ndcg, expected_recall
 
 
 def expected_ndcg_at_k(n_pool: int, n_rel: int, k: int) -> float:
-    """Expected nDCG@k of a uniformly random ranking (binary gains); 0 when nothing is relevant."""
-    if n_rel <= 0 or n_pool <= 0:
-        return 0.0
-    dcg = (n_rel / n_pool) * sum(1 / math.log2(i + 1) for i in range(1, min(k, n_pool) + 1))
-    idcg = sum(1 / math.log2(i + 1) for i in range(1, min(n_rel, k) + 1))
-    return dcg / idcg
+    """E[nDCG@k] of a random ranking (:func:`mteb_contrastive.metrics.chance.expected_ndcg`); 0 when nothing is relevant."""
+    return expected_ndcg(n_pool, n_rel, k) if n_rel > 0 and n_pool > 0 else 0.0
 
 
 def expected_recall_at_k(n_pool: int, k: int) -> float:
-    """Expected Recall@k of a uniformly random ranking: min(k, N)/N."""
-    return min(k, n_pool) / n_pool if n_pool > 0 else 0.0
+    """E[Recall@k] of a random ranking, ``min(k, N)/N`` (:func:`mteb_contrastive.metrics.chance.expected_recall`)."""
+    return expected_recall(n_pool, 1, k) if n_pool > 0 else 0.0
 
 
 def expected_rr(n_pool: int, n_rel: int = 1) -> float:
-    """Expected reciprocal rank of the first relevant candidate under a random ranking."""
-    if n_rel <= 0 or n_pool <= 0:
-        return 0.0
-    if n_rel == 1:
-        return sum(1 / r for r in range(1, n_pool + 1)) / n_pool
-    total = math.comb(n_pool, n_rel)
-    return sum(math.comb(n_pool - r, n_rel - 1) / total / r for r in range(1, n_pool - n_rel + 2))
+    """E[RR] of the first relevant candidate, full ranking (:func:`mteb_contrastive.metrics.chance.expected_rr`)."""
+    return chance.expected_rr(n_pool, n_rel) if n_rel > 0 and n_pool > 0 else 0.0
 
 
 def ranking_chance(qrels: dict[str, dict[str, int]], pool_size: int, *, ignore_identical_ids: bool = False, query_in_pool: set[str] | None = None) -> dict[str, float]:

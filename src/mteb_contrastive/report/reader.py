@@ -26,20 +26,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from mteb_contrastive import compat, families
+from mteb_contrastive.layout import model_folder_name, model_name_of_folder, predictions_file
+
 logger = logging.getLogger(__name__)
 
-#: task families, in report order
-FAMILIES = ("author", "verification", "quotes", "ir-triplets", "retrieval", "other")
-FAMILY_TITLES = {
-    "author": "Author tasks (HALvest protocol: author retrieval, author triplets)",
-    "verification": "Authorship verification (PAN metrics)",
-    "quotes": "Quote recommendation (QuoteR)",
-    "ir-triplets": "Paragraph Vector IR triplets",
-    "retrieval": "Other retrieval tasks",
-    "other": "Other tasks",
-}
-#: scores where a lower value is better
-LOWER_IS_BETTER = re.compile(r"(^|_)(error_rate|brier|median_rank|mean_rank|n_unanswered)$")
 _SECONDARY = [
     re.compile(p)
     for p in (
@@ -85,7 +76,7 @@ class ScoreRow:
 
     @property
     def model_dir(self) -> str:
-        return self.model.replace("/", "__")
+        return model_folder_name(self.model)
 
     def chance(self) -> dict[str, float]:
         """Chance-level keys stored by the protocol (``random_*`` / ``chance_*``)."""
@@ -109,40 +100,16 @@ def secondary_keys(scores: dict[str, Any]) -> list[str]:
     return out
 
 
-def higher_is_better(score_name: str) -> bool:
-    """False for error rates, Brier scores, ranks (see :data:`LOWER_IS_BETTER`)."""
-    return not LOWER_IS_BETTER.search(score_name)
-
-
 def family_of(task: str, task_type: str | None, scores: dict[str, Any]) -> str:
-    """Task family from the stored keys (generic: protocols' key names, not task names).
-
-    verification: ``pan_*`` keys; ir-triplets: ``error_rate``; author: ``accuracy_cross_document``
-    (triplets; ``accuracy_unrestricted`` in older results) or ``pool_candidates_raw`` (retrieval pool built from triplets); quotes:
-    ``gold_ranks_exact`` / ``mrr_tie_expected``; retrieval: any other ``ndcg_at_10``.
-    """
-    keys = set(scores)
-    if any(k.startswith("pan_") for k in keys):
-        return "verification"
-    if "error_rate" in keys:
-        return "ir-triplets"
-    if keys & {"accuracy_cross_document", "accuracy_unrestricted", "pool_candidates_raw"}:
-        return "author"
-    if keys & {"gold_ranks_exact", "mrr_tie_expected"} or task.startswith("QuoteR"):
-        return "quotes"
-    if task_type == "Retrieval" or "ndcg_at_10" in keys:
-        return "retrieval"
-    return "other"
+    """The family of a stored result: its registered task class's (:func:`mteb_contrastive.families.family_of`),
+    else from its score keys (:func:`mteb_contrastive.families.family_of_scores`)."""
+    cls = task_class(task)
+    return families.family_of(cls) if cls is not None and families.protocol_of(cls) is not None else families.family_of_scores(task, task_type, scores)
 
 
 def task_class(task: str) -> type | None:
     """The registered mteb task class of ``task`` (None when mteb does not know it here)."""
-    try:
-        from mteb_contrastive.registration import registered_task_class
-
-        return registered_task_class(task)
-    except Exception:  # pragma: no cover - registry shape changed
-        return None
+    return compat.task_table().get(task)
 
 
 def result_files(results_dir: str | Path) -> list[Path]:
@@ -172,7 +139,7 @@ def read_results(results_dir: str | Path, *, models: list[str] | None = None, ta
             logger.warning("skipping %s: %s", f, exc)
             continue
         meta = json.loads((f.parent / "model_meta.json").read_text(encoding="utf-8"))
-        model = meta.get("name") or f.parent.parent.name.replace("__", "/")
+        model = meta.get("name") or model_name_of_folder(f.parent.parent.name)
         if models is not None and model not in models:
             continue
         if tasks is not None and r.task_name not in tasks:
@@ -193,7 +160,7 @@ def read_results(results_dir: str | Path, *, models: list[str] | None = None, ta
                     scores=scores, languages=list(s.get("languages") or []), dataset_revision=r.dataset_revision,
                     mteb_version=r.mteb_version, evaluation_time=r.evaluation_time, path=f, model_meta=meta, evaluation_phases=phases,
                 ))
-    order = {f: i for i, f in enumerate(FAMILIES)}
+    order = {f: i for i, f in enumerate(families.FAMILIES)}
     rows.sort(key=lambda x: (order.get(x.family, 99), x.task, x.split, subset_sort_key(x.subset), x.model))
     return rows
 
@@ -242,25 +209,6 @@ class PerItem:
     year: int = 2021
     note: str = ""
     groups: list[str] | None = None
-
-
-def predictions_file(prediction_dir: str | Path, task: str, revision: str | None = None, kind: str = "predictions") -> Path:
-    """mteb's prediction file of ``task`` for one model (``kind="per_item"``: the per-item file a
-    protocol writes beside it when mteb's own file holds rankings, ``<task>_per_item.json``).
-
-    ``prediction_dir`` is the model's folder: the file is ``<dir>/<revision>/<task>_predictions.json``
-    (the per-model layout written under a shared ``--prediction-folder``, see
-    :func:`mteb_contrastive.registration.prediction_subfolder`), or ``<dir>/<task>_predictions.json``
-    for a folder given to one model only. Without ``revision`` the newest ``<dir>/*/`` file is taken.
-    """
-    d = Path(prediction_dir)
-    name = f"{task}_{kind}.json"
-    if revision is not None and (d / str(revision) / name).is_file():
-        return d / str(revision) / name
-    if (d / name).is_file():
-        return d / name
-    found = sorted(d.glob(f"*/{name}"), key=lambda f: f.stat().st_mtime)
-    return found[-1] if found else d / name
 
 
 def read_predictions(prediction_dir: str | Path | None, task: str, subset: str, split: str, revision: str | None = None, kind: str = "predictions") -> Any:

@@ -24,16 +24,9 @@ from mteb_contrastive.data.atomic import write_text_atomic
 from mteb_contrastive.report import plots
 from mteb_contrastive.report.chance import chance_levels, main_chance
 from mteb_contrastive.report.compare import Comparison, compare_per_item
-from mteb_contrastive.report.reader import (
-    FAMILIES,
-    FAMILY_TITLES,
-    ScoreRow,
-    higher_is_better,
-    per_item_scores,
-    read_predictions,
-    read_results,
-    task_reference,
-)
+from mteb_contrastive.families import FAMILIES, higher_is_better
+from mteb_contrastive.layout import model_root
+from mteb_contrastive.report.reader import ScoreRow, per_item_scores, read_predictions, read_results, task_reference
 
 logger = logging.getLogger(__name__)
 
@@ -92,10 +85,11 @@ def build_report(
     found = sorted({r.model for r in rows})
     models = [m for m in (models or found) if m in found]
     rows.sort(key=lambda r: (models.index(r.model),))  # stable: keeps family/task order within
-    rows.sort(key=lambda r: (FAMILIES.index(r.family), r.task, r.split, _subset_key(r.subset)))
+    order = list(FAMILIES)
+    rows.sort(key=lambda r: (order.index(r.family), r.task, r.split, _subset_key(r.subset)))
     prediction_dirs = dict(prediction_dirs or {})
     for m in models:  # the layout of `mteb-contrastive evaluate`: <out>/results beside <out>/predictions/<org__name>
-        guess = Path(results_dir).parent / "predictions" / m.replace("/", "__")
+        guess = model_root(Path(results_dir).parent / "predictions", m)
         if m not in prediction_dirs and guess.is_dir():
             prediction_dirs[m] = guess
     ref_cache: dict[tuple[str, str, str], Any] = {}
@@ -229,7 +223,7 @@ def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
         rows = [r for r in rep["rows"] if r["family"] == fam]
         if not rows:
             continue
-        out += [f"## {FAMILY_TITLES[fam]}", ""]
+        out += [f"## {FAMILIES[fam].title}", ""]
         for main in dict.fromkeys(r["main_score_name"] for r in rows):  # one table per main score (retrieval / triplets / ...)
             out += _score_table([r for r in rows if r["main_score_name"] == main]) + [""]
     if rep["comparisons"]:

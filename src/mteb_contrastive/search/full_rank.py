@@ -17,7 +17,7 @@ Sources of the pool scores:
 * mteb's BM25 (``mteb/baseline-bm25s``): :class:`BM25GoldRanks` scores each query against the
   whole index with ``bm25s``' ``get_scores``;
 * a search model with ``pool_scores(queries)`` (query id -> score of every candidate, in
-  ``corpus_ids`` order; e.g. :class:`~mteb_contrastive.search.bm25_lang.LanguageBM25Search`):
+  ``corpus_ids`` order; e.g. :class:`~mteb_contrastive.baselines.bm25_lang.LanguageBM25Search`):
   :class:`PoolScoresGoldRanks`;
 * a model that takes the gold itself (``set_gold``; e.g. :class:`~mteb_contrastive.search.rerank.TwoStageSearch`);
 * any other search model: :class:`ResultsGoldRanks`, ranks read from the returned top-k; a gold

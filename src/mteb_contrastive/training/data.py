@@ -1,14 +1,7 @@
 """Author-labelled document tables for training, validation pairs, and random span rotation.
 
-Sources of documents ``{"id", "author", "text"[, "group", "title"]}`` (:func:`load_documents`):
-
-* ``corpus`` -- a JSONL the builders read (``{"id", "author" | "authors": [one], "text"}``);
-* ``eltec`` / ``pan14`` -- the shared ELTeC novels / PAN 2014 known documents (the readers of
-  :mod:`mteb_contrastive.data.verification_builder`, so author = novelist / PAN problem);
-* ``taln`` -- the TALN papers' French full-text bodies (``text[body_offset:refs_offset]``,
-  :func:`mteb_contrastive.data.taln.taln_corpus`), author = first author;
-* ``pan-folder`` -- the ``train`` split of a PAN-format folder (``pairs.jsonl`` + ``truth.jsonl``
-  with ``authors``): each distinct text is a document of the author the truth file names.
+Documents ``{"id", "author", "text"[, "group", "title"]}`` come from
+:func:`mteb_contrastive.data.documents.load_documents` (corpus, eltec, pan14, taln, pan-folder).
 
 Documents are rows, not fixed pairs (Kirby's recipe): a batch draws authors and two documents of
 each (:mod:`mteb_contrastive.training.sampler`). Authors with a single document cannot give a
@@ -29,65 +22,16 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from mteb_contrastive.data.documents import DOCUMENT_SOURCES
 from mteb_contrastive.data.errors import DataError
 
 logger = logging.getLogger(__name__)
 
-SOURCES = ("corpus", "eltec", "pan14", "taln", "pan-folder")
+SOURCES = tuple(DOCUMENT_SOURCES)
 
 
 class TrainingDataError(DataError):
     """Bad training data or options (names the source and, where it applies, row and field)."""
-
-
-def load_documents(kind: str, path: str | os.PathLike) -> list[dict[str, Any]]:
-    """Documents ``{"id", "author", "text", "group", "title"}`` of one source (see module docstring).
-
-    Raises:
-        TrainingDataError / DataError: unknown kind, unreadable rows (file, row, field named).
-        FileNotFoundError: ``path`` missing.
-    """
-    from mteb_contrastive.data import verification_builder as vb
-
-    if not Path(path).exists():
-        raise FileNotFoundError(f"{path}: no such file or folder")
-    if kind == "corpus":
-        return vb.corpus_documents(path)
-    if kind == "eltec":
-        return vb.eltec_documents(path)
-    if kind == "pan14":
-        return vb.pan14_documents(path)
-    if kind == "taln":
-        from mteb_contrastive.data.taln import taln_corpus
-
-        rows, _ = taln_corpus(path, "fulltext-fr")
-        return vb.validate_documents([{"id": r["id"], "author": r["authors"][0], "text": r["text"]} for r in rows], path)
-    if kind == "pan-folder":
-        return documents_from_pan_folder(path, "train")
-    raise TrainingDataError(kind, f"unknown document source; choose one of {SOURCES}")
-
-
-def documents_from_pan_folder(folder: str | os.PathLike, split: str = "train") -> list[dict[str, Any]]:
-    """Distinct texts of one split of a PAN-format folder, each labelled with its author.
-
-    Raises:
-        TrainingDataError: the split's truth rows have no ``authors`` (PAN truth without author ids
-            cannot give documents), or one text is given two different authors.
-    """
-    from mteb_contrastive.data.pan import load_split
-
-    rows = load_split(folder, split)
-    docs: dict[str, dict[str, Any]] = {}
-    for i, r in enumerate(rows):
-        authors = r.get("authors")
-        if not isinstance(authors, list) or len(authors) != 2:
-            raise TrainingDataError(Path(folder) / split / "truth.jsonl", "needs the two authors of the pair (\"authors\": [a, b])", row=i, field="authors")
-        for text, author, fandom in zip(r["pair"], authors, r.get("fandoms") or ["", ""]):
-            old = docs.get(text)
-            if old is not None and old["author"] != str(author):
-                raise TrainingDataError(Path(folder) / split / "truth.jsonl", f"the same text is labelled {old['author']!r} and {author!r}", row=i, field="authors")
-            docs.setdefault(text, {"id": f"{split}-{len(docs)}", "author": str(author), "text": text, "group": "", "title": str(fandom)})
-    return list(docs.values())
 
 
 def held_out_authors(folder: str | os.PathLike, splits: tuple[str, ...] = ("validation", "test")) -> set[str]:
@@ -130,11 +74,11 @@ def rotate_span(text: str, rng: random.Random, max_words: int | None = None, rot
     Without a cut, the rotated text holds exactly the multiset of the input's words.
 
     A text in a script written without spaces (Chinese, Japanese, Thai, ...) has no whitespace
-    words to rotate: its words are :func:`~mteb_contrastive.baselines.text.word_spans` (jieba words,
+    words to rotate: its words are :func:`~mteb_contrastive.data.text.word_spans` (jieba words,
     characters, punctuation runs), each kept with the characters up to the next word, and the
     rotation and the cut join these pieces as they are (no separator inserted).
     """
-    from mteb_contrastive.baselines.text import has_unsegmented_script, word_pieces
+    from mteb_contrastive.data.text import has_unsegmented_script, word_pieces
 
     unspaced = has_unsegmented_script(text)
     words = word_pieces(text) if unspaced else text.split()

@@ -6,7 +6,7 @@
   makes a whole clause one token; mteb's ``BM25Search`` has a character rule for ``zho``/``cmn``
   only, not for ``lzh``.
 * every other language: the word rule of the project's baselines,
-  :func:`mteb_contrastive.baselines.text.word_tokens` with ``min_len=2`` on the lower-cased text
+  :func:`mteb_contrastive.data.text.word_tokens` with ``min_len=2`` on the lower-cased text
   (on spaced scripts exactly scikit-learn's default ``(?u)\\b\\w\\w+\\b``; a Japanese, Thai, ...
   run gives character bigrams and a Han run jieba words instead of one whole-clause token).
 
@@ -42,6 +42,6 @@ def tokenize(text: str, lang: str) -> list[str]:
     """Tokens of ``text`` in language ``lang`` (an ISO 639 code, optionally with a script: ``cmn-Hans``)."""
     if is_character_language(lang):
         return _CHAR.findall(text.lower())
-    from mteb_contrastive.baselines.text import word_tokens
+    from mteb_contrastive.data.text import word_tokens
 
     return word_tokens(text, min_len=2)

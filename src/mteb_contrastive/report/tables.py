@@ -1,4 +1,5 @@
-"""The author-task table (``mteb-contrastive report --author-table``), read through
+"""The per-family tables of the command line: the author table (``mteb-contrastive report
+--author-table``) and the PAN table (``mteb-contrastive pan-report``), read through
 :func:`mteb_contrastive.report.reader.read_results`, the reader every table of the project uses.
 """
 
@@ -6,6 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+from mteb_contrastive.layout import model_name_of_folder
+from mteb_contrastive.report.reader import read_results
 
 
 def _fmt(v: Any, digits: int = 4) -> str:
@@ -26,8 +30,6 @@ def author_table(results_dir: str | Path, timings: dict[str, float] | None = Non
     (encoding, search, scoring; data loading excluded), unless ``timings`` maps "<model> <task>"
     to seconds measured otherwise.
     """
-    from mteb_contrastive.report.reader import read_results
-
     timings = timings or {}
     rows: dict[tuple[str, str, str], dict[str, Any]] = {}
     for r in read_results(results_dir):
@@ -42,7 +44,7 @@ def author_table(results_dir: str | Path, timings: dict[str, float] | None = Non
                 break
         else:
             continue
-        model = r.model_dir.replace("__", "/")
+        model = model_name_of_folder(r.model_dir)
         wall = next((v for k, v in timings.items() if k.endswith(" " + name) and k.split(" ")[0] == model), None)
         s = r.scores
         phases = [p for p in r.evaluation_phases if p.get("subset") == r.subset]
@@ -69,4 +71,22 @@ def author_table(results_dir: str | Path, timings: dict[str, float] | None = Non
             f"| {model} | {base} | {k} | {v['lang']} | {_fmt(v.get('pool'))} | {_fmt(v.get('chance'), 5)} | {_fmt(v.get('triplets'))} | {_fmt(v.get('ndcg'))} | {_fmt(v.get('ndcg_x')) or 'n/a'} | "
             f"{_fmt(v.get('hit'))} | {_fmt(v.get('recall'))} | {_fmt(v.get('acc')) or 'n/a'} | {_fmt(v.get('acc_x')) or 'n/a'} | {_fmt(v.get('t_ret'), 1)} / {_fmt(v.get('t_trip'), 1) or 'n/a'} |"
         )
+    return "\n".join(lines)
+
+
+def pan_table(results_dir) -> str:
+    """Markdown table of every verification result under an mteb ``--output-folder``.
+
+    One row per (model, task, answers kind): hard / Platt / Platt+abstain, with AUC, c@1, F1,
+    F0.5u, Brier, overall (3 decimals), the number of non-answers and the test pair count.
+    """
+    lines = [
+        "| model | task | answers | AUC | c@1 | F1 | F0.5u | Brier | overall | non-answers | test pairs |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    found = [(r.model_dir, r.task, r.scores) for r in read_results(results_dir) if "pan_platt_abstain_overall" in r.scores]
+    for model, task, s in sorted(found, key=lambda x: (x[1], x[0])):
+        for variant, label in (("hard", "hard (threshold)"), ("platt", "Platt"), ("platt_abstain", f"Platt+abstain (delta {s['abstain_delta']:.2f})")):
+            vals = " | ".join("undefined" if s.get(f"pan_{variant}_{k}") is None else f"{s[f'pan_{variant}_{k}']:.3f}" for k in ("auc", "c_at_1", "f1", "f_05_u", "brier", "overall"))
+            lines.append(f"| {model} | {task} | {label} | {vals} | {s[f'pan_{variant}_n_unanswered']} | {s['n_pairs']} |")
     return "\n".join(lines)

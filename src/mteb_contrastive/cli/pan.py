@@ -12,45 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
-#: the README's real-data benchmarks: name -> (source kind, path under shared/data, builder options)
-PAN_BENCHMARKS = {
-    # ELTeC has only 10 authors with more than one novel: all go to validation and test (5 + 5), no train split.
-    "ELTeCEng": ("eltec", "eltec/eng_novels.jsonl.gz", dict(chunk_words=1000, pairs_per_author=30, split_ratios=(0.0, 0.5, 0.5), positive_ratio=0.5, seed=0, languages=("eng-Latn",), description="ELTeC English novels 1840-1920: 1000-word chunks, same-author pairs from two different novels")),
-    "PAN14Known": ("pan14", "pan/pan14_known.jsonl.gz", dict(chunk_words=400, pairs_per_author=2, split_ratios=(0.4, 0.3, 0.3), positive_ratio=0.5, seed=0, languages=("eng-Latn", "spa-Latn"), description="PAN 2014 known documents (English essays and novels, Spanish articles): 400-word chunks, author = PAN problem, same-author pairs from two different documents, negatives within a genre")),
-}
-
-
-def pan_table(results_dir) -> str:
-    """Markdown table of every verification result under an mteb ``--output-folder``.
-
-    One row per (model, task, answers kind): hard / Platt / Platt+abstain, with AUC, c@1, F1,
-    F0.5u, Brier, overall (3 decimals), the number of non-answers and the test pair count.
-    """
-    from mteb_contrastive.report.reader import read_results
-
-    lines = [
-        "| model | task | answers | AUC | c@1 | F1 | F0.5u | Brier | overall | non-answers | test pairs |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    found = [(r.model_dir, r.task, r.scores) for r in read_results(results_dir) if "pan_platt_abstain_overall" in r.scores]
-    for model, task, s in sorted(found, key=lambda x: (x[1], x[0])):
-        for variant, label in (("hard", "hard (threshold)"), ("platt", "Platt"), ("platt_abstain", f"Platt+abstain (delta {s['abstain_delta']:.2f})")):
-            vals = " | ".join("undefined" if s.get(f"pan_{variant}_{k}") is None else f"{s[f'pan_{variant}_{k}']:.3f}" for k in ("auc", "c_at_1", "f1", "f_05_u", "brier", "overall"))
-            lines.append(f"| {model} | {task} | {label} | {vals} | {s[f'pan_{variant}_n_unanswered']} | {s['n_pairs']} |")
-    return "\n".join(lines)
-
-
-def _documents(kind: str, path: str):
-    from mteb_contrastive.data import verification_builder as vb
-
-    return {"eltec": vb.eltec_documents, "pan14": vb.pan14_documents, "corpus": vb.corpus_documents}[kind](path)
+from mteb_contrastive.cli.args import dataset_name, non_negative_float, open_fraction, positive_int
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add the PAN subcommands to ``mteb-contrastive``'s subparsers."""
-    from mteb_contrastive.cli_args import dataset_name, non_negative_float, open_fraction, positive_int
-
     b = sub.add_parser("build-verification", help="PAN-format verification pairs from an author-labelled corpus of long documents")
     b.add_argument("kind", choices=["eltec", "pan14", "corpus"], help="eltec: eltec/eng_novels.jsonl.gz; pan14: pan/pan14_known.jsonl.gz; corpus: JSONL {id, author, text[, group, language]}")
     b.add_argument("path")
@@ -77,13 +45,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, shared_dir) -> int | None:
     """Run a PAN subcommand; None when ``args.cmd`` is not one of them."""
+    from mteb_contrastive.data.documents import load_documents
     from mteb_contrastive.data.verification_builder import build_verification_dataset
 
     if args.cmd == "build-verification":
         from mteb_contrastive.data.errors import DataError
         from mteb_contrastive.data.languages import languages_from_rows, resolve_languages
 
-        docs = _documents(args.kind, args.path)
+        docs = load_documents(args.kind, args.path)
         langs = resolve_languages(languages_from_rows(docs, args.path), args.languages, source=args.path, option="--languages")
         if langs is None:
             raise DataError(args.path, "the documents name no language; pass --languages (mteb codes of the texts, e.g. fra-Latn) or give each row a 'language'")
@@ -92,10 +61,11 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
         print(build_verification_dataset(docs, args.out, args.name, chunk_words=args.chunk_words, min_words=args.min_words, split_ratios=tuple(args.split_ratios), pairs_per_author=args.pairs_per_author, positive_ratio=args.positive_ratio, seed=args.seed, languages=tuple(langs), source=str(args.path)))
         return 0
     if args.cmd == "build-pan-benchmarks":
+        from mteb_contrastive.benchmarks.shared_data import VERIFICATION_RECIPES, build_verification_benchmark
+
         shared = shared_dir(args.shared)
-        for name, (kind, rel, opts) in PAN_BENCHMARKS.items():
-            src = shared / rel
-            print(build_verification_dataset(_documents(kind, str(src)), args.out, name, source=rel, **opts), flush=True)
+        for name in VERIFICATION_RECIPES:
+            print(build_verification_benchmark(shared, Path(args.out), name), flush=True)
         return 0
     if args.cmd == "pan-score":
         from mteb_contrastive.data.pan import align_answers, read_answers, read_truth
@@ -107,9 +77,11 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
         print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in res.items()}))
         return 0
     if args.cmd == "pan-report":
+        from mteb_contrastive.report.tables import pan_table
+
         print(pan_table(args.results))
         return 0
     return None
 
 
-__all__ = ["PAN_BENCHMARKS", "add_parsers", "run"]
+__all__ = ["add_parsers", "run"]

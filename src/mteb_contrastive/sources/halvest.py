@@ -1,4 +1,4 @@
-"""Which HALvest-Contrastive release a task loads: the user's choice of repository and revision.
+"""The HALvest-Contrastive release a task loads: the user's choice of repository and revision.
 
 Precedence (:func:`mteb_contrastive.data.halvest.resolve_source`): the Python arguments
 ``path`` / ``revision`` of the task's constructor, then the environment variables
@@ -16,10 +16,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.data.halvest import load_rows, resolve_location, resolve_source
+from mteb_contrastive import config
+from mteb_contrastive.data.halvest import HUB_CONFIGS, HUB_REPO, HUB_REVISION, load_rows, resolve_location, resolve_source
+from mteb_contrastive.identity import folder_revision
+from mteb_contrastive.sources.base import DataSource, Missing
+
+__all__ = ["HUB_CONFIGS", "HUB_REPO", "HUB_REVISION", "HALvestHubSource"]
 
 
-class HALvestHubSource:
+class HALvestHubSource(DataSource):
     """Mixin for the HALvest tasks: chooses the source at construction, loads each split natively.
 
     Args:
@@ -34,11 +39,31 @@ class HALvestHubSource:
         local, _ = resolve_location(p, r)
         if local != p or r is None:
             # a local folder (or the local copy named by MTEB_CONTRASTIVE_HALVEST_PATH) is recorded by its content
-            from mteb_contrastive.identity import folder_revision
-
             r = "content-" + folder_revision(local) if Path(local).is_dir() else "main"
         self.halvest_source = (p, r)
         self._apply_source()
+
+    @classmethod
+    def missing(cls, *, hub_reachable: bool | None = None) -> Missing | None:
+        """Missing only without a local copy (``MTEB_CONTRASTIVE_HALVEST_PATH``) when the Hub is not
+        reachable (``hub_reachable`` False, or ``HF_HUB_OFFLINE=1``)."""
+        if config.env(config.HALVEST_PATH_ENV):
+            return None
+        offline = config.hub_offline()
+        if not (offline or hub_reachable is False):
+            return None
+        return Missing("HuggingFace Hub not reachable" + (" (HF_HUB_OFFLINE=1)" if offline else ""),
+                       f"{cls.metadata.name}: on the HuggingFace Hub ({cls.metadata.dataset['path']}) and "
+                       + ("HF_HUB_OFFLINE=1" if offline else "the Hub is not reachable"))
+
+    @classmethod
+    def source_kind(cls) -> str:
+        return f"HuggingFace Hub `{cls.metadata.dataset['path']}`"
+
+    @classmethod
+    def source_location(cls) -> str:
+        local = config.env(config.HALVEST_PATH_ENV)
+        return f"local copy {local}" if local else f"HuggingFace Hub {cls.metadata.dataset['path']}"
 
     def _apply_source(self) -> None:
         """Put the chosen source in the instance's metadata (mteb's ``unload_data`` drops it)."""

@@ -19,12 +19,12 @@ import logging
 import sys
 from typing import Any
 
+from mteb_contrastive.cli.args import non_negative_float
+
 COMMANDS = ("train", "train-cross-encoder", "train-reranker")
 
 
 def _head_opt(p: argparse.ArgumentParser) -> None:
-    from mteb_contrastive.cli_args import non_negative_float
-
     p.add_argument("--head-lr-multiplier", type=non_negative_float, default=20.0,
                    help="the classification head (new and randomly initialised unless --base-model is already a "
                         "cross-encoder) learns at this x --learning-rate")
@@ -78,7 +78,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _config(args: argparse.Namespace) -> Any:
-    from mteb_contrastive.search.rerank import bundled_minilm
+    from mteb_contrastive.config import bundled_minilm
     from mteb_contrastive.training.contrastive import ContrastiveConfig
 
     return ContrastiveConfig(
@@ -120,7 +120,8 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
         TrainingDataError: a bad ``--docs`` value, an empty validation, no training author left.
     """
     from mteb_contrastive.data.pan import load_split
-    from mteb_contrastive.training.data import SOURCES, TrainingDataError, held_out_authors, load_documents, split_documents_by_author, validation_pairs
+    from mteb_contrastive.data.documents import load_documents
+    from mteb_contrastive.training.data import SOURCES, TrainingDataError, held_out_authors, split_documents_by_author, validation_pairs
 
     docs: list[dict[str, Any]] = []
     for spec in args.docs:

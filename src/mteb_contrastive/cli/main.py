@@ -28,42 +28,23 @@ import os
 import sys
 from pathlib import Path
 
-from mteb_contrastive.cli_args import HelpFormatter, OneLineParser, dataset_name, non_negative_float, positive_int, print_error
-from mteb_contrastive.paths import shared_data_dir
-
-#: the TALN benchmarks of the main job: (dataset name, TALN view, ks, splitter language, mteb language)
-TALN_DATASETS = (
-    ("TALNFullTextFr", "fulltext-fr", (2, 4, 8), "fr", "fra-Latn"),
-    ("TALNAbstractEn", "abstract-en", (2,), "en", "eng-Latn"),
-)
-
+from mteb_contrastive import config
+from mteb_contrastive.cli import evaluate as evaluate_cmd
+from mteb_contrastive.cli import pan as pan_cli
+from mteb_contrastive.cli import quoter as quoter_cli
+from mteb_contrastive.cli import train as training_cli
+from mteb_contrastive.cli.args import HelpFormatter, OneLineParser, dataset_name, non_negative_float, positive_int, print_error
+from mteb_contrastive.config import shared_data_dir
 
 def build_taln(shared: Path, out: Path, *, seed: int = 0, n_triplets: int = 2) -> list[Path]:
-    """Build the TALN author-triplet folders (see :data:`TALN_DATASETS`)."""
-    from mteb_contrastive.data.halvest_builder import build_halvest_dataset
-    from mteb_contrastive.data.taln import taln_corpus
+    """Build the TALN author-triplet folders (:data:`mteb_contrastive.benchmarks.shared_data.TALN_RECIPES`)."""
+    from mteb_contrastive.benchmarks.shared_data import TALN_RECIPES, build_taln_benchmark
 
-    src = shared / "taln" / "articles.jsonl.gz"
     made = []
-    for name, view, ks, lang, mteb_lang in TALN_DATASETS:
-        rows, counts = taln_corpus(src, view)
-        desc = f"TALN/RECITAL papers 1997-2015, view {view} ({counts['kept']} of {counts['papers']} papers kept)"
-        made.append(build_halvest_dataset(rows, out, name, ks=ks, language=lang, mteb_language=mteb_lang, n_triplets=n_triplets, seed=seed, source=f"{src} [{view}]", description=desc))
+    for recipe in TALN_RECIPES:
+        made.append(build_taln_benchmark(shared, out, recipe, seed=seed, n_triplets=n_triplets))
         print(f"built {made[-1]}", flush=True)
     return made
-
-
-def hub_reachable(timeout: float = 5.0) -> bool:
-    """True when the HuggingFace Hub answers for the HALvest dataset (False under HF_HUB_OFFLINE)."""
-    if os.environ.get("HF_HUB_OFFLINE") == "1":
-        return False
-    try:
-        import requests
-
-        r = requests.head("https://huggingface.co/api/datasets/almanach/HALvest-Contrastive", timeout=timeout)
-        return r.status_code < 500
-    except Exception:
-        return False
 
 
 def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
@@ -74,10 +55,10 @@ def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
     shared = shared_data_dir(shared_arg)
     # a readable log: no per-batch progress bars (set TQDM_DISABLE=0 to see them)
     os.environ.setdefault("TQDM_DISABLE", "1")
-    from mteb_contrastive.quiet import apply_environment
+    from mteb_contrastive.plugin.quiet import apply_environment
 
     apply_environment({"HF_DATASETS_DISABLE_PROGRESS_BARS": os.environ.get("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")})
-    if hub_reachable():
+    if config.hub_reachable():
         print(f"main job: HuggingFace Hub reachable -> HALvestRetrieval + HALvestTripletClassification from the Hub, results in {results}", flush=True)
         tasks = ["HALvestRetrieval", "HALvestTripletClassification"]
         env = dict(os.environ)
@@ -98,14 +79,14 @@ def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
         if rc != 0:
             print(f"failed: {' '.join(cmd)} (exit {rc})", flush=True)
             return rc
-    from mteb_contrastive.report import author_table
+    from mteb_contrastive.report.tables import author_table
 
     print(author_table(results))
     return 0
 
 
 def build_parser() -> OneLineParser:
-    """The ``mteb-contrastive`` argument parser (options checked by :mod:`mteb_contrastive.cli_args`)."""
+    """The ``mteb-contrastive`` argument parser (options checked by :mod:`mteb_contrastive.cli.args`)."""
     ap = OneLineParser(prog="mteb-contrastive", description=__doc__, formatter_class=HelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     _add = sub.add_parser
@@ -147,14 +128,8 @@ def build_parser() -> OneLineParser:
     r.add_argument("--author-table", action="store_true", help="print only the author-task table (pool, triplets, nDCG@10, Recall@10, accuracy, wall time)")
     r.add_argument("--timings", help="JSON {'<model> <task>': seconds} for the author table's wall-time column (default: mteb's stored phases)")
     sub.add_parser("tasks", help="Markdown table of the tasks (main score, direction, tie rule, data source)")
-    from mteb_contrastive import evaluate as evaluate_cmd
-    from mteb_contrastive import pan_cli
-
     evaluate_cmd.add_parser(sub)
     pan_cli.add_parsers(sub)
-    from mteb_contrastive import quoter_cli
-    from mteb_contrastive.training import cli as training_cli
-
     quoter_cli.add_parsers(sub)
     training_cli.add_parsers(sub)
     return ap
@@ -162,10 +137,6 @@ def build_parser() -> OneLineParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one ``mteb-contrastive`` subcommand; bad input is one stderr line and exit status 2."""
-    from mteb_contrastive import evaluate as evaluate_cmd
-    from mteb_contrastive import pan_cli, quoter_cli
-    from mteb_contrastive.training import cli as training_cli
-
     ap = build_parser()
     args = ap.parse_args(argv)
     if args.cmd in training_cli.COMMANDS:
@@ -175,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.cmd == "seed-model":
-            from mteb_contrastive.hf_cache import seed_bundled_model
+            from mteb_contrastive.models.bundled import seed_bundled_model
 
             print(seed_bundled_model())
         elif args.cmd == "build-triplets":
@@ -222,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "tasks":
             import mteb  # noqa: F401  (registers the tasks)
 
-            from mteb_contrastive.benchmarks import task_table
+            from mteb_contrastive.benchmarks.task_table import task_table
 
             print(task_table())
         elif args.cmd == "evaluate":
@@ -248,7 +219,7 @@ def report_command(args: argparse.Namespace) -> int:
         print(f"error: {results}: not a folder (give an mteb --output-folder)", file=sys.stderr)
         return 2
     if args.author_table:
-        from mteb_contrastive.report import author_table
+        from mteb_contrastive.report.tables import author_table
 
         from mteb_contrastive.data.errors import read_json
 

@@ -4,7 +4,7 @@
 
 Steps:
 
-1. **Plan.** Each benchmark of the suite (:func:`plan`, plus every folder named by
+1. **Plan.** Each benchmark of the suite (:func:`mteb_contrastive.benchmarks.plan.plan`, plus every folder named by
    ``MTEB_CONTRASTIVE_DATASETS`` / ``MTEB_CONTRASTIVE_VERIFICATION``) is checked with path and
    environment checks only; one line per benchmark says ``run`` (and where its data comes from)
    or ``skip`` and why. The ``default`` suite has one benchmark per family (what ``make run``
@@ -31,150 +31,10 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-HALVEST_HUB = "almanach/HALvest-Contrastive"
-
-
-@dataclass
-class Bench:
-    """One benchmark of the suite: its tasks, family, where its data comes from, how to build it."""
-
-    name: str
-    family: str
-    tasks: list[str]
-    default: bool
-    source: str = ""
-    missing: str | None = None  # one-line reason when the data is not here
-    build: Callable[[], Path] | None = None
-    built_folder: Path | None = None
-    retrieval_tasks: list[str] = field(default_factory=list)
-
-
-def plan(out: Path, shared: Path, suite: str, *, hub: bool) -> list[Bench]:
-    """The benchmarks of ``suite`` ("default" or "full") with their run/skip decision (no data is read)."""
-    from mteb_contrastive.cli import TALN_DATASETS
-    from mteb_contrastive.pan_cli import PAN_BENCHMARKS
-
-    out_ds, out_ver = out / "datasets", out / "verification"
-    taln = shared / "taln" / "articles.jsonl.gz"
-    benches: list[Bench] = []
-
-    local_copy = os.environ.get("MTEB_CONTRASTIVE_HALVEST_PATH")
-    b = Bench("HALvest-Contrastive", "author", ["HALvestRetrieval", "HALvestTripletClassification"], default=False,
-              source=f"local copy {local_copy}" if local_copy else f"HuggingFace Hub {HALVEST_HUB}", retrieval_tasks=["HALvestRetrieval"])
-    if not hub and not local_copy:
-        b.missing = "HuggingFace Hub not reachable" + (" (HF_HUB_OFFLINE=1)" if os.environ.get("HF_HUB_OFFLINE") == "1" else "")
-    benches.append(b)
-
-    for name, view, ks, lang, mteb_lang in reversed(TALN_DATASETS):  # abstracts (small) first
-        b = Bench(name, "author", [f"{name}AuthorRetrieval", f"{name}AuthorTripletClassification"], default=name == "TALNAbstractEn",
-                  source=f"built from {taln} [{view}]", built_folder=out_ds / name, retrieval_tasks=[f"{name}AuthorRetrieval"])
-        if not taln.is_file():
-            b.missing = f"{taln} not found (set MTEB_CONTRASTIVE_SHARED or --shared to the shared data folder)"
-        else:
-            b.build = _taln_builder(taln, out_ds, name, view, ks, lang, mteb_lang)
-        benches.append(b)
-
-    for name in ("PAN14Known", "ELTeCEng"):
-        kind, rel, opts = PAN_BENCHMARKS[name]
-        src = shared / rel
-        b = Bench(name, "verification", [f"{name}Verification"], default=name == "PAN14Known", source=f"built from {src}", built_folder=out_ver / name)
-        if not src.is_file():
-            b.missing = f"{src} not found (set MTEB_CONTRASTIVE_SHARED or --shared to the shared data folder)"
-        else:
-            b.build = _verification_builder(kind, src, rel, out_ver, name, opts)
-        benches.append(b)
-
-    for env, task in (("MTEB_CONTRASTIVE_PAN20", "PAN20Verification"), ("MTEB_CONTRASTIVE_PAN21", "PAN21Verification")):
-        b = Bench(task, "verification", [task], default=False, source=f"${env}")
-        b.missing = _pan_missing(env, task)
-        benches.append(b)
-
-    quoter_shared = Path(os.environ.get("MTEB_CONTRASTIVE_QUOTER_DATA") or shared / "quoter").expanduser()
-    for task, fname, default in (("QuoteRKJVNovelsEnglishRetrieval", "en_kjv_in_novels.txt", True), ("QuoteRGcideEnglishRetrieval", "en_gcide.txt", False),
-                                 ("QuoteRIdiomChineseRetrieval", "zh_idiom.txt", False)):
-        f = quoter_shared / fname
-        b = Bench(task, "quotes", [task], default=default, source=str(f), retrieval_tasks=[task])
-        if not f.is_file():
-            b.missing = f"{f} not found (set MTEB_CONTRASTIVE_QUOTER_DATA or MTEB_CONTRASTIVE_SHARED)"
-        benches.append(b)
-    official = os.environ.get("MTEB_CONTRASTIVE_QUOTER_OFFICIAL")
-    for task, fname in (("QuoteREnglishRetrieval", "english.txt"), ("QuoteRModernChineseRetrieval", "modern_chinese.txt"), ("QuoteRClassicalChineseRetrieval", "ancient_chinese.txt")):
-        b = Bench(task, "quotes", [task], default=False, source=f"$MTEB_CONTRASTIVE_QUOTER_OFFICIAL/{fname}", retrieval_tasks=[task])
-        if not official:
-            b.missing = f"MTEB_CONTRASTIVE_QUOTER_OFFICIAL unset (the official QuoteR files are on https://github.com/thunlp/QuoteR, not the Hub)"
-        elif not (Path(official).expanduser() / fname).is_file():
-            b.missing = f"{Path(official).expanduser() / fname} not found (MTEB_CONTRASTIVE_QUOTER_OFFICIAL={official})"
-        benches.append(b)
-
-    cran = Path(os.environ.get("MTEB_CONTRASTIVE_CRANFIELD") or shared / "ir" / "cranfield").expanduser()
-    b = Bench("CranfieldIRTriplets", "ir-triplets", ["CranfieldIRTriplets"], default=True, source=f"built on first load from {cran}")
-    if not (cran / "corpus.jsonl").is_file():
-        b.missing = f"{cran}/corpus.jsonl not found (set MTEB_CONTRASTIVE_CRANFIELD or MTEB_CONTRASTIVE_SHARED)"
-    benches.append(b)
-
-    benches += user_folders()
-    for b in benches:
-        if not b.default and suite == "default" and b.missing is None and not b.source.startswith("user folder"):
-            b.missing = "not in the default suite (--suite full runs it)"
-    return benches
-
-
-def _pan_missing(env: str, task: str) -> str | None:
-    v = os.environ.get(env)
-    if not v:
-        return f"{env} unset (the PAN {task[3:5]} texts are on Zenodo on request, not on the Hub)"
-    if not (Path(v).expanduser() / "test" / "pairs.jsonl").is_file():
-        return f"{env}={v} has no test/pairs.jsonl"
-    return None
-
-
-def user_folders() -> list[Bench]:
-    """Benchmarks from the folders named by ``MTEB_CONTRASTIVE_DATASETS`` and ``MTEB_CONTRASTIVE_VERIFICATION``."""
-    from mteb_contrastive.registry import DATASETS_ENV, VERIFICATION_ENV, dataset_folders
-
-    out = []
-    for env in (DATASETS_ENV, VERIFICATION_ENV):
-        for folder in dataset_folders(env=env):
-            try:
-                info = json.loads((folder / "mteb_contrastive.json").read_text(encoding="utf-8"))
-                name, kind = info["name"], info.get("kind")
-            except (OSError, ValueError, KeyError) as exc:
-                out.append(Bench(folder.name, "other", [], default=True, source=f"user folder {folder}", missing=f"{folder}/mteb_contrastive.json unreadable: {exc}"))
-                continue
-            if kind == "ir-triplets":
-                out.append(Bench(name, "ir-triplets", [f"{name}IRTriplets"], default=True, source=f"user folder {folder} (${env})"))
-            elif kind == "pan-verification":
-                out.append(Bench(name, "verification", [f"{name}Verification"], default=True, source=f"user folder {folder} (${env})"))
-            else:
-                out.append(Bench(name, "author", [f"{name}AuthorRetrieval", f"{name}AuthorTripletClassification"], default=True,
-                                 source=f"user folder {folder} (${env})", retrieval_tasks=[f"{name}AuthorRetrieval"]))
-    return out
-
-
-def _taln_builder(src: Path, out: Path, name: str, view: str, ks: tuple, lang: str, mteb_lang: str) -> Callable[[], Path]:
-    def build() -> Path:
-        from mteb_contrastive.data.halvest_builder import build_halvest_dataset
-        from mteb_contrastive.data.taln import taln_corpus
-
-        rows, counts = taln_corpus(src, view)
-        desc = f"TALN/RECITAL papers 1997-2015, view {view} ({counts['kept']} of {counts['papers']} papers kept)"
-        return build_halvest_dataset(rows, out, name, ks=ks, language=lang, mteb_language=mteb_lang, n_triplets=2, seed=0, source=f"{src} [{view}]", description=desc)
-
-    return build
-
-
-def _verification_builder(kind: str, src: Path, rel: str, out: Path, name: str, opts: dict) -> Callable[[], Path]:
-    def build() -> Path:
-        from mteb_contrastive.data.verification_builder import build_verification_dataset
-        from mteb_contrastive.pan_cli import _documents
-
-        return build_verification_dataset(_documents(kind, str(src)), out, name, source=rel, **opts)
-
-    return build
+from mteb_contrastive import config
+from mteb_contrastive.layout import is_built_folder, model_root, result_file
 
 
 def is_search_only(meta) -> bool:
@@ -184,8 +44,7 @@ def is_search_only(meta) -> bool:
 
 def cached_result(results: Path, model_name: str, model_revision: str | None, task: str, dataset_revision: str | None) -> Path | None:
     """The result file of (model, task) when it exists with the task's current dataset revision."""
-    folder = results / "results" / model_name.replace("/", "__") / str(model_revision or "no_revision_available")
-    f = folder / f"{task}.json"
+    f = result_file(results, model_name, model_revision, task)
     if not f.is_file():
         return None
     try:
@@ -204,38 +63,36 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
     """The command (module docstring). Returns the exit status.
 
     Unless ``verbose``, library loggers are quiet here and in each ``mteb run``
-    (:mod:`mteb_contrastive.quiet`) and ``mteb run`` gets ``-v 1`` (mteb's warnings only); with
+    (:mod:`mteb_contrastive.plugin.quiet`) and ``mteb run`` gets ``-v 1`` (mteb's warnings only); with
     ``verbose``, libraries log as they are set up and ``mteb run`` gets ``-v 2`` (mteb's INFO lines).
     """
     import mteb  # first: the task modules below import mteb, whose import registers them
 
-    from mteb_contrastive.cli import hub_reachable
-    from mteb_contrastive.registry import DATASETS_ENV, VERIFICATION_ENV
+    from mteb_contrastive.benchmarks.plan import plan
+    from mteb_contrastive.catalog import all_task_classes, registered_task_class
+    from mteb_contrastive.plugin.quiet import apply_environment, quiet_libraries
+    from mteb_contrastive.plugin.registration import register_tasks
 
     out = out.resolve()
     out_ds, out_ver = out / "datasets", out / "verification"
     out_ds.mkdir(parents=True, exist_ok=True)
     out_ver.mkdir(parents=True, exist_ok=True)
-    hub = hub_reachable()
+    hub = config.hub_reachable()
     # the environment of this process and of each `mteb run`: built folders, shared data, quiet libraries
     env_updates = {
-        DATASETS_ENV: os.pathsep.join(filter(None, [os.environ.get(DATASETS_ENV), str(out_ds)])),
-        VERIFICATION_ENV: os.pathsep.join(filter(None, [os.environ.get(VERIFICATION_ENV), str(out_ver)])),
-        "MTEB_CONTRASTIVE_SHARED": str(shared),
-        "MTEB_CONTRASTIVE_CACHE": os.environ.get("MTEB_CONTRASTIVE_CACHE") or str(out / "cache"),
+        config.DATASETS_ENV: os.pathsep.join(filter(None, [config.env(config.DATASETS_ENV), str(out_ds)])),
+        config.VERIFICATION_ENV: os.pathsep.join(filter(None, [config.env(config.VERIFICATION_ENV), str(out_ver)])),
+        config.CACHE_ENV: config.env(config.CACHE_ENV) or str(out / "cache"),
         "HF_DATASETS_DISABLE_PROGRESS_BARS": os.environ.get("HF_DATASETS_DISABLE_PROGRESS_BARS", "1"),
         "TOKENIZERS_PARALLELISM": os.environ.get("TOKENIZERS_PARALLELISM", "false"),
     }
     if not hub:
         env_updates["HF_HUB_OFFLINE"] = "1"
     if not verbose:
-        from mteb_contrastive.quiet import QUIET_ENV, quiet_libraries
-
         quiet_libraries()
-        env_updates[QUIET_ENV] = "1"
+        env_updates[config.QUIET_ENV] = "1"
+    os.environ[config.SHARED_ENV] = str(shared)  # the sources below look for the shared files there
     benches = plan(out, shared, suite, hub=hub)  # before the update: only the user's folders are "user folders"
-    from mteb_contrastive.quiet import apply_environment
-
     apply_environment(env_updates)
 
     _say(f"release evaluation of {len(models)} model(s), suite '{suite}', output {out}")
@@ -251,16 +108,13 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
         return 2
 
     # built benchmarks: once, into the output folder
-    to_build = [b for b in todo if b.build is not None and not (b.built_folder / "mteb_contrastive.json").is_file()]
+    to_build = [b for b in todo if b.build is not None and not is_built_folder(b.built_folder)]
     if to_build:
         from tqdm import tqdm
 
         for b in tqdm(to_build, desc="building benchmarks", unit="benchmark"):
             tqdm.write(f"  building {b.name} into {b.built_folder.parent}")
             b.build()
-
-    from mteb_contrastive.registration import register_tasks, registered_task_class
-    from mteb_contrastive.registry import all_task_classes
 
     register_tasks(all_task_classes())  # folders built above
     metas = {}
@@ -284,7 +138,7 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
             dropped = [t for b in todo for t in b.tasks if t not in b.retrieval_tasks]
             if dropped:
                 _say(f"{meta.name}: a search model (no embeddings): retrieval tasks only; not run: {', '.join(dropped)}")
-        pred_dir = predictions / meta.name.replace("/", "__")
+        pred_dir = model_root(predictions, meta.name)
         prediction_dirs[meta.name] = pred_dir
         left = []
         for t in tasks:
@@ -338,6 +192,4 @@ def add_parser(sub) -> None:
 
 
 def main(args) -> int:
-    from mteb_contrastive.paths import shared_data_dir
-
-    return run_evaluation(args.models, args.out, shared=shared_data_dir(args.shared), suite=args.suite, reference=args.reference, rerun=args.rerun, batch_size=args.batch_size, verbose=args.verbose)
+    return run_evaluation(args.models, args.out, shared=config.shared_data_dir(args.shared), suite=args.suite, reference=args.reference, rerun=args.rerun, batch_size=args.batch_size, verbose=args.verbose)

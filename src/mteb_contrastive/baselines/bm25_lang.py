@@ -5,7 +5,7 @@ rule for ``zho``/``cmn`` but none for ``lzh`` (classical Chinese): there a claus
 punctuation is one token, almost no query shares a token with its gold, every such gold scores 0
 and ties with the whole pool. This model, ``mteb-contrastive/bm25s-lang``, is the same ``bm25s``
 BM25 (method ``lucene``, ``k1 = 1.5``, ``b = 0.75``: mteb's defaults) over the tokens of
-:func:`mteb_contrastive.tokenize.tokenize` for the task's language (characters for
+:func:`mteb_contrastive.data.tokenize.tokenize` for the task's language (characters for
 ``lzh``/``cmn``/``zho``, lower-cased words otherwise); no stopword list and no stemmer.
 
 Scores: the BM25 score of each candidate (``title`` + newline + ``text``) for the query's tokens;
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from mteb_contrastive.tokenize import CHARACTER_LANGUAGES, language_code, tokenize
+from mteb_contrastive.data.tokenize import CHARACTER_LANGUAGES, language_code, tokenize
 
 MODEL_NAME = "mteb-contrastive/bm25s-lang"
 K1, B, METHOD = 1.5, 0.75, "lucene"
@@ -35,7 +35,7 @@ def task_language(task_metadata: Any, hf_subset: str | None = None) -> str | Non
 
 
 class LanguageBM25Search:
-    """mteb search model: ``bm25s`` BM25 over :func:`~mteb_contrastive.tokenize.tokenize` tokens.
+    """mteb search model: ``bm25s`` BM25 over :func:`~mteb_contrastive.data.tokenize.tokenize` tokens.
 
     Args:
         language: force a language (ISO 639 code); default: the task's ``eval_langs`` at ``index``.
@@ -90,21 +90,13 @@ class LanguageBM25Search:
 
 def revision() -> str:
     """The model's revision: a fingerprint of its rules (BM25 parameters, tokenizer patterns, character languages)."""
-    from mteb_contrastive import tokenize as tk
-    from mteb_contrastive.baselines.text import TOKENIZER_VERSION
+    from mteb_contrastive.data import tokenize as tk
+    from mteb_contrastive.data.text import TOKENIZER_VERSION
     from mteb_contrastive.identity import fingerprint
 
     return "rules-" + fingerprint(METHOD, K1, B, sorted(CHARACTER_LANGUAGES), tk.WORD_RULE, TOKENIZER_VERSION, tk._CHAR.pattern, "lower", length=12)
 
 
-def _loader(model_name: str, revision: str | None = None, **kwargs: Any) -> LanguageBM25Search:
+def load(model_name: str, revision: str | None = None, **kwargs: Any) -> LanguageBM25Search:
+    """mteb loader of ``mteb-contrastive/bm25s-lang``."""
     return LanguageBM25Search(model_name, revision, **kwargs)
-
-
-def registered_model_metas() -> list:
-    """The ``ModelMeta`` of ``mteb-contrastive/bm25s-lang`` for mteb's model registry."""
-    from mteb_contrastive.baselines import fitted_model_meta
-
-    return [fitted_model_meta(loader=_loader, name=MODEL_NAME, revision=revision(), release_date="2026-12-01",
-                              fitted_on="the evaluated split's corpus (IDF, lengths)", reference="https://github.com/xhluca/bm25s",
-                              model_type="sparse")]

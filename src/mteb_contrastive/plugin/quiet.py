@@ -10,7 +10,7 @@ child loggers inherit it unless they set a level of their own) and adds to each 
 the records below WARNING logged on it, which also holds when a library resets that logger's level
 later (bm25s and jieba do, at import, and log on their top-level logger). Warnings and errors still print. ``evaluate`` calls it in its own
 process and sets :data:`QUIET_ENV` for each ``mteb run`` it starts, whose start-up hook
-(:func:`mteb_contrastive.registration.register`) calls :func:`quiet_if_asked`.
+(:func:`mteb_contrastive.plugin.registration.register`) calls :func:`quiet_if_asked`.
 ``mteb-contrastive evaluate --verbose`` does neither. :func:`apply_environment` sets the variables
 of the processes ``evaluate`` (and ``mteb-contrastive run``) start and applies, in their own process,
 ``HF_DATASETS_DISABLE_PROGRESS_BARS`` (``datasets`` reads it only when imported).
@@ -21,8 +21,10 @@ from __future__ import annotations
 import logging
 import os
 
+from mteb_contrastive import config
+
 #: set to "1" in the environment of a process whose library loggers should be quiet
-QUIET_ENV = "MTEB_CONTRASTIVE_QUIET_LIBRARIES"
+QUIET_ENV = config.QUIET_ENV
 
 #: loggers that print DEBUG/INFO walls during an evaluation (names of the libraries' top loggers)
 LIBRARY_LOGGERS = (

@@ -1,0 +1,74 @@
+"""Author-labelled documents ``{"id", "author", "text", "group", "title"}`` from every kind of source.
+
+One table (:data:`DOCUMENT_SOURCES`) for the verification builder (``build-verification``), the
+shared-data benchmarks and training (``train --docs KIND=PATH``):
+
+* ``corpus`` -- a JSONL the builders read (``{"id", "author" | "authors": [one], "text"}``);
+* ``eltec`` / ``pan14`` -- the shared ELTeC novels / PAN 2014 known documents (author = novelist /
+  PAN problem);
+* ``taln`` -- the TALN papers' French full-text bodies (``text[body_offset:refs_offset]``,
+  :func:`mteb_contrastive.data.taln.taln_corpus`), author = first author;
+* ``pan-folder`` -- the ``train`` split of a PAN-format folder (``pairs.jsonl`` + ``truth.jsonl``
+  with ``authors``): each distinct text is a document of the author the truth file names.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mteb_contrastive.data import verification_builder as vb
+from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.pan import load_split
+from mteb_contrastive.data.taln import taln_corpus
+
+
+def taln_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """The TALN papers' French full-text bodies, author = first author."""
+    rows, _ = taln_corpus(path, "fulltext-fr")
+    return vb.validate_documents([{"id": r["id"], "author": r["authors"][0], "text": r["text"]} for r in rows], path)
+
+
+def documents_from_pan_folder(folder: str | os.PathLike, split: str = "train") -> list[dict[str, Any]]:
+    """Distinct texts of one split of a PAN-format folder, each labelled with its author.
+
+    Raises:
+        DataError: the split's truth rows have no ``authors`` (PAN truth without author ids cannot
+            give documents), or one text is given two different authors.
+    """
+    rows = load_split(folder, split)
+    truth = Path(folder) / split / "truth.jsonl"
+    docs: dict[str, dict[str, Any]] = {}
+    for i, r in enumerate(rows):
+        authors = r.get("authors")
+        if not isinstance(authors, list) or len(authors) != 2:
+            raise DataError(truth, "needs the two authors of the pair (\"authors\": [a, b])", row=i, field="authors")
+        for text, author, fandom in zip(r["pair"], authors, r.get("fandoms") or ["", ""]):
+            old = docs.get(text)
+            if old is not None and old["author"] != str(author):
+                raise DataError(truth, f"the same text is labelled {old['author']!r} and {author!r}", row=i, field="authors")
+            docs.setdefault(text, {"id": f"{split}-{len(docs)}", "author": str(author), "text": text, "group": "", "title": str(fandom)})
+    return list(docs.values())
+
+
+#: kind -> reader of ``path`` (see the module docstring)
+DOCUMENT_SOURCES: dict[str, Callable[[str | os.PathLike], list[dict[str, Any]]]] = {
+    "corpus": vb.corpus_documents,
+    "eltec": vb.eltec_documents,
+    "pan14": vb.pan14_documents,
+    "taln": taln_documents,
+    "pan-folder": documents_from_pan_folder,
+}
+
+
+def load_documents(kind: str, path: str | os.PathLike) -> list[dict[str, Any]]:
+    """Documents of one source (:data:`DOCUMENT_SOURCES`).
+
+    Raises:
+        DataError: unknown kind, a missing file, unreadable rows (file, row, field named).
+    """
+    if kind not in DOCUMENT_SOURCES:
+        raise DataError(kind, f"unknown document source; choose one of {tuple(DOCUMENT_SOURCES)}")
+    return DOCUMENT_SOURCES[kind](path)

@@ -1,0 +1,122 @@
+"""The task families and protocols: one vocabulary for the benchmarks, the task table and the report.
+
+A **protocol** (one ``AbsTask`` subclass of :mod:`mteb_contrastive.protocols`, named by its
+``protocol`` class attribute) belongs to one **family**. Everything that is said per family or
+per protocol lives in the two tables below: the report's section title, the benchmark's
+description, the tie rule, the unit that comparisons resample, and whether a score name is better
+high or low. Tasks that are not ours (mteb's own retrieval tasks, say) fall into ``retrieval`` or
+``other``.
+
+Nothing here imports the rest of the project or mteb.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Family:
+    """One task family: ``name`` (its id in ``report.json``, the report's rows and the evaluation
+    plan), ``label`` (its word in the task table and in the benchmark name
+    ``mteb-contrastive-<label>``), the report's section ``title`` and the ``description`` of its
+    benchmark (None: no benchmark of its own)."""
+
+    name: str
+    label: str
+    title: str
+    description: str | None
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One protocol: its ``family``, how it breaks ties (``tie_rule``) and the unit of independence
+    its per-item scores are grouped by (``resampling_unit``, what a paired comparison resamples)."""
+
+    name: str
+    family: str
+    tie_rule: str
+    resampling_unit: str
+
+
+#: families in report order
+FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in (
+        Family("author", "authorship", "Author tasks (HALvest protocol: author retrieval, author triplets)",
+               "Author retrieval and author-triplet accuracy, HALvest-Contrastive protocol (Kulumba et al. 2024)."),
+        Family("verification", "verification", "Authorship verification (PAN metrics)",
+               "Authorship verification with the official PAN metrics, validation-fitted threshold, Platt scaling and abstention."),
+        Family("quotes", "quotes", "Quote recommendation (QuoteR)",
+               "Quote recommendation, QuoteR protocol (Qi et al., ACL 2022): MRR over all quotes."),
+        Family("ir-triplets", "ir-triplets", "Paragraph Vector IR triplets",
+               "Paragraph Vector IR triplets (Le & Mikolov 2014, section 3.3): triplet accuracy and error rate."),
+        Family("retrieval", "retrieval", "Other retrieval tasks", None),
+        Family("other", "other", "Other tasks", None),
+    )
+}
+
+#: the project's protocols (the ``protocol`` attribute of each protocol class)
+PROTOCOLS: dict[str, Protocol] = {
+    p.name: p
+    for p in (
+        Protocol("author-retrieval", "author", "ranking by pytrec_eval (mteb): equal scores ordered by document id", "query"),
+        Protocol("author-triplets", "author", "strict >: a tie counts as an error", "anchor author"),
+        Protocol("author-pairs", "author",
+                 "average precision (scikit-learn): tied scores form one threshold; accuracy/F1 at the validation threshold", "pair"),
+        Protocol("verification", "verification", "answer 0.5 = non-answer (c@1, F0.5u); Platt band around 0.5", "pair"),
+        Protocol("quote-retrieval", "quotes",
+                 "expected value under a random order within ties (exact); optimistic / pessimistic bounds beside it", "query"),
+        Protocol("ir-triplets", "ir-triplets", "strict >: a tie counts as an error (d(p1,p2) >= d(p1,p3))", "IR query"),
+    )
+}
+
+#: scores where a lower value is better (error rates, Brier scores, ranks, non-answers)
+LOWER_IS_BETTER = re.compile(r"(^|_)(error_rate|brier|median_rank|mean_rank|n_unanswered)$")
+
+
+def protocol_of(cls: type) -> Protocol | None:
+    """The :class:`Protocol` of a task class (its ``protocol`` attribute); None for tasks that are not ours."""
+    return PROTOCOLS.get(getattr(cls, "protocol", None) or "")
+
+
+def family_of(cls: type) -> str:
+    """The family of a task class: its protocol's, else ``retrieval`` for any other retrieval task, else ``other``."""
+    p = protocol_of(cls)
+    if p is not None:
+        return p.family
+    return "retrieval" if getattr(getattr(cls, "metadata", None), "type", None) == "Retrieval" else "other"
+
+
+def family_of_scores(task: str, task_type: str | None, scores: dict[str, Any]) -> str:
+    """The family of a stored result whose task class is not registered here, from its score keys.
+
+    verification: ``pan_*`` keys; ir-triplets: ``error_rate``; author: ``accuracy_cross_document``
+    (triplets; ``accuracy_unrestricted`` in older results) or ``pool_candidates_raw`` (retrieval pool
+    built from triplets); quotes: ``gold_ranks_exact`` / ``mrr_tie_expected``; retrieval: any other
+    ``ndcg_at_10``.
+    """
+    keys = set(scores)
+    if any(k.startswith("pan_") for k in keys):
+        return "verification"
+    if "error_rate" in keys:
+        return "ir-triplets"
+    if keys & {"accuracy_cross_document", "accuracy_unrestricted", "pool_candidates_raw"}:
+        return "author"
+    if keys & {"gold_ranks_exact", "mrr_tie_expected"} or task.startswith("QuoteR"):
+        return "quotes"
+    if task_type == "Retrieval" or "ndcg_at_10" in keys:
+        return "retrieval"
+    return "other"
+
+
+def family_label(name: str) -> str:
+    """The task table's and benchmark name's word for family ``name`` (``author`` -> ``authorship``)."""
+    return FAMILIES[name].label if name in FAMILIES else name
+
+
+def higher_is_better(score_name: str) -> bool:
+    """False for error rates, Brier scores, ranks and non-answer counts (:data:`LOWER_IS_BETTER`)."""
+    return not LOWER_IS_BETTER.search(score_name)

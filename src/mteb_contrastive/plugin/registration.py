@@ -1,0 +1,275 @@
+"""The only module that changes mteb's registries and hooks (mteb's private names through :mod:`mteb_contrastive.compat`).
+
+mteb 2.26 builds its task table (:func:`mteb_contrastive.compat.task_table`) from its own package and
+has no plugin entry point, and ``mteb.get_model`` refuses a local folder. :func:`register`:
+
+* adds every task class of the catalog (:func:`mteb_contrastive.catalog.all_task_classes`: the
+  declared tasks and those made from the configured folders) to mteb's task table, so that
+  ``mteb run -t HALvestRetrieval`` and ``mteb.get_task("HALvestRetrieval")`` find them, and keeps
+  those whose data is not here out of ``mteb.get_tasks(<filters>)`` sweeps;
+* adds the extension's models (:mod:`mteb_contrastive.models`) to mteb's model registry and lets
+  ``mteb.get_model_meta`` / ``mteb run -m`` take a local folder, any ``rerank/...@<k>`` and encoding
+  options after ``::`` (:func:`get_model_meta`);
+* adds the benchmarks (:mod:`mteb_contrastive.benchmarks.suites`) to ``mteb.get_benchmark(s)``;
+* makes mteb re-evaluate our tasks when a cached result is of another dataset revision, writes
+  ``--prediction-folder`` files per model (:func:`mteb_contrastive.layout.prediction_subfolder`),
+  adds the encoding statistics to every result, and, under the ``mteb`` command, stops before any
+  model is loaded when a requested task's data is missing and prints our bad-input errors as one
+  line with exit status 2 (:func:`is_input_error`).
+
+:func:`register` is idempotent; it is called by the start-up hook when mteb is imported and by
+``import mteb_contrastive``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from mteb.models.model_implementations import MODEL_REGISTRY
+
+from mteb_contrastive import catalog, compat
+from mteb_contrastive.benchmarks.suites import benchmarks
+from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.encoding.loading import apply_to_meta
+from mteb_contrastive.encoding.settings import split_model_name
+from mteb_contrastive.encoding.wrapper import EncodingModel
+from mteb_contrastive.layout import prediction_subfolder
+from mteb_contrastive.models import registered_model_metas
+from mteb_contrastive.models.local import is_model_folder, local_model_meta
+from mteb_contrastive.models.rerank import model_meta_for_name
+from mteb_contrastive.plugin.quiet import quiet_if_asked
+from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
+from mteb_contrastive.protocols.verification import AbsTaskVerification
+
+logger = logging.getLogger(__name__)
+
+_registered = False
+
+
+def register() -> None:
+    """Register the extension's tasks, models and benchmarks with mteb (idempotent)."""
+    global _registered
+    if _registered:
+        return
+    _registered = True
+    quiet_if_asked()  # set by `mteb-contrastive evaluate` for its `mteb run`s
+    register_tasks(catalog.all_task_classes())
+    for cls in (AbsTaskVerification, AbsTaskTripletClassification):
+        compat.allow_cross_encoders(cls)  # these protocols score a cross-encoder's pairs directly
+    compat.wrap_get_model_meta(_with_local_folders)
+    register_models(registered_model_metas())
+    compat.patch(compat.SAVE_TASK_PREDICTIONS, _per_model_predictions)
+    compat.patch(compat.CHECK_CACHE, _stale_results_evaluated_again)
+    if os.path.basename(sys.argv[0] if sys.argv else "") == "mteb":
+        compat.patch(compat.MTEB_CLI_RUN, _one_line_errors)
+    compat.wrap_task_evaluation(_reset_encoding_statistics, _add_encoding_statistics)
+    _list_only_configured_tasks()
+    compat.patch(compat.BUILD_BENCHMARK_REGISTRY, _with_benchmarks)
+    _check_data_before_model_in_mteb_cli()
+
+
+def register_tasks(task_classes: list[type]) -> None:
+    """Add task classes to mteb's task table.
+
+    Raises:
+        ValueError: a class's name is already taken by a different mteb task.
+    """
+    table = compat.task_table()
+    new = []
+    for cls in task_classes:
+        name = cls.metadata.name
+        existing = table.get(name)
+        if existing is cls:
+            continue
+        if existing is not None and existing.__module__.startswith("mteb."):
+            raise ValueError(f"task name {name!r} is already an mteb task ({existing.__module__})")
+        table[name] = cls
+        new.append(cls)
+    if new:
+        names = {c.metadata.name for c in new}
+        compat.set_listed_tasks(tuple(t for t in compat.listed_tasks() if t.metadata.name not in names) + tuple(new))
+
+
+def register_models(metas: list[Any]) -> None:
+    """Add ``ModelMeta`` objects (our baselines, the two-stage models) to mteb's model registry."""
+    for meta in metas:
+        MODEL_REGISTRY.setdefault(meta.name, meta)
+
+
+def is_input_error(exc: BaseException) -> bool:
+    """True for bad input that our code reports: a ``DataError``, or a ``ValueError`` /
+    ``FileNotFoundError`` raised inside ``mteb_contrastive`` (a bad model name, a missing data
+    folder). Other exceptions keep their traceback."""
+    if isinstance(exc, DataError):
+        return True
+    if not isinstance(exc, (ValueError, FileNotFoundError)):
+        return False
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    return last is not None and f"{os.sep}mteb_contrastive{os.sep}" in last.tb_frame.f_code.co_filename
+
+
+# ---------------------------------------------------------------- the replacements (each calls mteb's original)
+
+
+def _with_local_folders(original: Any) -> Any:
+    """``mteb.get_model_meta`` that also takes a local folder, any ``rerank/...@<k>`` and ``::`` options."""
+
+    def get_model_meta(model_name: str, revision: str | None = None, *args: Any, **kwargs: Any) -> Any:
+        options: dict[str, Any] = {}
+        if isinstance(model_name, (str, os.PathLike)):
+            model_name, options = split_model_name(str(model_name))  # "<model>::max_seq_length=512,..."
+        if isinstance(model_name, str) and is_model_folder(model_name):
+            return apply_to_meta(local_model_meta(model_name), options, folder=model_name)
+        if isinstance(model_name, str) and model_name.startswith("rerank/") and model_name not in MODEL_REGISTRY:
+            return model_meta_for_name(model_name)  # any k, or one line naming the valid names
+        return apply_to_meta(original(model_name, revision, *args, **kwargs), options)
+
+    get_model_meta.__doc__ = original.__doc__
+    return get_model_meta
+
+
+def _per_model_predictions(original: Any) -> Any:
+    """mteb writes ``<folder>/<task>_predictions.json`` for every model, merging into the file the
+    previous model wrote (first model's name, last model's values); write per model instead."""
+
+    def save_task_predictions(self: Any, predictions: Any, model: Any, prediction_folder: Path, hf_split: str, hf_subset: str) -> None:
+        meta = model.mteb_model_meta
+        return original(self, predictions, model, prediction_subfolder(prediction_folder, meta.name, meta.revision), hf_split, hf_subset)
+
+    return save_task_predictions
+
+
+def _stale_results_evaluated_again(original: Any) -> Any:
+    """mteb 2.26 (:data:`mteb_contrastive.compat.CHECK_CACHE`) returns a cached result that covers every
+    split and subset without comparing its ``dataset_revision`` with the task's: after a dataset is
+    rebuilt with other content, ``mteb run`` would return the old scores. For our tasks, a cached
+    result of another dataset revision is evaluated again (strategy ``only-missing``; ``never`` /
+    ``only-cache`` keep mteb's behaviour)."""
+
+    def check_cache(task: Any, meta: Any, cache: Any, overwrite_strategy: Any) -> Any:
+        existing, missing = original(task, meta, cache, overwrite_strategy)
+        strategy = getattr(overwrite_strategy, "value", overwrite_strategy)
+        if (existing is not None and strategy == "only-missing" and type(task).__module__.startswith("mteb_contrastive.")
+                and existing.dataset_revision != task.metadata.revision):
+            logger.warning("%s: the cached result is of dataset revision %s, the data is now %s: evaluating again",
+                           task.metadata.name, existing.dataset_revision, task.metadata.revision)
+            return None, dict.fromkeys(task.eval_splits, task.hf_subsets)
+        return existing, missing
+
+    return check_cache
+
+
+def _one_line_errors(original: Any) -> Any:
+    """Under the ``mteb`` command, our bad-input errors print one line and exit 2 (not a traceback)."""
+
+    def run(args: Any) -> None:
+        try:
+            return original(args)
+        except Exception as exc:
+            if not is_input_error(exc):
+                raise
+            print(f"mteb: error: {' '.join(str(exc).split())}", file=sys.stderr)
+            raise SystemExit(2) from None
+
+    return run
+
+
+def _with_benchmarks(original: Any) -> Any:
+    """``mteb.get_benchmark(s)``'s registry with :func:`mteb_contrastive.benchmarks.suites.benchmarks` added."""
+
+    def build_registry() -> Any:
+        return {**original(), **benchmarks()}
+
+    return build_registry
+
+
+def _encoding_model(model: Any) -> EncodingModel | None:
+    """The ``EncodingModel`` of ``model``: itself, or one inside a search wrapper or a two-stage model."""
+    enc = model
+    for _ in range(3):
+        if isinstance(enc, EncodingModel) or enc is None:
+            break
+        enc = getattr(enc, "model", None) or getattr(enc, "_model", None)
+    return enc if isinstance(enc, EncodingModel) else None
+
+
+def _reset_encoding_statistics(model: Any, task: Any) -> None:
+    enc = _encoding_model(model)
+    if enc is not None and task is not None:
+        enc.reset_stats(task.metadata.name)
+
+
+def _add_encoding_statistics(model: Any, task: Any, result: Any) -> None:
+    """Each evaluated subset's scores get the model's ``encoding_*`` statistics and settings
+    (:meth:`~mteb_contrastive.encoding.wrapper.EncodingModel.encoding_scores`)."""
+    enc = _encoding_model(model)
+    if enc is None or task is None or not hasattr(result, "scores"):
+        return
+    for split, entries in result.scores.items():
+        for entry in entries:
+            entry.update(enc.encoding_scores(task.metadata.name, split, entry.get("hf_subset", "default")))
+
+
+# ---------------------------------------------------------------- tasks whose data is not here
+
+
+def _list_only_configured_tasks() -> None:
+    """Keep tasks whose data is not configured here out of ``mteb.get_tasks(<filters>)`` sweeps.
+
+    They stay in mteb's name table (``mteb.get_task("PAN20Verification")`` still finds them and
+    fails in ``load_data`` with the message saying what to set); only the filtered listing
+    (``TASK_LIST``) leaves them out, so ``mteb.get_tasks(task_types=["Retrieval"])`` followed by
+    ``mteb.evaluate`` does not stop on a missing folder. Decided once, at registration.
+    """
+    table = compat.task_table()
+    missing = set()
+    for cls in catalog.all_task_classes():
+        registered = table.get(cls.metadata.name)
+        if registered is not None and catalog.missing_data(registered) is not None:
+            missing.add(cls.metadata.name)
+    if missing:
+        logger.debug("not listed until their data is configured: %s", sorted(missing))
+        compat.set_listed_tasks(t for t in compat.listed_tasks() if t.metadata.name not in missing)
+
+
+def _check_data_before_model_in_mteb_cli() -> None:
+    """In the stock ``mteb run`` command: stop with our message before any model is loaded.
+
+    ``mteb run`` loads the model first and the task data last, so a missing folder ended in a
+    traceback after minutes of model loading. When this process is the ``mteb`` command, its
+    ``run`` is wrapped: each requested task of ours whose data is missing
+    (:func:`mteb_contrastive.catalog.missing_data`) is reported on stderr as
+    ``mteb: error: <message>`` (the format of every one-line error of the ``mteb`` command) and the
+    command exits with status 2.
+    """
+    argv0 = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    if argv0 not in ("mteb", "__main__.py", "-m") or "run" not in sys.argv[1:2]:
+        return
+
+    def make(original: Any) -> Any:
+        def run(args: Any) -> Any:
+            ours = {c.metadata.name for c in catalog.all_task_classes()}
+            reasons = []
+            for name in getattr(args, "tasks", None) or []:
+                cls = catalog.registered_task_class(name)
+                if name in ours and cls is not None:
+                    why = catalog.missing_data(cls)
+                    if why:
+                        reasons.append(why)
+            if reasons:
+                for why in reasons:
+                    print(f"mteb: error: {why}", file=sys.stderr)
+                raise SystemExit(2)
+            return original(args)
+
+        return run
+
+    compat.patch(compat.MTEB_CLI_RUN, make, marker="_mteb_contrastive_data_check")
