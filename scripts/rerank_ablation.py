@@ -27,8 +27,10 @@ import sys
 import time
 from typing import Any
 
+from mteb_contrastive.search.full_rank import GoldRankingSearch
 
-class CachedFirstStage:
+
+class CachedFirstStage(GoldRankingSearch):
     """A first stage run once; later ``index``/``search`` calls replay its results and gold ranks."""
 
     def __init__(self, model: Any, faiss_index: str = "flat") -> None:
@@ -38,21 +40,15 @@ class CachedFirstStage:
         self.inner: Any = None
         self.results: dict[int, Any] = {}
         self.seconds = 0.0
-        self.gold_ranks: dict[str, int] = {}
-        self.gold_ties: dict[str, Any] = {}
-        self.gold_ranks_exact, self.n_lower_bound = True, 0
-
-    def set_gold(self, gold: dict[str, str]) -> None:
-        self.gold = dict(gold)
 
     def index(self, corpus: Any, **kwargs: Any) -> None:
         from mteb_contrastive.search.full_rank import with_gold_ranks
-        from mteb_contrastive.search.rerank import _as_search
+        from mteb_contrastive.search.rerank import as_first_stage
 
         if self.results:
             return
         t0 = time.monotonic()
-        self.inner = with_gold_ranks(self.model, self.gold, faiss_index=self.faiss_index) if self.gold else _as_search(self.model, self.faiss_index)
+        self.inner = with_gold_ranks(self.model, self.gold, faiss_index=self.faiss_index) if self.gold else as_first_stage(self.model, self.faiss_index)
         self.inner.index(corpus, **kwargs)
         self.seconds += time.monotonic() - t0
 
@@ -63,10 +59,8 @@ class CachedFirstStage:
             t0 = time.monotonic()
             self.results[top_k] = self.inner.search(queries, top_k=top_k, **kwargs)
             self.seconds += time.monotonic() - t0
-            self.gold_ranks = dict(getattr(self.inner, "gold_ranks", {}))
-            self.gold_ties = dict(getattr(self.inner, "gold_ties", {}))
-            self.gold_ranks_exact = bool(getattr(self.inner, "gold_ranks_exact", True))
-            self.n_lower_bound = int(getattr(self.inner, "n_lower_bound", 0))
+            if self.gold:
+                self._ranking = self.inner.gold_ranking()
         return {q: dict(v) for q, v in self.results[top_k].items()}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mteb.abstasks.task_metadata import TaskMetadata
 
 from mteb_contrastive.protocols.author_retrieval import AbsTaskAuthorRetrieval
-from mteb_contrastive.protocols.pair_classification import AbsTaskPairsClassification
+from mteb_contrastive.protocols.pair_classification import AbsTaskAuthorPairClassification
 from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
 from mteb_contrastive.sources.halvest import HUB_CONFIGS, HUB_REPO, HUB_REVISION, HALvestHubSource
 
@@ -69,7 +69,7 @@ class HALvestRetrieval(HALvestHubSource, AbsTaskAuthorRetrieval):
     )
 
 
-class HALvestPairClassification(HALvestHubSource, AbsTaskPairsClassification):
+class HALvestPairClassification(HALvestHubSource, AbsTaskAuthorPairClassification):
     benchmark = "HALvest-Contrastive-pairs"
     metadata = TaskMetadata(
         name="HALvestPairClassification",

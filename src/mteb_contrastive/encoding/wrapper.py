@@ -35,19 +35,15 @@ from mteb.models.cache_wrappers.cache_wrapper import CachedEmbeddingWrapper
 from mteb_contrastive.encoding.core import mean_of_windows, n_windows
 from mteb_contrastive.encoding.settings import EncodingSettings, KEYS, default_cache_dir
 from mteb_contrastive.encoding.store import MemoryEmbeddingStore, SqliteEmbeddingStore, text_key
-from mteb_contrastive.identity import fingerprint, folder_fingerprint
+from mteb_contrastive.identity import MODEL_FILE_PATTERNS, fingerprint, folder_fingerprint
 
 logger = logging.getLogger(__name__)
 
-#: files of a sentence-transformers folder that decide its embeddings
-MODEL_FILE_PATTERNS = ("*.json", "*.safetensors", "*.bin", "*.txt", "*.model", "[0-9]_*/**/*")
-
-
 def folder_identity(folder: str | Path, backend: str = "torch") -> dict[str, str]:
     """``{"folder_sha256": ...}``: fingerprint of the folder's weights, tokenizer and config files
-    (:data:`MODEL_FILE_PATTERNS`; ``onnx/**`` too for the ONNX backend)."""
-    patterns = MODEL_FILE_PATTERNS + (("onnx/**/*",) if backend == "onnx" else ())
-    return {"folder_sha256": folder_fingerprint(folder, patterns=patterns, length=32)}
+    (:data:`mteb_contrastive.identity.MODEL_FILE_PATTERNS`, the rule of every model folder's identity;
+    the backend is part of the settings in the cache key)."""
+    return {"folder_sha256": folder_fingerprint(folder, patterns=MODEL_FILE_PATTERNS, length=32)}
 
 
 def cache_namespace(identity: dict[str, Any], settings: dict[str, Any], prompt: str | None, route: str | None) -> tuple[str, dict[str, Any]]:

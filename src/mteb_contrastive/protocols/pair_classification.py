@@ -76,7 +76,7 @@ def _f1(pred: np.ndarray, y: np.ndarray) -> float:
     return 2 * tp / denom if denom else 0.0
 
 
-class AbsTaskPairsClassification(TripletSource, AbsTask):
+class AbsTaskAuthorPairClassification(TripletSource, AbsTask):
     """Pair classification of pair rows; subclasses implement :meth:`load_triplets` (native rows + info).
 
     ``self.dataset[subset][split]`` holds the rows of the eval split and of the validation split.

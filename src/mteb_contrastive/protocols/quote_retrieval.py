@@ -42,6 +42,7 @@ from mteb.abstasks.retrieval import AbsTaskRetrieval
 from mteb_contrastive.data.quoter import QueryFormat, build_retrieval_data, read_quoter_file, split_by_boundaries, split_by_proportions
 from mteb_contrastive.layout import prediction_subfolder, predictions_file
 from mteb_contrastive.metrics.ranking import tie_aware_metrics
+from mteb_contrastive.search.full_rank import with_gold_ranks
 
 logger = logging.getLogger(__name__)
 
@@ -132,13 +133,11 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         self.data_loaded = True
 
     def _evaluate_subset(self, model: Any, data_split: Any, **kwargs: Any) -> dict[str, Any]:
-        from mteb_contrastive.search.full_rank import with_gold_ranks
-
         gold = {qid: next(iter(rel)) for qid, rel in data_split["relevant_docs"].items() if rel}
         search_model = with_gold_ranks(model, gold, faiss_index=self.faiss_index)
         scores = super()._evaluate_subset(search_model, data_split, **kwargs)
-        ties_by_query = getattr(search_model, "gold_ties", {})
-        ties = [ties_by_query[q] for q in gold if q in ties_by_query]
+        ranking = search_model.gold_ranking()
+        ties = [ranking.ties[q] for q in gold if q in ranking.ties]
         if len(ties) != len(gold):
             raise RuntimeError(f"{self.metadata.name}: gold tie ranges for {len(ties)} of {len(gold)} queries")
         higher = np.array([x.higher for x in ties], dtype=np.int64)
@@ -147,15 +146,12 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         if kwargs.get("prediction_folder"):
             self._save_per_item(search_model, list(gold), higher, tied, kwargs["prediction_folder"], hf_split=kwargs.get("hf_split", "test"), hf_subset=kwargs.get("hf_subset", "default"))
         scores["n_gold_tied_at_zero"] = int(sum(1 for x in ties if x.tied > 1 and x.score == 0))
-        scores["gold_ranks_exact"] = int(bool(getattr(search_model, "gold_ranks_exact", True)))
-        scores["gold_ranks_lower_bound"] = int(getattr(search_model, "n_lower_bound", 0))
+        scores["gold_ranks_exact"] = int(ranking.exact)
+        scores["gold_ranks_lower_bound"] = ranking.n_lower_bound
         scores.update(self.split_record)
         scores.update(self.pool_stats.get(kwargs.get("hf_split", "test"), {}))
-        describe = getattr(search_model, "stage_scores", None)
-        if callable(describe):
-            scores.update(describe())
+        scores.update(ranking.stage_scores)
         return scores
-
 
     @staticmethod
     def per_item(query_ids: list[str], higher: np.ndarray, tied: np.ndarray) -> dict[str, Any]:

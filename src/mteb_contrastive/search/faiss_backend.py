@@ -366,6 +366,14 @@ class IdenticalIdsExcluded:
         return out
 
 
+def is_encoder(model: Any) -> bool:
+    """True for a model that gives embeddings and does not search itself (mteb's ``EncoderProtocol``
+    but not ``SearchProtocol``): the project searches for it (FAISS backend)."""
+    from mteb.models.models_protocols import EncoderProtocol, SearchProtocol
+
+    return isinstance(model, EncoderProtocol) and not isinstance(model, SearchProtocol)
+
+
 def search_model_for(model: Any, *, index: str = "flat", ignore_identical_ids: bool = False, **backend_kwargs: Any) -> Any:
     """The search model a retrieval protocol should hand mteb's evaluator.
 
@@ -373,9 +381,9 @@ def search_model_for(model: Any, *, index: str = "flat", ignore_identical_ids: b
     otherwise); a search model -> itself, wrapped in :class:`IdenticalIdsExcluded` when
     ``ignore_identical_ids``; anything else (cross-encoders) -> unchanged, for mteb to wrap.
     """
-    from mteb.models.models_protocols import EncoderProtocol, SearchProtocol
+    from mteb.models.models_protocols import SearchProtocol
 
-    if isinstance(model, EncoderProtocol) and not isinstance(model, SearchProtocol):
+    if is_encoder(model):
         return FaissSearchEncoderWrapper(model, index=index, ignore_identical_ids=ignore_identical_ids, **backend_kwargs)
     if ignore_identical_ids and isinstance(model, SearchProtocol) and not isinstance(model, (FaissSearchEncoderWrapper, IdenticalIdsExcluded)):
         return IdenticalIdsExcluded(model)

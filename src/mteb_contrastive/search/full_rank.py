@@ -1,13 +1,15 @@
 """The gold's rank over the *full* candidate pool, beside mteb's truncated top-k search.
 
 mteb's retrieval returns each query's top-k only; the QuoteR MRR and median rank need the gold's
-rank among all candidates. :func:`with_gold_ranks` wraps a model so that, while mteb searches, the
-wrapper also fills
+rank among all candidates. :func:`with_gold_ranks` wraps a model in a :class:`GoldRankingSearch`:
+while mteb searches, it works out where each query's gold stands in the whole pool, and its
+:meth:`~GoldRankingSearch.gold_ranking` returns that as a typed :class:`GoldRanking`:
 
-* ``gold_ties``: query id -> :class:`GoldTie` ``(higher, tied, score)``: the candidates of the whole
+* ``ties``: query id -> :class:`GoldTie` ``(higher, tied, score)``: the candidates of the whole
   pool scored strictly higher than the gold, those scored equal (gold included, >= 1), and the gold's
   score; the tie-aware metrics (:func:`mteb_contrastive.metrics.ranking.tie_aware_metrics`) read it;
-* ``gold_ranks``: query id -> ``higher + 1`` (the optimistic rank, kept for callers that want one rank).
+* ``n_lower_bound``: golds whose range is a lower bound (outside a truncated result list);
+* ``stage_scores``: numbers a two-stage model reports (``rerank_k``, stage times).
 
 Sources of the pool scores:
 
@@ -19,7 +21,7 @@ Sources of the pool scores:
 * a search model with ``pool_scores(queries)`` (query id -> score of every candidate, in
   ``corpus_ids`` order; e.g. :class:`~mteb_contrastive.baselines.bm25_lang.LanguageBM25Search`):
   :class:`PoolScoresGoldRanks`;
-* a model that takes the gold itself (``set_gold``; e.g. :class:`~mteb_contrastive.search.rerank.TwoStageSearch`);
+* a model that is a :class:`GoldRankingSearch` itself (``set_gold``; e.g. :class:`~mteb_contrastive.search.rerank.TwoStageSearch`);
 * any other search model: :class:`ResultsGoldRanks`, ranks read from the returned top-k; a gold
   outside it gets the lower bound ``len(results) + 1`` (``tied`` 1, ``score`` None) and is counted
   in ``n_lower_bound``; a tie inside the list is exact only if no unreturned candidate has the same score.
@@ -29,12 +31,13 @@ from __future__ import annotations
 
 import abc
 import logging
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from mteb_contrastive.metrics.ranking import tie_range_of
-from mteb_contrastive.search.faiss_backend import FaissSearchEncoderWrapper
+from mteb_contrastive.search.faiss_backend import FaissSearchEncoderWrapper, is_encoder
 
 logger = logging.getLogger(__name__)
 
@@ -97,12 +100,67 @@ def dense_gold_ranks(q: np.ndarray, x: np.ndarray, gold_pos: np.ndarray, *, eucl
     return dense_gold_ties(q, x, gold_pos, euclidean=euclidean, chunk=chunk)[0] + 1
 
 
-def _set_ties(obj: Any, ties: dict[str, GoldTie]) -> None:
-    obj.gold_ties = ties
-    obj.gold_ranks = {q: t.higher + 1 for q, t in ties.items()}
+@dataclass(frozen=True)
+class GoldRanking:
+    """Where each query's gold stands in the full pool after one search.
+
+    ``ties``: query id -> :class:`GoldTie`; ``n_lower_bound``: how many of them are lower bounds
+    (the gold outside a truncated result list); ``stage_scores``: numbers a two-stage model adds
+    to the result (``rerank_k``, seconds per stage, rescored pairs).
+    """
+
+    ties: dict[str, GoldTie] = field(default_factory=dict)
+    n_lower_bound: int = 0
+    stage_scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def exact(self) -> bool:
+        """True when every gold's tie range is over the full pool (no lower bound)."""
+        return self.n_lower_bound == 0
+
+    @property
+    def ranks(self) -> dict[str, int]:
+        """query id -> the optimistic rank ``higher + 1``."""
+        return {q: t.higher + 1 for q, t in self.ties.items()}
 
 
-class GoldRankingFaissWrapper(FaissSearchEncoderWrapper):
+class GoldRankingSearch(abc.ABC):
+    """An mteb search model that knows, after each search, where every gold stands in the full pool.
+
+    :meth:`set_gold` says which candidate is each query's gold; after ``search``,
+    :meth:`gold_ranking` returns the :class:`GoldRanking`. ``gold_ties`` / ``gold_ranks`` /
+    ``gold_ranks_exact`` / ``n_lower_bound`` are read-only views of it.
+    """
+
+    gold: dict[str, str]
+    _ranking: GoldRanking = GoldRanking()
+
+    def set_gold(self, gold: dict[str, str]) -> None:
+        """Ask for full-pool gold ranks (query id -> gold candidate id) in the next search."""
+        self.gold = dict(gold)
+
+    def gold_ranking(self) -> GoldRanking:
+        """The gold ranking of the last search (empty before one)."""
+        return self._ranking
+
+    @property
+    def gold_ties(self) -> dict[str, GoldTie]:
+        return self._ranking.ties
+
+    @property
+    def gold_ranks(self) -> dict[str, int]:
+        return self._ranking.ranks
+
+    @property
+    def gold_ranks_exact(self) -> bool:
+        return self._ranking.exact
+
+    @property
+    def n_lower_bound(self) -> int:
+        return self._ranking.n_lower_bound
+
+
+class GoldRankingFaissWrapper(GoldRankingSearch, FaissSearchEncoderWrapper):
     """FAISS search (mteb's ``SearchEncoderWrapper``) that also records full-pool gold ranks.
 
     Args:
@@ -113,9 +171,6 @@ class GoldRankingFaissWrapper(FaissSearchEncoderWrapper):
     def __init__(self, model: Any, gold: dict[str, str], **kwargs: Any) -> None:
         super().__init__(model, **kwargs)
         self.gold = dict(gold)
-        self.gold_ranks: dict[str, int] = {}
-        self.gold_ties: dict[str, GoldTie] = {}
-        self.gold_ranks_exact = True
 
     def _on_query_embeddings(self, qids: list[str], query_embeddings: Any) -> None:  # noqa: D102
         from mteb_contrastive.search.exact import as_matrix
@@ -132,20 +187,16 @@ class GoldRankingFaissWrapper(FaissSearchEncoderWrapper):
             x = x / np.linalg.norm(x, axis=1, keepdims=True)
         gp = np.asarray([pos[self.gold[qids[i]]] for i in rows], dtype=np.int64)
         h, t, g = dense_gold_ties(q, x, gp, euclidean=be.similarity == "euclidean")
-        _set_ties(self, {qids[i]: GoldTie(int(a), int(b), float(c)) for i, a, b, c in zip(rows, h, t, g)})
+        self._ranking = GoldRanking({qids[i]: GoldTie(int(a), int(b), float(c)) for i, a, b, c in zip(rows, h, t, g)})
 
 
-class _Delegate(abc.ABC):
+class _Delegate(GoldRankingSearch):
     """A search model that delegates ``index``/``search`` and records gold ranks after search."""
 
     def __init__(self, model: Any, gold: dict[str, str]) -> None:
         self.model = model
         self.mteb_model_meta = getattr(model, "mteb_model_meta", None)
         self.gold = dict(gold)
-        self.gold_ranks: dict[str, int] = {}
-        self.gold_ties: dict[str, GoldTie] = {}
-        self.gold_ranks_exact = True
-        self.n_lower_bound = 0
 
     def index(self, corpus: Any, **kwargs: Any) -> None:
         self.model.index(corpus, **kwargs)
@@ -173,7 +224,7 @@ class BM25GoldRanks(_Delegate):
                 continue
             pos, scores = compat.bm25_pool_scores(self.model, text)
             ties[qid] = tie_from_scores(scores, pos[self.gold[qid]])
-        _set_ties(self, ties)
+        self._ranking = GoldRanking(ties)
 
 
 class PoolScoresGoldRanks(_Delegate):
@@ -183,43 +234,42 @@ class PoolScoresGoldRanks(_Delegate):
         pos = {cid: i for i, cid in enumerate(self.model.corpus_ids)}
         wanted = [q for q in queries["id"] if q in self.gold]
         scores = self.model.pool_scores(queries, only=set(wanted))
-        _set_ties(self, {q: tie_from_scores(np.asarray(scores[q]), pos[self.gold[q]]) for q in wanted})
+        self._ranking = GoldRanking({q: tie_from_scores(np.asarray(scores[q]), pos[self.gold[q]]) for q in wanted})
 
 
 class ResultsGoldRanks(_Delegate):
     """Any search model: gold ranks from its returned results (lower bound when the gold is absent)."""
 
     def _record(self, queries: Any, results: dict[str, dict[str, float]]) -> None:
-        self.n_lower_bound = 0
-        ties = {}
+        ties, lower = {}, 0
         for qid, cid in self.gold.items():
             res = results.get(qid, {})
             if cid in res:
                 ties[qid] = GoldTie(*tie_range_of(res[cid], res.values()), float(res[cid]))
             else:
                 ties[qid] = GoldTie(len(res), 1, None)
-                self.n_lower_bound += 1
-        _set_ties(self, ties)
-        self.gold_ranks_exact = self.n_lower_bound == 0
+                lower += 1
+        self._ranking = GoldRanking(ties, n_lower_bound=lower)
 
 
-def with_gold_ranks(model: Any, gold: dict[str, str], *, faiss_index: str = "flat") -> Any:
-    """A search model for mteb that records ``gold_ties`` and ``gold_ranks`` (see the module docstring).
+def with_gold_ranks(model: Any, gold: dict[str, str], *, faiss_index: str = "flat") -> GoldRankingSearch:
+    """A search model for mteb whose :meth:`~GoldRankingSearch.gold_ranking` says where each gold
+    stands in the full pool after the search (see the module docstring).
 
     Args:
-        model: an mteb encoder, mteb's BM25, a model with ``set_gold`` (it fills ``gold_ties``
+        model: an mteb encoder, mteb's BM25, a :class:`GoldRankingSearch` (it ranks the golds
             itself), a model with ``pool_scores``, or any mteb search model.
         gold: query id -> gold candidate id.
 
     Raises:
         TypeError: ``model`` is neither an encoder nor a search model.
     """
-    from mteb.models.models_protocols import EncoderProtocol, SearchProtocol
+    from mteb.models.models_protocols import SearchProtocol
 
-    if hasattr(model, "set_gold"):
+    if isinstance(model, GoldRankingSearch):
         model.set_gold(gold)
         return model
-    if isinstance(model, EncoderProtocol) and not isinstance(model, SearchProtocol):
+    if is_encoder(model):
         return GoldRankingFaissWrapper(model, gold, index=faiss_index)
     if hasattr(model, "pool_scores") and hasattr(model, "corpus_ids"):
         return PoolScoresGoldRanks(model, gold)

@@ -60,6 +60,8 @@ from mteb_contrastive import config
 from mteb_contrastive.config import MINILM, bundled_minilm
 from mteb_contrastive.identity import model_folder_revision
 from mteb_contrastive.metrics.ranking import tie_range_of
+from mteb_contrastive.search.faiss_backend import search_model_for
+from mteb_contrastive.search.full_rank import GoldRanking, GoldRankingSearch, GoldTie, below_head, with_gold_ranks
 
 logger = logging.getLogger(__name__)
 
@@ -248,16 +250,18 @@ def rerank_results(first_results: dict[str, dict[str, float]], query_texts: dict
     return final, reranked
 
 
-def _as_search(model: Any, faiss_index: str = "flat") -> Any:
-    from mteb.models.models_protocols import EncoderProtocol, SearchProtocol
+def as_first_stage(model: Any, faiss_index: str = "flat") -> Any:
+    """The search model of a first stage: an encoder searched by the FAISS backend, or a search model.
 
-    if isinstance(model, EncoderProtocol) and not isinstance(model, SearchProtocol):
-        from mteb_contrastive.search.faiss_backend import FaissSearchEncoderWrapper
+    Raises:
+        TypeError: ``model`` is neither (e.g. a cross-encoder).
+    """
+    from mteb.models.models_protocols import SearchProtocol
 
-        return FaissSearchEncoderWrapper(model, index=faiss_index)
-    if isinstance(model, SearchProtocol):
-        return model
-    raise TypeError(f"first stage must be an mteb encoder or search model, got {type(model).__name__}")
+    searcher = search_model_for(model, index=faiss_index)
+    if not isinstance(searcher, SearchProtocol):
+        raise TypeError(f"first stage must be an mteb encoder or search model, got {type(model).__name__}")
+    return searcher
 
 
 def _doc_text(row: dict[str, Any]) -> str:
@@ -265,7 +269,7 @@ def _doc_text(row: dict[str, Any]) -> str:
     return f"{title} {row['text']}".strip() if title else row["text"]
 
 
-class TwoStageSearch:
+class TwoStageSearch(GoldRankingSearch):
     """mteb ``SearchProtocol``: first stage top-k, reranked (see the module docstring).
 
     Args:
@@ -283,23 +287,13 @@ class TwoStageSearch:
         self.first_name = first_name
         self.mteb_model_meta = two_stage_meta(name or f"rerank/{_slug(first_name)}+{getattr(reranker, 'kind', 'custom')}@{self.k}", first_name, reranker, self.k)
         self.gold: dict[str, str] = {}
-        self.gold_ranks: dict[str, int] = {}
-        self.gold_ties: dict[str, Any] = {}
-        self.gold_ranks_exact = True
-        self.n_lower_bound = 0
         self.last_timings: dict[str, float] = {}
         self._first: Any = None
         self._doc: dict[str, str] = {}
 
-    def set_gold(self, gold: dict[str, str]) -> None:
-        """Ask for full-pool gold ranks (query id -> gold candidate id) in the next search."""
-        self.gold = dict(gold)
-
     def index(self, corpus: Any, **kwargs: Any) -> None:
-        from mteb_contrastive.search.full_rank import with_gold_ranks
-
         t0 = time.monotonic()
-        self._first = with_gold_ranks(self.first_model, self.gold, faiss_index=self.faiss_index) if self.gold else _as_search(self.first_model, self.faiss_index)
+        self._first = with_gold_ranks(self.first_model, self.gold, faiss_index=self.faiss_index) if self.gold else as_first_stage(self.first_model, self.faiss_index)
         self._first.index(corpus, **kwargs)
         self._doc = {row["id"]: _doc_text(row) for row in corpus}
         self.last_timings = {"first_stage_index_seconds": time.monotonic() - t0}
@@ -322,18 +316,15 @@ class TwoStageSearch:
         return final
 
     def _gold_ranks(self, reranked: dict[str, dict[str, float]]) -> None:
-        from mteb_contrastive.search.full_rank import GoldTie, below_head
-
-        fs = getattr(self._first, "gold_ties", {})
-        self.gold_ties, self.n_lower_bound = {}, int(getattr(self._first, "n_lower_bound", 0))
+        first = self._first.gold_ranking()
+        ties = {}
         for q, g in self.gold.items():
             head = reranked.get(q, {})
             if g in head:  # within the reranked head: ties among the reranker's scores
-                self.gold_ties[q] = GoldTie(*tie_range_of(head[g], head.values()), float(head[g]))
+                ties[q] = GoldTie(*tie_range_of(head[g], head.values()), float(head[g]))
             else:  # below the reranked k, in first-stage order (its tie range cut at the head)
-                self.gold_ties[q] = below_head(fs.get(q), len(head))
-        self.gold_ranks = {q: t.higher + 1 for q, t in self.gold_ties.items()}
-        self.gold_ranks_exact = bool(getattr(self._first, "gold_ranks_exact", True))
+                ties[q] = below_head(first.ties.get(q), len(head))
+        self._ranking = GoldRanking(ties, n_lower_bound=first.n_lower_bound, stage_scores=self.stage_scores())
 
     def stage_scores(self) -> dict[str, float]:
         """Numbers for the result file: ``rerank_k`` and the stage times (seconds) and pairs."""
