@@ -106,9 +106,13 @@ MODEL_FILE_PATTERNS = ("**/*.json", "**/*.safetensors", "**/*.bin", "**/*.pt", "
 _DIGEST_CACHE_ENV = "MTEB_CONTRASTIVE_CACHE"
 
 
+def cache_root() -> Path:
+    """The project's cache folder: ``$MTEB_CONTRASTIVE_CACHE``, default ``~/.cache/mteb_contrastive`` (not created)."""
+    return Path(os.environ.get(_DIGEST_CACHE_ENV) or str(Path.home() / ".cache" / "mteb_contrastive")).expanduser()
+
+
 def _digest_cache_file() -> Path:
-    root = os.environ.get(_DIGEST_CACHE_ENV) or str(Path.home() / ".cache" / "mteb_contrastive")
-    return Path(root).expanduser() / "file_digests.json"
+    return cache_root() / "file_digests.json"
 
 
 _memo: dict[str, str] = {}
