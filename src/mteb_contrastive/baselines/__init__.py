@@ -20,9 +20,9 @@ Registered in mteb's model registry (their metas: :mod:`mteb_contrastive.models.
 
 They are pair scorers and mteb search models, not encoders (:mod:`mteb_contrastive.baselines.base`).
 What each is fitted on is in its ``ModelMeta.public_training_data`` and, per result, in the
-``fit_*`` entries of the scores. Each baseline's revision is a fingerprint of its definition
-(class, parameters, tokenizer version and :data:`DEFINITION_VERSIONS`): it changes exactly when
-what the baseline computes changes.
+``fit_*`` entries of the scores. Each baseline's revision is a fingerprint of what it computes
+(name, class, parameters, library versions and its outputs on a fixed probe,
+:mod:`mteb_contrastive.baselines.revision`): a pure refactor keeps it, a change of a score moves it.
 """
 
 from __future__ import annotations
@@ -70,15 +70,13 @@ def load_baseline(model_name: str, revision: str | None = None, **kwargs: Any) -
 
 
 def baseline_revision(name: str) -> str:
-    """Content revision of a baseline: fingerprint of its class, loader parameters and the bytes of
-    its code (``baselines/base.py``, the tokenizer ``baselines/text.py`` and the class's module), so it changes exactly when the
-    parameters or the code change."""
-    from pathlib import Path
+    """Revision of baseline ``name``: ``"probe-"`` + fingerprint of its name, class path, loader kwargs,
+    the versions of the libraries it computes with and its rounded outputs on a fixed probe, cached on
+    disk (the rule: :mod:`mteb_contrastive.baselines.revision`).
 
-    from mteb_contrastive.identity import file_digest, fingerprint
+    Raises:
+        KeyError: ``name`` is not in :data:`BASELINES`.
+    """
+    from mteb_contrastive.baselines.revision import baseline_revision as probe_revision
 
-    path, kwargs = BASELINES[name][0], BASELINES[name][1]
-    here = Path(__file__).resolve().parent
-    where = {"text.py": here.parent / "data"}  # the tokenizer lives with the other text rules
-    code = [(f, file_digest(where.get(f, here) / f)) for f in sorted({"base.py", "text.py", path.rsplit(".", 1)[0] + ".py"})]
-    return fingerprint(name, path, kwargs, code, length=12)
+    return probe_revision(name)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from mteb_contrastive.data.tokenize import CHARACTER_LANGUAGES, language_code, tokenize
+from mteb_contrastive.data.tokenize import language_code, tokenize
 
 MODEL_NAME = "mteb-contrastive/bm25s-lang"
 K1, B, METHOD = 1.5, 0.75, "lucene"
@@ -89,12 +89,12 @@ class LanguageBM25Search:
 
 
 def revision() -> str:
-    """The model's revision: a fingerprint of its rules (BM25 parameters, tokenizer patterns, character languages)."""
-    from mteb_contrastive.data import tokenize as tk
-    from mteb_contrastive.data.text import TOKENIZER_VERSION
-    from mteb_contrastive.identity import fingerprint
+    """The model's revision: ``"probe-"`` + fingerprint of its name, class, the versions of bm25s, numpy,
+    scipy and jieba and its rounded search scores on a fixed English, French and Chinese probe,
+    cached on disk (the rule: :mod:`mteb_contrastive.baselines.revision`)."""
+    from mteb_contrastive.baselines.revision import model_revision
 
-    return "rules-" + fingerprint(METHOD, K1, B, sorted(CHARACTER_LANGUAGES), tk.WORD_RULE, TOKENIZER_VERSION, tk._CHAR.pattern, "lower", length=12)
+    return model_revision(MODEL_NAME, "bm25_lang.LanguageBM25Search", {}, package="mteb_contrastive.baselines")
 
 
 def load(model_name: str, revision: str | None = None, **kwargs: Any) -> LanguageBM25Search:

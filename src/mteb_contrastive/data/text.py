@@ -39,9 +39,6 @@ _NOSEP = "\u3040-\u30ff\u31f0-\u31ff\u0e00-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u100
 _RUNS = re.compile(rf"(?P<han>[{_HAN}]+)|(?P<nosep>[{_NOSEP}]+)|(?P<word>(?:(?![{_HAN}{_NOSEP}])\w)+)")
 _WORDLIKE = re.compile(r"\w")
 
-#: bump when :func:`word_tokens` changes what it returns (part of every baseline's revision)
-TOKENIZER_VERSION = "1"
-
 
 @functools.lru_cache(maxsize=1)
 def _jieba():

@@ -23,8 +23,6 @@ import re
 
 #: ISO 639 codes tokenised by character
 CHARACTER_LANGUAGES = frozenset({"lzh", "cmn", "zho", "zh"})
-#: what :func:`tokenize` does outside :data:`CHARACTER_LANGUAGES` (part of the BM25 model's revision)
-WORD_RULE = "baselines.text.word_tokens(min_len=2)"
 _CHAR = re.compile(r"(?u)\w")
 
 
