@@ -59,9 +59,9 @@ def _subset(datasets: Path, shared: str | None, n_authors: int) -> str:
     papers plus ``n`` single-paper author sets (k=2, 2 triplets per anchor document, seed 0)."""
     from collections import Counter
 
+    from mteb_contrastive.config import shared_data_dir
     from mteb_contrastive.data.halvest_builder import build_halvest_dataset
     from mteb_contrastive.data.taln import taln_corpus
-    from mteb_contrastive.config import shared_data_dir
 
     name = f"TALNAbstractEnSub{n_authors}"
     if not (datasets / name).is_dir():
@@ -153,7 +153,6 @@ def whole_task(args) -> None:
 def overhead(args) -> None:
     import mteb
     import numpy as np
-
     import torch
 
     torch.set_num_threads(args.threads)
@@ -320,10 +319,10 @@ def backends(args) -> None:
     import torch
     from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
 
+    from mteb_contrastive.config import shared_data_dir
     from mteb_contrastive.encoding import EncodingSettings
     from mteb_contrastive.encoding.loading import backend_available, wrap_sentence_transformer
     from mteb_contrastive.encoding.settings import BACKENDS
-    from mteb_contrastive.config import shared_data_dir
 
     torch.set_num_threads(args.threads)
     texts = _distinct_texts(args.benchmark)[: args.n_texts]
@@ -433,8 +432,8 @@ def main() -> int:
         datasets = _datasets(args.datasets, args.shared)
     os.environ["MTEB_CONTRASTIVE_DATASETS"] = str(datasets)
     import mteb_contrastive  # noqa: F401
-    from mteb_contrastive.plugin.registration import register_tasks
     from mteb_contrastive.catalog import dataset_task_classes as local_task_classes
+    from mteb_contrastive.plugin.registration import register_tasks
 
     register_tasks(local_task_classes())  # folders built above, after the extension registered itself
     from bench_env import machine_lines

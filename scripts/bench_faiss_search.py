@@ -77,7 +77,6 @@ def run_one(method: str, n_q: int, n_c: int, top_k: int) -> dict:
     import torch
 
     from mteb_contrastive.search.exact import BLOCK_BYTES
-
     from mteb_contrastive.search.faiss_backend import FaissIndexBackend  # imported before the RSS baseline
 
     rng = np.random.default_rng(0)

@@ -58,9 +58,9 @@ def main() -> int:
         print(f"Subset: the first {args.pairs} pairs of every split of each benchmark.\n")
     os.environ["MTEB_CONTRASTIVE_VERIFICATION"] = str(folder)
     import mteb
+    from bench_env import machine_lines
 
     import mteb_contrastive  # noqa: F401
-    from bench_env import machine_lines
 
     print("\n".join(machine_lines()) + "\n")
     modes = [("truncate (first 256 tokens)", {}), ("mean of windows" + (f", stride {args.stride}" if args.stride else ""), {"long_document": "mean", **({"stride": args.stride} if args.stride else {})})]

@@ -7,10 +7,10 @@ import unicodedata
 
 import mteb
 import pytest
-
 from conftest import TableEncoder
-from mteb_contrastive.protocols.author_retrieval import build_pool, build_pool_from_pairs
 from test_author_retrieval import make_task, row
+
+from mteb_contrastive.protocols.author_retrieval import build_pool, build_pool_from_pairs
 
 
 def test_nfc_and_nfd_author_names_are_one_author():

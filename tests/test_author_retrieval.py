@@ -5,9 +5,9 @@ from __future__ import annotations
 import mteb
 import numpy as np
 import pytest
+from conftest import TableEncoder
 from mteb.abstasks.task_metadata import TaskMetadata
 
-from conftest import TableEncoder
 from mteb_contrastive.protocols.author_retrieval import AbsTaskAuthorRetrieval, build_pool
 from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import run
+
 from mteb_contrastive.cli.main import main
 
 TEXT = "Sentence one is here. Sentence two is here. Sentence three is here."

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from mteb_contrastive.baselines import BASELINES
+from mteb_contrastive.baselines import BASELINES, bm25_lang
 from mteb_contrastive.baselines import revision as rv
-from mteb_contrastive.baselines import bm25_lang
 
 BASELINES_DIR = Path(rv.__file__).resolve().parent
 SPARSE = ["mteb-contrastive/bm25-halvest", "mteb-contrastive/bm25s-triplets", "mteb-contrastive/tfidf-words",
@@ -65,10 +64,10 @@ def edit_file(path: Path, old: str, new: str) -> None:
 
 
 def refactor(folder: Path) -> None:
-    """A pure refactor of sparse.py: a comment edited, a comment added, the imports put in order."""
+    """A pure refactor of sparse.py: a comment edited, a comment added, two imports moved."""
     sparse = folder / "sparse.py"
-    edit_file(sparse, "from typing import Any\n\nfrom collections.abc import Sequence\n",
-              "from collections.abc import Sequence\nfrom typing import Any\n")
+    edit_file(sparse, "from collections.abc import Sequence\nfrom typing import Any\n",
+              "from typing import Any\n\nfrom collections.abc import Sequence\n")
     edit_file(sparse, "# retrieval: mteb's BM25 search (bm25s), unchanged", "# retrieval: mteb's BM25Search as shipped")
     edit_file(sparse, "class TfidfBaseline(FittedBaseline):\n",
               "# scikit-learn does the work\nclass TfidfBaseline(FittedBaseline):\n")

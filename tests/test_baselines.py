@@ -12,12 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mteb_contrastive.baselines import BASELINES, baseline_revision as revision
-from mteb_contrastive.models.baselines import registered_model_metas
+from mteb_contrastive.baselines import BASELINES
+from mteb_contrastive.baselines import baseline_revision as revision
 from mteb_contrastive.baselines.base import NotFittedError, canonical_order
 from mteb_contrastive.baselines.gensim_models import Doc2VecBaseline, Word2VecAverage
 from mteb_contrastive.baselines.sparse import BM25sTripletBaseline, BM25TripletBaseline, TfidfBaseline
 from mteb_contrastive.data.text import whitespace_tokens, word_spans, word_tokens
+from mteb_contrastive.models.baselines import registered_model_metas
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"

@@ -7,8 +7,8 @@ import sys
 from collections import Counter
 
 import pytest
-
 from conftest import MINILM, bundled_minilm_path, run
+
 from mteb_contrastive.data.halvest_builder import build_halvest_dataset
 from mteb_contrastive.data.taln import taln_corpus
 

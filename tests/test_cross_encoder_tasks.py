@@ -6,7 +6,6 @@ import json
 
 import numpy as np
 import pytest
-
 from conftest import bundled_minilm_path
 
 
@@ -42,11 +41,11 @@ def test_fake_is_a_cross_encoder_not_an_encoder():
 def test_verification_scores_each_pair_with_the_cross_encoder(tmp_path):
     import mteb
 
+    from mteb_contrastive.catalog import folder_task_classes
     from mteb_contrastive.data.pan import load_split
     from mteb_contrastive.data.verification_builder import build_verification_dataset
     from mteb_contrastive.metrics.calibration import Calibrator
     from mteb_contrastive.metrics.pan import evaluate_all
-    from mteb_contrastive.catalog import folder_task_classes
 
     rng = np.random.default_rng(0)
     docs = []
@@ -74,9 +73,9 @@ def test_verification_scores_each_pair_with_the_cross_encoder(tmp_path):
 
 def test_triplet_task_compares_anchor_positive_and_anchor_negative_scores(tmp_path, monkeypatch):
     import mteb
+    from test_halvest_data import PAIRS, write_hub_copy
 
     from mteb_contrastive.data.halvest import LOCAL_COPY_ENV
-    from test_halvest_data import PAIRS, write_hub_copy
 
     root = write_hub_copy(tmp_path / "hub", {"base-2": PAIRS})
     monkeypatch.setenv(LOCAL_COPY_ENV, str(root))
@@ -91,14 +90,14 @@ def test_triplet_task_compares_anchor_positive_and_anchor_negative_scores(tmp_pa
 
 def test_pair_classifier_trains_saves_calibration_and_loads_as_a_cross_encoder(tmp_path):
     import mteb
+    from conftest import SHARED
     from mteb.models.sentence_transformer_wrapper import CrossEncoderWrapper
     from sentence_transformers import CrossEncoder
+    from test_training import _pan14_sample
 
-    from conftest import SHARED
     from mteb_contrastive.training.contrastive import ContrastiveConfig
     from mteb_contrastive.training.cross_encoder import train_pair_classifier
     from mteb_contrastive.training.data import validation_pairs
-    from test_training import _pan14_sample
 
     train = _pan14_sample(SHARED, 3)
     val = validation_pairs(_pan14_sample(SHARED, 3, offset=10), max_words=24, pairs_per_author=1, seed=0)

@@ -14,7 +14,6 @@ from pathlib import Path
 import mteb
 import numpy as np
 import pytest
-
 from encoding_fakes import CountingCore, counting_model
 from test_author_retrieval import make_task, row
 

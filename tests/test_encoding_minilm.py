@@ -8,10 +8,10 @@ from collections import Counter
 import mteb
 import numpy as np
 import pytest
-
 from conftest import MINILM, bundled_minilm_path, run
-from mteb_contrastive.encoding import EncodingModel, EncodingSettingsError, window_starts
 from test_author_retrieval import make_task, row
+
+from mteb_contrastive.encoding import EncodingModel, EncodingSettingsError, window_starts
 
 WORDS = "the cat sat on a mat and then it ran to the house of our old friend".split()  # one word piece each
 

@@ -6,10 +6,17 @@ from __future__ import annotations
 import mteb
 import numpy as np
 import pytest
-
 from encoding_fakes import counting_model
-from mteb_contrastive.encoding import EncodingSettings, EncodingSettingsError, n_windows, settings_from, split_model_name, window_starts
 from test_author_retrieval import make_task, row
+
+from mteb_contrastive.encoding import (
+    EncodingSettings,
+    EncodingSettingsError,
+    n_windows,
+    settings_from,
+    split_model_name,
+    window_starts,
+)
 
 SHORT, EXACT, LONG = "a b", "1 2 3 4", "1 2 3 4 5 6 7 8 9 10"   # 4, 6 and 12 tokens with [CLS] [SEP]
 ROWS = [row(SHORT, EXACT, LONG)]

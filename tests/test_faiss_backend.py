@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import TableEncoder, bundled_minilm_path
 from datasets import Dataset
 from mteb.models.search_wrappers import SearchEncoderWrapper
 
-from conftest import TableEncoder, bundled_minilm_path
 from mteb_contrastive.data.halvest_builder import sample_triplets
 from mteb_contrastive.data.taln import taln_corpus
 from mteb_contrastive.protocols.author_retrieval import build_pool

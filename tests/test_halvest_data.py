@@ -102,7 +102,6 @@ def test_unknown_config_and_not_halvest(tmp_path):
 def test_hub_task_reads_local_copy_env(tmp_path, monkeypatch):
     """HALvestTripletClassification through mteb.evaluate, on a local copy in the Hub schema."""
     import mteb
-
     from conftest import TableEncoder
 
     root = write_hub_copy(tmp_path / "hub", {"base-2": PAIRS})

@@ -13,8 +13,8 @@ import datasets
 import mteb
 import numpy as np
 import pytest
-
 from conftest import TableEncoder
+
 from mteb_contrastive.data.halvest import HUB_REPO, HUB_REVISION, LOCAL_COPY_ENV, REPO_ENV, REVISION_ENV, resolve_source
 from mteb_contrastive.tasks.halvest import HALvestPairClassification, HALvestRetrieval, HALvestTripletClassification
 

@@ -188,8 +188,8 @@ def test_protocol_writes_per_item_scores_grouped_by_query(tmp_path):
     from types import SimpleNamespace
 
     from mteb_contrastive.baselines.sparse import TfidfBaseline
-    from mteb_contrastive.protocols.triplet_classification import triplet_item_ids
     from mteb_contrastive.layout import prediction_subfolder
+    from mteb_contrastive.protocols.triplet_classification import triplet_item_ids
     from mteb_contrastive.report.reader import ScoreRow, per_item_scores
     from mteb_contrastive.tasks.paragraph_vector import CranfieldIRTriplets
 
@@ -233,8 +233,8 @@ def test_author_triplets_group_by_the_anchor_first_author():
 def test_cli_build_and_task_from_folder(tmp_path, monkeypatch):
     """`mteb-contrastive build-ir-triplets` -> folder -> task <name>IRTriplets; TF-IDF gets every triplet right."""
     from mteb_contrastive.baselines.sparse import TfidfBaseline
-    from mteb_contrastive.cli.main import main
     from mteb_contrastive.catalog import dataset_task_classes as local_task_classes
+    from mteb_contrastive.cli.main import main
 
     corpus = [{"_id": f"d{i}", "title": "", "text": f"topic{i // 3} word{i}"} for i in range(30)]
     queries = [{"_id": f"q{k}", "text": f"query {k}"} for k in range(10)]

@@ -8,7 +8,17 @@ import numpy as np
 import pytest
 
 from mteb_contrastive.data.pan import align_answers, read_answers, read_truth
-from mteb_contrastive.metrics.pan import PAN20_LEADERBOARD, RULE_2020, RULE_2021, auc, brier, c_at_1, evaluate_all, f1, f_05_u
+from mteb_contrastive.metrics.pan import (
+    PAN20_LEADERBOARD,
+    RULE_2020,
+    RULE_2021,
+    auc,
+    brier,
+    c_at_1,
+    evaluate_all,
+    f1,
+    f_05_u,
+)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 

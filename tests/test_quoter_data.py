@@ -6,7 +6,13 @@ from pathlib import Path
 import pytest
 
 from mteb_contrastive.data.errors import DataError
-from mteb_contrastive.data.quoter import QueryFormat, build_retrieval_data, read_quoter_file, split_by_boundaries, split_by_proportions
+from mteb_contrastive.data.quoter import (
+    QueryFormat,
+    build_retrieval_data,
+    read_quoter_file,
+    split_by_boundaries,
+    split_by_proportions,
+)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "quoter"
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import mteb
 import pytest
 
+from mteb_contrastive.catalog import folder_task_classes
 from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.data.quoter import build_quoter_folder
-from mteb_contrastive.metrics.ranking import tie_aware_metrics
-from mteb_contrastive.catalog import folder_task_classes
 from mteb_contrastive.data.tokenize import tokenize
+from mteb_contrastive.metrics.ranking import tie_aware_metrics
 
 QUOTES = ["學而時習", "溫故知新", "見賢思齊", "過則勿憚", "歲寒松柏"]  # 20 distinct characters
 LINES = [

@@ -5,7 +5,15 @@ import math
 import numpy as np
 import pytest
 
-from mteb_contrastive.metrics.ranking import gold_ranks, median_rank, mrr, ndcg_at_k, rank_of, ranking_metrics, recall_at_k
+from mteb_contrastive.metrics.ranking import (
+    gold_ranks,
+    median_rank,
+    mrr,
+    ndcg_at_k,
+    rank_of,
+    ranking_metrics,
+    recall_at_k,
+)
 
 
 def test_gold_ranks_with_ties():

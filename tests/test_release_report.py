@@ -8,9 +8,23 @@ import math
 import numpy as np
 import pytest
 
-from mteb_contrastive.report.chance import chance_levels, expected_ndcg_at_k, expected_recall_at_k, expected_rr, main_chance, ranking_chance
+from mteb_contrastive.report.chance import (
+    chance_levels,
+    expected_ndcg_at_k,
+    expected_recall_at_k,
+    expected_rr,
+    main_chance,
+    ranking_chance,
+)
 from mteb_contrastive.report.compare import compare_per_item, paired_bootstrap
-from mteb_contrastive.report.reader import PerItem, ScoreRow, family_of, guess_main_score, per_item_scores, secondary_keys
+from mteb_contrastive.report.reader import (
+    PerItem,
+    ScoreRow,
+    family_of,
+    guess_main_score,
+    per_item_scores,
+    secondary_keys,
+)
 
 
 def test_exact_bootstrap_interval_by_hand():

@@ -1,10 +1,10 @@
 """The README's author table is read back from mteb result files."""
 
 import mteb
-
 from conftest import TableEncoder
-from mteb_contrastive.report.tables import author_table
 from test_author_retrieval import make_task, row
+
+from mteb_contrastive.report.tables import author_table
 
 
 def test_author_table_from_result_files(tmp_path):

@@ -194,9 +194,9 @@ def test_quoter_revision_follows_the_file(tmp_path, monkeypatch):
 def test_mteb_does_not_return_the_stale_result_after_an_edit(tmp_path):
     """Build, evaluate, edit one word, rebuild, evaluate again through mteb's result cache."""
     import mteb
+    from conftest import TableEncoder
     from mteb.cache import ResultCache
 
-    from conftest import TableEncoder
     from mteb_contrastive.catalog import folder_task_classes as tasks_for_folder
 
     cache = ResultCache(tmp_path / "cache")

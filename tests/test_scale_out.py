@@ -7,9 +7,9 @@ import json
 
 import numpy as np
 import pytest
+from conftest import SHARED, bundled_minilm_path
 from datasets import Dataset
 
-from conftest import SHARED, bundled_minilm_path
 from mteb_contrastive.search.faiss_backend import FaissIndexBackend, FaissSearchEncoderWrapper
 from mteb_contrastive.search.sharded import ShardedIndexSearch, ShardError, index_from_shards, read_shards, write_shard
 

@@ -5,11 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from conftest import TableEncoder
 from datasets import Dataset
 
-from conftest import TableEncoder
 from mteb_contrastive.search.exact import EmbeddingError, exact_top_k
-from mteb_contrastive.search.faiss_backend import FaissIndexBackend, FaissSearchEncoderWrapper, IdenticalIdsExcluded, search_model_for
+from mteb_contrastive.search.faiss_backend import (
+    FaissIndexBackend,
+    FaissSearchEncoderWrapper,
+    IdenticalIdsExcluded,
+    search_model_for,
+)
 from mteb_contrastive.search.similarity import model_similarity, similarity_matrix
 
 
@@ -151,10 +156,9 @@ def test_search_models_other_than_ours_get_one_more_candidate_too():
 # -- one similarity per model -------------------------------------------------------------------
 def test_checkpoint_and_metadata_disagree_one_similarity_everywhere():
     """mteb metadata says dot, the sentence-transformers checkpoint says cosine: cosine everywhere."""
+    from conftest import bundled_minilm_path
     from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
     from sentence_transformers import SentenceTransformer
-
-    from conftest import bundled_minilm_path
 
     st = SentenceTransformer(bundled_minilm_path(), device="cpu", similarity_fn_name="cosine")
     wrapper = SentenceTransformerEncoderWrapper(st)

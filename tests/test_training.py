@@ -10,9 +10,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import bundled_minilm_path, run
-from mteb_contrastive.training.data import TrainingDataError, eligible_authors, rotate_span, split_documents_by_author, validation_pairs
+
+from mteb_contrastive.training.data import (
+    TrainingDataError,
+    eligible_authors,
+    rotate_span,
+    split_documents_by_author,
+    validation_pairs,
+)
 from mteb_contrastive.training.sampler import AuthorPairBatchSampler
 
 
@@ -157,6 +163,7 @@ def _pan14_sample(shared: Path, n_authors: int, offset: int = 0) -> list[dict]:
 def trained(tmp_path_factory):
     """One epoch of 3 steps on 3 real authors (rotation off: the same batch each step), then a resumed second epoch."""
     from conftest import SHARED
+
     from mteb_contrastive.training.contrastive import ContrastiveConfig, train_contrastive
 
     train = _pan14_sample(SHARED, 3)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_verification import LetterEncoder, _pan_folder, _task
 
 from mteb_contrastive.metrics.calibration import DELTA_GRID, Calibrator
 from mteb_contrastive.protocols.verification import keys_fitted_on_test as fitted_keys
-from test_verification import LetterEncoder, _pan_folder, _task
 
 
 def test_default_abstention_grid_is_the_papers():

@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from mteb_contrastive import compat
+
 logger = logging.getLogger(__name__)
 
 _QUERY_CHUNK = 256
@@ -147,8 +149,6 @@ class FittedBaseline(abc.ABC):
         """
         if self._corpus_vecs is None:
             raise NotFittedError("call index() before search()")
-        from mteb_contrastive import compat
-
         qids = [str(i) for i in queries["id"]]
         qtexts = list(compat.combine_queries_with_instruction_text(queries)["text"])
         pos = {cid: j for j, cid in enumerate(self._corpus_ids)}

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from mteb_contrastive.baselines.revision import model_revision
 from mteb_contrastive.data.tokenize import language_code, tokenize
 
 MODEL_NAME = "mteb-contrastive/bm25s-lang"
@@ -92,8 +93,6 @@ def revision() -> str:
     """The model's revision: ``"probe-"`` + fingerprint of its name, class, the versions of bm25s, numpy,
     scipy and jieba and its rounded search scores on a fixed English, French and Chinese probe,
     cached on disk (the rule: :mod:`mteb_contrastive.baselines.revision`)."""
-    from mteb_contrastive.baselines.revision import model_revision
-
     return model_revision(MODEL_NAME, "bm25_lang.LanguageBM25Search", {}, package="mteb_contrastive.baselines")
 
 

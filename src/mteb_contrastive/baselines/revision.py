@@ -55,13 +55,15 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from mteb_contrastive.baselines.table import BASELINES
 from mteb_contrastive.config import cache_root
+from mteb_contrastive.data.atomic import write_text_atomic
 from mteb_contrastive.identity import file_fingerprint, fingerprint
 
 PREFIX = "probe-"
 #: significant digits kept of each output array (relative to its largest absolute value)
 SIGNIFICANT_DIGITS = 6
-#: the package of the class paths of :data:`mteb_contrastive.baselines.BASELINES`
+#: the package of the class paths of :data:`mteb_contrastive.baselines.table.BASELINES`
 BASELINES_PACKAGE = "mteb_contrastive.baselines"
 
 #: class path (relative to its package) -> the distributions whose code computes its scores
@@ -258,8 +260,6 @@ def model_revision(name: str, class_path: str, params: dict[str, Any], *, packag
         with _quiet_bars():
             outputs = probe_outputs(model)
         revision = PREFIX + fingerprint(name, class_path, params, versions, outputs, length=12)
-        from mteb_contrastive.data.atomic import write_text_atomic
-
         try:  # best effort: a read-only cache only costs the probe again
             record = {"name": name, "class": class_path, "params": params, "libraries": versions, "revision": revision}
             write_text_atomic(path, json.dumps(record, ensure_ascii=False, default=str))
@@ -278,7 +278,5 @@ def baseline_revision(name: str, *, params: dict[str, Any] | None = None, packag
         KeyError: ``name`` is not a baseline.
         as :func:`model_revision`.
     """
-    from mteb_contrastive.baselines import BASELINES
-
     class_path, kwargs = BASELINES[name][0], BASELINES[name][1]
     return model_revision(name, class_path, dict(kwargs if params is None else params), package=package)

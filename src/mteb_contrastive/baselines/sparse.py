@@ -46,14 +46,13 @@ tasks it indexes the split's corpus the same way.
 
 from __future__ import annotations
 
-from typing import Any
-
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from mteb_contrastive.baselines.base import FittedBaseline, _corpus_text
-from mteb_contrastive.data.text import sklearn_word_tokens, whitespace_tokens, word_tokens
+from mteb_contrastive.data.text import sklearn_word_tokens, unsegmented_language, whitespace_tokens, word_tokens
 
 TFIDF_KINDS: dict[str, dict[str, Any]] = {
     "words": {"analyzer": "word", "ngram_range": (1, 1), "tokenizer": sklearn_word_tokens, "token_pattern": None},
@@ -155,8 +154,6 @@ class BM25TripletBaseline(FittedBaseline):
         written without word separators (:data:`~mteb_contrastive.data.text.UNSEGMENTED_LANGUAGES`,
         e.g. Chinese), whose clauses mteb's regex tokenizer keeps whole, :class:`BM25sTripletBaseline`'s
         search with :func:`~mteb_contrastive.data.text.word_tokens` (jieba) instead."""
-        from mteb_contrastive.data.text import unsegmented_language
-
         meta = kwargs.get("task_metadata")
         if unsegmented_language(getattr(meta, "languages", None) or []):
             self._search = BM25sTripletBaseline(self.model_name)

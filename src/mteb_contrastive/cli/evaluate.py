@@ -176,7 +176,6 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
 
 def add_parser(sub) -> None:
     """The ``evaluate`` subcommand of ``mteb-contrastive``."""
-    import argparse
 
     e = sub.add_parser("evaluate", help="release evaluation: every benchmark available here, one mteb run per model, one report",
                        description="Release evaluation: plan (run/skip per benchmark), build, one mteb run per model (resumable), report.md/.json/.csv with plots. See docs/report.md.")

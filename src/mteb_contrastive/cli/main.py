@@ -33,8 +33,16 @@ from mteb_contrastive.cli import evaluate as evaluate_cmd
 from mteb_contrastive.cli import pan as pan_cli
 from mteb_contrastive.cli import quoter as quoter_cli
 from mteb_contrastive.cli import train as training_cli
-from mteb_contrastive.cli.args import HelpFormatter, OneLineParser, dataset_name, non_negative_float, positive_int, print_error
+from mteb_contrastive.cli.args import (
+    HelpFormatter,
+    OneLineParser,
+    dataset_name,
+    non_negative_float,
+    positive_int,
+    print_error,
+)
 from mteb_contrastive.config import shared_data_dir
+
 
 def build_taln(shared: Path, out: Path, *, seed: int = 0, n_triplets: int = 2) -> list[Path]:
     """Build the TALN author-triplet folders (:data:`mteb_contrastive.benchmarks.shared_data.TALN_RECIPES`)."""
@@ -152,7 +160,6 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "build-triplets":
             from mteb_contrastive.data.corpus import read_corpus
             from mteb_contrastive.data.halvest_builder import build_halvest_dataset
-
             from mteb_contrastive.data.languages import languages_from_rows, resolve_languages
 
             docs = read_corpus(args.corpus)
@@ -164,7 +171,6 @@ def main(argv: list[str] | None = None) -> int:
             build_taln(shared_data_dir(args.shared), Path(args.out))
         elif args.cmd == "build-ir-triplets":
             from mteb_contrastive.data import ir_triplets as irt
-
             from mteb_contrastive.data.languages import mteb_language
 
             if bool(args.beir_folder) == bool(args.mteb_task):
@@ -219,9 +225,8 @@ def report_command(args: argparse.Namespace) -> int:
         print(f"error: {results}: not a folder (give an mteb --output-folder)", file=sys.stderr)
         return 2
     if args.author_table:
-        from mteb_contrastive.report.tables import author_table
-
         from mteb_contrastive.data.errors import read_json
+        from mteb_contrastive.report.tables import author_table
 
         timings = read_json(args.timings, what="timings file") if args.timings else {}
         print(author_table(results, timings))

@@ -119,9 +119,15 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
     Raises:
         TrainingDataError: a bad ``--docs`` value, an empty validation, no training author left.
     """
-    from mteb_contrastive.data.pan import load_split
     from mteb_contrastive.data.documents import load_documents
-    from mteb_contrastive.training.data import SOURCES, TrainingDataError, held_out_authors, split_documents_by_author, validation_pairs
+    from mteb_contrastive.data.pan import load_split
+    from mteb_contrastive.training.data import (
+        SOURCES,
+        TrainingDataError,
+        held_out_authors,
+        split_documents_by_author,
+        validation_pairs,
+    )
 
     docs: list[dict[str, Any]] = []
     for spec in args.docs:

@@ -42,7 +42,7 @@ from typing import Any
 
 from mteb_contrastive.data.atomic import atomic_folder
 from mteb_contrastive.data.corpus import iter_jsonl
-from mteb_contrastive.data.errors import DataError, reading
+from mteb_contrastive.data.errors import DataError, read_json, reading
 from mteb_contrastive.identity import fingerprint, nfc
 
 KIND = "ir-triplets"
@@ -276,8 +276,6 @@ def load_ir_triplets(folder: str | os.PathLike, hf_subset: str, split: str) -> t
     import pyarrow.parquet as pq
 
     folder = Path(folder)
-    from mteb_contrastive.data.errors import read_json
-
     info = read_json(folder / "mteb_contrastive.json")
     if info.get("kind") != KIND:
         raise DataError(folder, f"not an IR-triplet dataset (kind {info.get('kind')!r})")

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from mteb_contrastive.compat import hf_lang_to_iso_lang_script
 from mteb_contrastive.data.errors import DataError
 
 logger = logging.getLogger(__name__)
@@ -29,8 +30,6 @@ _MTEB_FORM = re.compile(r"^[a-z]{3}-[A-Z][a-z]{3}$")
 
 def mteb_language(code: str) -> str | None:
     """``fr`` / ``fra`` / ``fra-Latn`` -> ``fra-Latn`` (mteb's default script); None when unknown."""
-    from mteb_contrastive.compat import hf_lang_to_iso_lang_script
-
     if not isinstance(code, str) or not code.strip():
         return None
     out = hf_lang_to_iso_lang_script(code.strip())

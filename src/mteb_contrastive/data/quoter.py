@@ -36,8 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.data.errors import DataError
-from mteb_contrastive.identity import nfc
+from mteb_contrastive.data.atomic import atomic_folder
+from mteb_contrastive.data.errors import DataError, read_text
+from mteb_contrastive.identity import fingerprint, nfc
 
 #: the fixed shuffle seed of the shared files (shared/data/README.md, section 4)
 SHUFFLE_SEED = 20240611
@@ -101,8 +102,6 @@ def read_quoter_file(path: str | os.PathLike) -> list[QuoteRExample]:
     Raises:
         DataError: a missing or non-UTF-8 file (names file and line), a line without exactly two tabs, or with an empty quote (names file and line).
     """
-    from mteb_contrastive.data.errors import read_text
-
     path = Path(path)
     text = read_text(path)  # one-line DataError for a missing / non-UTF-8 file
     lines = text.split("\n")
@@ -238,9 +237,6 @@ def build_quoter_folder(
         ValueError: a bad name, language tag, split rule, proportions or boundaries with ``"shuffled"``.
         DataError: a bad line of the file, or boundaries past its end (file and line named).
     """
-    from mteb_contrastive.data.atomic import atomic_folder
-    from mteb_contrastive.identity import fingerprint
-
     if not _NAME.match(name):
         raise ValueError(f"--name must be letters and digits starting with a letter, got {name!r}")
     if not _LANG_TAG.match(language):

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from mteb_contrastive.data.text import word_tokens
+
 #: ISO 639 codes tokenised by character
 CHARACTER_LANGUAGES = frozenset({"lzh", "cmn", "zho", "zh"})
 _CHAR = re.compile(r"(?u)\w")
@@ -40,6 +42,4 @@ def tokenize(text: str, lang: str) -> list[str]:
     """Tokens of ``text`` in language ``lang`` (an ISO 639 code, optionally with a script: ``cmn-Hans``)."""
     if is_character_language(lang):
         return _CHAR.findall(text.lower())
-    from mteb_contrastive.data.text import word_tokens
-
     return word_tokens(text, min_len=2)

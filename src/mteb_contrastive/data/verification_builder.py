@@ -43,6 +43,7 @@ from mteb_contrastive.data.corpus import iter_jsonl
 from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.data.languages import eltec_language, languages_from_rows, resolve_languages, stated_fallback
 from mteb_contrastive.data.pan import write_pairs_and_truth
+from mteb_contrastive.data.text import has_unsegmented_script, word_pieces
 from mteb_contrastive.identity import fingerprint, nfc
 
 KIND = "pan-verification"
@@ -67,8 +68,6 @@ def chunk_text(text: str, chunk_words: int, min_words: int) -> list[str]:
     """
     if chunk_words < 1 or min_words < 1 or min_words > chunk_words:
         raise ValueError(f"need 1 <= min_words <= chunk_words, got chunk_words={chunk_words}, min_words={min_words}")
-    from mteb_contrastive.data.text import has_unsegmented_script, word_pieces
-
     unspaced = has_unsegmented_script(text)
     words = word_pieces(text, words_only=True) if unspaced else text.split()
     chunks = [words[i : i + chunk_words] for i in range(0, len(words), chunk_words)]

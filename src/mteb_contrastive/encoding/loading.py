@@ -23,7 +23,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from mteb_contrastive.encoding.core import SentenceTransformerCore
 from mteb_contrastive.encoding.settings import EncodingSettings, EncodingSettingsError, pop_options, settings_from
+from mteb_contrastive.encoding.wrapper import EncodingModel, folder_identity
 
 logger = logging.getLogger(__name__)
 
@@ -121,9 +123,6 @@ def wrap_sentence_transformer(inner: Any, settings: EncodingSettings, *, identit
     CPU only); the backend must already be
     the one the model was loaded with.
     """
-    from mteb_contrastive.encoding.core import SentenceTransformerCore
-    from mteb_contrastive.encoding.wrapper import EncodingModel
-
     if settings.precision == "bf16":
         import torch
 
@@ -136,8 +135,6 @@ def wrap_sentence_transformer(inner: Any, settings: EncodingSettings, *, identit
 
 
 def _identity(name: str, revision: str | None, folder: Path | None, backend: str) -> dict[str, Any] | None:
-    from mteb_contrastive.encoding.wrapper import folder_identity
-
     if folder is not None:
         return folder_identity(folder, backend)
     if revision:

@@ -33,7 +33,7 @@ import numpy as np
 from mteb.models.cache_wrappers.cache_wrapper import CachedEmbeddingWrapper
 
 from mteb_contrastive.encoding.core import mean_of_windows, n_windows
-from mteb_contrastive.encoding.settings import EncodingSettings, KEYS, default_cache_dir
+from mteb_contrastive.encoding.settings import KEYS, EncodingSettings, EncodingSettingsError, default_cache_dir
 from mteb_contrastive.encoding.store import MemoryEmbeddingStore, SqliteEmbeddingStore, text_key
 from mteb_contrastive.identity import MODEL_FILE_PATTERNS, fingerprint, folder_fingerprint
 
@@ -144,8 +144,6 @@ class EncodingModel:
     """
 
     def __init__(self, core: Any, settings: EncodingSettings, *, identity: dict[str, Any] | None, meta: Any = None, cache_dir: str | Path | None = None, similarity_model: Any = None) -> None:
-        from mteb_contrastive.encoding.settings import EncodingSettingsError
-
         self.core = core
         self.settings = settings
         self.model_max_seq_length = int(core.max_seq_length)

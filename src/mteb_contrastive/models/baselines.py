@@ -11,8 +11,7 @@ from typing import Any
 
 from mteb.models.model_meta import ModelMeta, ScoringFunction
 
-from mteb_contrastive.baselines import BASELINES, baseline_revision, load_baseline
-from mteb_contrastive.baselines import bm25_lang
+from mteb_contrastive.baselines import BASELINES, baseline_revision, bm25_lang, load_baseline
 
 #: the release date recorded for the baselines' metas
 RELEASE_DATE = "2026-11-29"

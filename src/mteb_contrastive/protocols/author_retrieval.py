@@ -51,10 +51,13 @@ from typing import Any, ClassVar
 
 from mteb.abstasks.retrieval import AbsTaskRetrieval
 
+from mteb_contrastive.compat import retrieval_scores
 from mteb_contrastive.data.halvest import is_positive, positive_rule
 from mteb_contrastive.identity import nfc, nfc_key
 from mteb_contrastive.metrics.chance import PAPER_POOL_SIZE, random_ranking_scores
+from mteb_contrastive.protocols.fitting import fit_summary
 from mteb_contrastive.protocols.triplet_source import TripletSource
+from mteb_contrastive.search.faiss_backend import search_model_for
 
 logger = logging.getLogger(__name__)
 
@@ -323,13 +326,9 @@ class AbsTaskAuthorRetrieval(TripletSource, AbsTaskRetrieval):
         self._top_k = max(self.k_values) + 1 + extra
 
     def _evaluate_subset(self, model: Any, data_split: Any, **kwargs: Any) -> dict[str, Any]:
-        from mteb_contrastive.search.faiss_backend import search_model_for
-
         # one more candidate per query when its own id is dropped (each query keeps top-k others)
         searcher = search_model_for(model, index=self.faiss_index, ignore_identical_ids=self.ignore_identical_ids)
         scores = super()._evaluate_subset(searcher, data_split, **kwargs)
-        from mteb_contrastive.protocols.fitting import fit_summary
-
         scores.update(fit_summary(model))  # what a baseline fitted at index time learnt from ({} otherwise)
         return scores
 
@@ -340,8 +339,6 @@ class AbsTaskAuthorRetrieval(TripletSource, AbsTaskRetrieval):
         here each query's same-document candidates are removed from its ranking and its qrels,
         and mteb's retrieval metrics are computed again on what is left.
         """
-        from mteb_contrastive.compat import retrieval_scores
-
         out: dict[str, Any] = dict(self.split_counts(hf_subset, hf_split))
         out["dataset_path"] = str(self.metadata.dataset["path"])
         out["dataset_revision"] = str(self.metadata.dataset.get("revision"))

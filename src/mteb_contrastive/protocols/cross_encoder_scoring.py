@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from mteb_contrastive.compat import create_dataloader
+
 
 def is_cross_encoder(model: Any) -> bool:
     """True for an mteb cross-encoder that is not also an encoder."""
@@ -39,8 +41,6 @@ def cross_encoder_scores(model: Any, texts1: list[str], texts2: list[str], task:
         ValueError: the two lists differ in length, or the model returns another number of scores.
     """
     from datasets import Dataset
-
-    from mteb_contrastive.compat import create_dataloader
 
     if len(texts1) != len(texts2):
         raise ValueError(f"{len(texts1)} first texts but {len(texts2)} second texts")

@@ -39,9 +39,17 @@ from typing import Any, ClassVar
 import numpy as np
 from mteb.abstasks.retrieval import AbsTaskRetrieval
 
-from mteb_contrastive.data.quoter import QueryFormat, build_retrieval_data, read_quoter_file, split_by_boundaries, split_by_proportions
+from mteb_contrastive.data.atomic import write_text_atomic
+from mteb_contrastive.data.quoter import (
+    QueryFormat,
+    build_retrieval_data,
+    read_quoter_file,
+    split_by_boundaries,
+    split_by_proportions,
+)
+from mteb_contrastive.identity import file_digest
 from mteb_contrastive.layout import prediction_subfolder, predictions_file
-from mteb_contrastive.metrics.ranking import tie_aware_metrics
+from mteb_contrastive.metrics.ranking import expected_reciprocal_rank, tie_aware_metrics
 from mteb_contrastive.search.full_rank import with_gold_ranks
 
 logger = logging.getLogger(__name__)
@@ -83,8 +91,6 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
             return
         path = self.data_file()
         if path.is_file():
-            from mteb_contrastive.identity import file_digest
-
             rev = f"{self.metadata.dataset['revision']}-{file_digest(path)[:12]}"
             self.metadata = self.metadata.model_copy(update={"dataset": {**self.metadata.dataset, "revision": rev}})
 
@@ -158,8 +164,6 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         """The per-item contract of :func:`mteb_contrastive.report.reader.per_item_scores`: one
         expected reciprocal rank per query (:func:`~mteb_contrastive.metrics.ranking.expected_reciprocal_rank`
         of its gold's tie range), so ``mean(values) == mrr_tie_expected``, the main score."""
-        from mteb_contrastive.metrics.ranking import expected_reciprocal_rank
-
         return {"name": "mrr_tie_expected", "ids": list(query_ids), "values": expected_reciprocal_rank(higher, tied).tolist()}
 
     def _save_per_item(self, search_model: Any, query_ids: list[str], higher: np.ndarray, tied: np.ndarray, prediction_folder: Any, *, hf_split: str, hf_subset: str) -> None:
@@ -168,8 +172,6 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         ``[hf_subset][hf_split]``, atomically. Not into mteb's file: its rankings are what mteb's
         ``convert_to_reranking`` reads, every key a query id."""
         import json
-
-        from mteb_contrastive.data.atomic import write_text_atomic
 
         meta = search_model.mteb_model_meta
         folder = prediction_subfolder(prediction_folder, meta.name, meta.revision)

@@ -43,11 +43,14 @@ import logging
 from typing import Any, ClassVar
 
 import numpy as np
-
 from mteb.abstasks.abstask import AbsTask
 from mteb.timing import TimingStack
 
+from mteb_contrastive.compat import create_dataloader, save_task_predictions
+from mteb_contrastive.data.halvest import join_verdict, pairs_to_triplets
+from mteb_contrastive.identity import nfc
 from mteb_contrastive.metrics.triplets import triplet_accuracy
+from mteb_contrastive.protocols import cross_encoder_scoring as ces
 from mteb_contrastive.protocols.fitting import fit_if_needed, fit_summary, is_pair_scorer, score_pairs
 from mteb_contrastive.protocols.triplet_source import TripletSource
 
@@ -75,8 +78,6 @@ def encode_texts(model: Any, texts: list[str], task: AbsTask, *, hf_split: str, 
     """
     from datasets import Dataset
 
-    from mteb_contrastive.compat import create_dataloader
-
     loader = create_dataloader(
         Dataset.from_dict({"text": texts}),
         task_metadata=task.metadata,
@@ -93,8 +94,6 @@ def triplet_item_ids(rows: list[dict[str, Any]], fields: tuple[str, str, str]) -
     anchor, positive and negative texts (joined by U+001F); the k-th repeat of a triplet gets
     ``#k`` (k >= 2). Same data -> same ids for every model (identity is content)."""
     import hashlib
-
-    from mteb_contrastive.identity import nfc
 
     seen: dict[str, int] = {}
     out = []
@@ -137,8 +136,6 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
     def item_group(self, row: dict[str, Any]) -> str:
         """Group id of a triplet for the cluster bootstrap: the anchor's first author (the
         triplets of one author share their anchor's style), else the anchor document (``query_halid``)."""
-        from mteb_contrastive.identity import nfc
-
         authors = row.get("query_authorids")
         authors = [] if authors is None else list(authors)
         return nfc(str(authors[0])) if authors else "doc:" + nfc(str(row.get("query_halid", "")))
@@ -148,8 +145,6 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
         and withheld, with the reason, when under half of the positive rows join."""
         if info.get("schema") != "pairs":
             return rows, {}
-        from mteb_contrastive.data.halvest import join_verdict, pairs_to_triplets
-
         triplets, stats = pairs_to_triplets(rows, info.get("config", "pairs"))
         counts: dict[str, Any] = {**stats.as_dict(), "triplet_join_share": stats.join_share}
         reason = join_verdict(stats)
@@ -162,8 +157,6 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
     def _evaluate_subset(self, model: Any, data_split: list[dict[str, Any]], *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Any = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, Any]:
         from mteb.models.models_protocols import EncoderProtocol
         from mteb.types import PromptType
-
-        from mteb_contrastive.protocols import cross_encoder_scoring as ces
 
         pair_scorer = is_pair_scorer(model)
         cross_encoder = ces.is_cross_encoder(model)  # a cross-encoder scores (anchor, candidate) pairs directly
@@ -204,8 +197,6 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
                 emb_c = encode_texts(model, candidates, self, prompt_type=PromptType.document, **enc)
             with timer("Scoring", split=hf_split, subset=hf_subset):
                 sim_pos, sim_neg = self._similarities(model, emb_a, a_index, emb_c, c_index, data_split)
-        from mteb_contrastive.identity import nfc
-
         cross = np.array([nfc(str(r["query_halid"])) != nfc(str(r["pos_halid"])) for r in data_split], dtype=bool)  # ids compared in NFC
         scores = {
             "accuracy": triplet_accuracy(sim_pos, sim_neg),
@@ -239,8 +230,6 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
 
     def _save_per_item(self, model: Any, rows: list[dict[str, Any]], sim_pos: np.ndarray, sim_neg: np.ndarray, prediction_folder: Any, *, hf_split: str, hf_subset: str) -> None:
         """Write :meth:`per_item` into mteb's prediction file (``compat.save_task_predictions``)."""
-        from mteb_contrastive.compat import save_task_predictions
-
         save_task_predictions(self, {"per_item": self.per_item(rows, sim_pos, sim_neg)}, model, prediction_folder, hf_split=hf_split, hf_subset=hf_subset)
 
     def _similarities(self, model: Any, emb_a: np.ndarray, a_index: dict[str, int], emb_c: np.ndarray, c_index: dict[str, int], rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:

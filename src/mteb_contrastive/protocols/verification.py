@@ -69,13 +69,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-
 from mteb.abstasks.pair_classification import AbsTaskPairClassification
 
-from mteb_contrastive import config
+from mteb_contrastive import compat, config
+from mteb_contrastive.compat import save_task_predictions
+from mteb_contrastive.data.pan import load_split, write_answers
 from mteb_contrastive.layout import answers_file
 from mteb_contrastive.metrics.calibration import Calibrator
 from mteb_contrastive.metrics.pan import evaluate_all
+from mteb_contrastive.protocols import cross_encoder_scoring as ces
 from mteb_contrastive.protocols.fitting import fit_if_needed, is_pair_scorer, score_pairs
 from mteb_contrastive.protocols.triplet_classification import encode_texts
 
@@ -182,8 +184,6 @@ class AbsTaskVerification(AbsTaskPairClassification):
             return
         from datasets import DatasetDict
 
-        from mteb_contrastive.data.pan import load_split
-
         folder = self.pan_folder()
         splits = {}
         for split in dict.fromkeys([self.calibration_split, *self.eval_splits]):
@@ -229,8 +229,6 @@ class AbsTaskVerification(AbsTaskPairClassification):
             TypeError: the model is none of the three.
         """
         from mteb.models.models_protocols import EncoderProtocol
-
-        from mteb_contrastive.protocols import cross_encoder_scoring as ces
 
         if is_pair_scorer(model):
             return "pair_scorer"
@@ -279,8 +277,6 @@ class AbsTaskVerification(AbsTaskPairClassification):
         return self._pair_similarities(model, kind, data_split, hf_split, hf_subset, encode_kwargs, num_proc)
 
     def _pair_similarities(self, model: Any, kind: str, ds: Any, split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None) -> dict[str, list[float]]:
-        from mteb_contrastive.protocols import cross_encoder_scoring as ces
-
         if kind == "pair_scorer":
             return {"similarity_scores": score_pairs(model, list(ds["sentence1"]), list(ds["sentence2"])).tolist()}
         if kind == "cross_encoder":
@@ -299,8 +295,6 @@ class AbsTaskVerification(AbsTaskPairClassification):
         only for scores without vectors) with ``test_fitted_metrics``, the PAN metrics of each
         kind of answers (:func:`pan_scores`), ``pan_hard_accuracy``, the calibrator's parameters,
         counts and a fitted baseline's numeric ``fit_summary``."""
-        from mteb_contrastive import compat
-
         if kind == "encoder":
             scores: dict[str, Any] = dict(compat.pair_classification_metrics(self, distances, labels))
         else:  # pair scores, not vectors: only the model's own similarity means anything
@@ -326,8 +320,6 @@ class AbsTaskVerification(AbsTaskPairClassification):
         (:meth:`answers_path`) and, with a prediction folder, mteb's ``<task>_predictions.json``
         (``compat.save_task_predictions``) holding ``id``, ``similarity``, the three answer kinds and
         the test ``labels`` (so a comparison needs not load the task again)."""
-        from mteb_contrastive.compat import save_task_predictions
-
         self._write_answers(model, ids, answers["platt_abstain"], hf_subset, prediction_folder)
         if prediction_folder:
             save_task_predictions(
@@ -349,8 +341,6 @@ class AbsTaskVerification(AbsTaskPairClassification):
         return None if folder is None else folder / rel
 
     def _write_answers(self, model: Any, ids: list[str], values: np.ndarray, hf_subset: str, prediction_folder: Path | None) -> None:
-        from mteb_contrastive.data.pan import write_answers
-
         path = self.answers_path(model, hf_subset, prediction_folder)
         if path is None:
             logger.info("%s: answers.jsonl not written (pass --prediction-folder or set %s)", self.metadata.name, ANSWERS_ENV)

@@ -37,6 +37,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from mteb_contrastive.metrics.pan import evaluate_all
+
 
 @dataclass
 class Comparison:
@@ -203,8 +205,6 @@ def pan_overall_statistic(data: dict[str, Any], idx: np.ndarray) -> float:
 
     ``data``: ``{"labels": int array, "answers": float array, "year": 2020|2021}``.
     """
-    from mteb_contrastive.metrics.pan import evaluate_all
-
     labels = data["labels"][idx]
     if labels.min() == labels.max():  # AUC undefined on one class: not a usable resample
         return float("nan")

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from mteb_contrastive.report.reader import span_k
+
 
 def _plt():
     import matplotlib
@@ -39,8 +41,6 @@ def _save(fig: Any, path: Path) -> Path:
 
 def score_vs_k(rows: list[Any], path: Path) -> Path | None:
     """Main score vs k for rows with ``base-<k>`` subsets; one line per (model, task). None when no row has k."""
-    from mteb_contrastive.report.reader import span_k
-
     lines: dict[tuple[str, str], list[tuple[int, float]]] = {}
     names: dict[str, str] = {}
     for r in rows:

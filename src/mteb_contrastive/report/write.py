@@ -11,6 +11,7 @@ value and the chance level of that score when known. All three files are written
 from __future__ import annotations
 
 import csv
+import importlib.metadata
 import io
 import json
 import logging
@@ -21,12 +22,19 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.atomic import write_text_atomic
+from mteb_contrastive.families import FAMILIES, higher_is_better
+from mteb_contrastive.layout import model_root
 from mteb_contrastive.report import plots
 from mteb_contrastive.report.chance import chance_levels, main_chance
 from mteb_contrastive.report.compare import Comparison, compare_per_item
-from mteb_contrastive.families import FAMILIES, higher_is_better
-from mteb_contrastive.layout import model_root
-from mteb_contrastive.report.reader import ScoreRow, per_item_scores, read_predictions, read_results, task_reference
+from mteb_contrastive.report.reader import (
+    ScoreRow,
+    per_item_scores,
+    read_predictions,
+    read_results,
+    subset_sort_key,
+    task_reference,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -42,9 +50,7 @@ def project_revision() -> str:
             return head.stdout.strip() + ("+dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         pass
-    from mteb_contrastive import __version__
-
-    return f"mteb-contrastive {__version__}"
+    return f"mteb-contrastive {importlib.metadata.version('mteb-contrastive')}"
 
 
 def fmt(v: Any, digits: int = 4) -> str:
@@ -170,8 +176,6 @@ def build_report(
 
 
 def _subset_key(subset: str) -> tuple:
-    from mteb_contrastive.report.reader import subset_sort_key
-
     return subset_sort_key(subset)
 
 

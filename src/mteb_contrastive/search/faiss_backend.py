@@ -42,7 +42,7 @@ from mteb.models.search_wrappers import SearchEncoderWrapper
 
 from mteb_contrastive.search.exact import EmbeddingError, as_matrix, exact_top_k, merge_top_k, pool_norms
 from mteb_contrastive.search.loaders import column_list, retrieval_dataloader
-from mteb_contrastive.search.similarity import SUPPORTED, model_similarity
+from mteb_contrastive.search.similarity import SUPPORTED, model_similarity, similarity_matrix
 
 logger = logging.getLogger(__name__)
 
@@ -243,8 +243,6 @@ class FaissIndexBackend:
         return x if positions is None else x[np.asarray(positions, dtype=np.int64)]
 
     def _rerank(self, embeddings: Any, top_k: int, top_ranked: dict[str, list[str]], query_idx_to_id: dict[int, str]) -> tuple[list[list[float]], list[list[int]]]:
-        from mteb_contrastive.search.similarity import similarity_matrix
-
         q = as_matrix(embeddings, "queries", similarity=self.similarity, dim=self.dim)
         pos = {doc_id: i for i, doc_id in enumerate(self.idxs)}
         out_s, out_i = [], []

@@ -36,7 +36,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from mteb_contrastive import compat
 from mteb_contrastive.metrics.ranking import tie_range_of
+from mteb_contrastive.search.exact import as_matrix
 from mteb_contrastive.search.faiss_backend import FaissSearchEncoderWrapper, is_encoder
 
 logger = logging.getLogger(__name__)
@@ -173,8 +175,6 @@ class GoldRankingFaissWrapper(GoldRankingSearch, FaissSearchEncoderWrapper):
         self.gold = dict(gold)
 
     def _on_query_embeddings(self, qids: list[str], query_embeddings: Any) -> None:  # noqa: D102
-        from mteb_contrastive.search.exact import as_matrix
-
         be = self.index_backend
         rows = [i for i, qid in enumerate(qids) if qid in self.gold]
         if not rows:
@@ -215,8 +215,6 @@ class BM25GoldRanks(_Delegate):
     """mteb's ``BM25Search`` with full-pool gold ranks from ``bm25s.BM25.get_scores``."""
 
     def _record(self, queries: Any, results: dict[str, dict[str, float]]) -> None:
-        from mteb_contrastive import compat
-
         texts = list(compat.combine_queries_with_instruction_text(queries)["text"])
         ties = {}
         for qid, text in zip(queries["id"], texts):
@@ -273,8 +271,6 @@ def with_gold_ranks(model: Any, gold: dict[str, str], *, faiss_index: str = "fla
         return GoldRankingFaissWrapper(model, gold, index=faiss_index)
     if hasattr(model, "pool_scores") and hasattr(model, "corpus_ids"):
         return PoolScoresGoldRanks(model, gold)
-    from mteb_contrastive import compat
-
     if compat.is_mteb_bm25(model):
         return BM25GoldRanks(model, gold)
     if isinstance(model, SearchProtocol):

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mteb_contrastive.compat import create_dataloader
+
 
 def column_list(dataset: Any, name: str) -> list[Any]:
     """A ``datasets.Dataset`` column as a Python list in one Arrow call (not row by row)."""
@@ -78,8 +80,6 @@ def retrieval_dataloader(dataset: Any, *, task_metadata: Any, prompt_type: Any, 
     from torch.utils.data import BatchSampler, DataLoader, SequentialSampler
 
     if not _plain_text(dataset, task_metadata, prompt_type):
-        from mteb_contrastive.compat import create_dataloader
-
         return create_dataloader(dataset, task_metadata=task_metadata, prompt_type=prompt_type, batch_size=batch_size, num_proc=num_proc)
     prepared = standardised(dataset, prompt_type)
     sampler = BatchSampler(SequentialSampler(range(len(prepared))), batch_size=batch_size, drop_last=False)

@@ -56,9 +56,9 @@ from typing import Any
 
 import numpy as np
 
-from mteb_contrastive import config
+from mteb_contrastive import compat, config
 from mteb_contrastive.config import MINILM, bundled_minilm
-from mteb_contrastive.identity import model_folder_revision
+from mteb_contrastive.identity import fingerprint, model_folder_revision
 from mteb_contrastive.metrics.ranking import tie_range_of
 from mteb_contrastive.search.faiss_backend import search_model_for
 from mteb_contrastive.search.full_rank import GoldRanking, GoldRankingSearch, GoldTie, below_head, with_gold_ranks
@@ -299,8 +299,6 @@ class TwoStageSearch(GoldRankingSearch):
         self.last_timings = {"first_stage_index_seconds": time.monotonic() - t0}
 
     def search(self, queries: Any, *, top_k: int, **kwargs: Any) -> dict[str, dict[str, float]]:
-        from mteb_contrastive import compat
-
         if self._first is None:
             raise ValueError("call index() before search()")
         t0 = time.monotonic()
@@ -342,8 +340,6 @@ def reranker_identity(model: str) -> str:
     """8 hex characters naming a reranker model by content: the fingerprint of a local folder's
     weights and configs (:func:`mteb_contrastive.identity.model_folder_revision`), else of the
     Hub name."""
-    from mteb_contrastive.identity import fingerprint
-
     if os.path.isdir(model):
         return model_folder_revision(model).removeprefix("local-")[:8]
     return fingerprint(model, length=8)

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from mteb_contrastive.search.faiss_backend import FaissIndexBackend, FaissSearchEncoderWrapper
+from mteb_contrastive.search.loaders import column_list
 
 _SHARD = re.compile(r"^shard-(\d{12})\.npy$")
 
@@ -177,8 +178,6 @@ class ShardedIndexSearch(FaissSearchEncoderWrapper):
         self.shard_dir = Path(shard_dir)
 
     def index(self, corpus: Any, *, task_metadata: Any = None, hf_split: str = "", hf_subset: str = "", encode_kwargs: Any = None, num_proc: int | None = None, **kwargs: Any) -> None:  # noqa: D102
-        from mteb_contrastive.search.loaders import column_list
-
         self.task_corpus = corpus
         self.index_backend.clear()
         index_from_shards(self.shard_dir, self.index_backend)

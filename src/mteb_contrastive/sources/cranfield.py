@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mteb_contrastive import config
-from mteb_contrastive.data.ir_triplets import DEFAULT_MAX_PER_QUERY, build_ir_triplets, load_ir_triplets, read_beir_folder
+from mteb_contrastive.data.ir_triplets import (
+    DEFAULT_MAX_PER_QUERY,
+    build_ir_triplets,
+    load_ir_triplets,
+    read_beir_folder,
+)
 from mteb_contrastive.identity import file_digest, fingerprint
 from mteb_contrastive.layout import is_built_folder
 from mteb_contrastive.sources.base import DataSource, Missing

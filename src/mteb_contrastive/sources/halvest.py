@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive import config
-from mteb_contrastive.data.halvest import HUB_CONFIGS, HUB_REPO, HUB_REVISION, load_rows, resolve_location, resolve_source
+from mteb_contrastive.data.halvest import (
+    HUB_CONFIGS,
+    HUB_REPO,
+    HUB_REVISION,
+    load_rows,
+    resolve_location,
+    resolve_source,
+)
 from mteb_contrastive.identity import folder_revision
 from mteb_contrastive.sources.base import DataSource, Missing
 

@@ -49,7 +49,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mteb_contrastive.data.atomic import atomic_folder, write_text_atomic
 from mteb_contrastive.training.data import TrainingDataError, eligible_authors
+from mteb_contrastive.training.sampler import AuthorPairBatchSampler, AuthorPairCollator, author_pair_sampler
+from mteb_contrastive.training.validation import CALIBRATION_FILE, VerificationEvaluator
 
 logger = logging.getLogger(__name__)
 
@@ -209,11 +212,11 @@ def train_contrastive(docs: list[dict[str, Any]], validation: list[dict[str, Any
     """
     import torch
     from datasets import Dataset
-    from sentence_transformers import SentenceTransformer, SentenceTransformerTrainer, SentenceTransformerTrainingArguments
-
-    from mteb_contrastive.data.atomic import atomic_folder, write_text_atomic
-    from mteb_contrastive.training.sampler import AuthorPairBatchSampler, AuthorPairCollator, author_pair_sampler
-    from mteb_contrastive.training.validation import CALIBRATION_FILE, VerificationEvaluator
+    from sentence_transformers import (
+        SentenceTransformer,
+        SentenceTransformerTrainer,
+        SentenceTransformerTrainingArguments,
+    )
 
     cfg.check()
     if not validation:

@@ -44,9 +44,26 @@ from typing import Any
 
 import numpy as np
 
-from mteb_contrastive.training.contrastive import CONFIG_FILE, LOG_FILE, ContrastiveConfig, _JsonlLog, check_context_length, checkpoints_dir, last_checkpoint, training_summary
+from mteb_contrastive.data.atomic import atomic_folder, write_text_atomic
+from mteb_contrastive.data.quoter import (
+    OFFICIAL_FILES,
+    QueryFormat,
+    read_quoter_file,
+    split_by_boundaries,
+    split_by_proportions,
+)
+from mteb_contrastive.training.contrastive import (
+    CONFIG_FILE,
+    LOG_FILE,
+    ContrastiveConfig,
+    _JsonlLog,
+    check_context_length,
+    checkpoints_dir,
+    last_checkpoint,
+    training_summary,
+)
 from mteb_contrastive.training.data import TrainingDataError, eligible_authors
-from mteb_contrastive.training.sampler import RotatingCollator
+from mteb_contrastive.training.sampler import AuthorPairBatchSampler, RotatingCollator, author_pair_sampler
 from mteb_contrastive.training.validation import CALIBRATION_FILE, VerificationEvaluator
 
 logger = logging.getLogger(__name__)
@@ -157,8 +174,6 @@ def _new_cross_encoder(base_model: str, context_length: int, seed: int) -> Any:
 
 
 def _save(model: Any, out: str | os.PathLike, cfg: ContrastiveConfig, recipe: str, summary: dict[str, Any], calibration: dict[str, Any] | None, log_path: Path) -> None:
-    from mteb_contrastive.data.atomic import atomic_folder, write_text_atomic
-
     with atomic_folder(out) as tmp:
         model.save(str(tmp))
         if calibration is not None:
@@ -177,8 +192,6 @@ def train_pair_classifier(docs: list[dict[str, Any]], validation: list[dict[str,
     from datasets import Dataset
     from sentence_transformers.cross_encoder import CrossEncoderTrainer
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
-
-    from mteb_contrastive.training.sampler import AuthorPairBatchSampler, author_pair_sampler
 
     cfg.check()
     if not validation or len({bool(r["same"]) for r in validation}) < 2:
@@ -241,8 +254,6 @@ def train_quoter_reranker(quoter_file: str | os.PathLike, out: str | os.PathLike
     from datasets import Dataset
     from sentence_transformers.cross_encoder import CrossEncoderTrainer
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
-
-    from mteb_contrastive.data.quoter import OFFICIAL_FILES, QueryFormat, read_quoter_file, split_by_boundaries, split_by_proportions
 
     examples = read_quoter_file(quoter_file)
     if official:

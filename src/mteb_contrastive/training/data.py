@@ -24,6 +24,9 @@ from typing import Any
 
 from mteb_contrastive.data.documents import DOCUMENT_SOURCES
 from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.pan import load_split
+from mteb_contrastive.data.text import has_unsegmented_script, word_pieces
+from mteb_contrastive.data.verification_builder import chunk_text, sample_split_pairs, split_authors
 
 logger = logging.getLogger(__name__)
 
@@ -36,8 +39,6 @@ class TrainingDataError(DataError):
 
 def held_out_authors(folder: str | os.PathLike, splits: tuple[str, ...] = ("validation", "test")) -> set[str]:
     """Authors named in the truth files of ``splits`` of a PAN-format folder (to keep out of training)."""
-    from mteb_contrastive.data.pan import load_split
-
     out: set[str] = set()
     for split in splits:
         if (Path(folder) / split / "truth.jsonl").is_file():
@@ -78,8 +79,6 @@ def rotate_span(text: str, rng: random.Random, max_words: int | None = None, rot
     characters, punctuation runs), each kept with the characters up to the next word, and the
     rotation and the cut join these pieces as they are (no separator inserted).
     """
-    from mteb_contrastive.data.text import has_unsegmented_script, word_pieces
-
     unspaced = has_unsegmented_script(text)
     words = word_pieces(text) if unspaced else text.split()
     if rotate and len(words) > 1:
@@ -100,8 +99,6 @@ def split_documents_by_author(docs: list[dict[str, Any]], validation_share: floa
         TrainingDataError: the share leaves validation without an author with two documents
             (no same-author validation pair), or training without one.
     """
-    from mteb_contrastive.data.verification_builder import split_authors
-
     if not 0 < validation_share < 1:
         raise TrainingDataError("--validation-share", f"must be in (0, 1), got {validation_share}")
     assignment = split_authors(docs, (1 - validation_share, validation_share, 0.0), seed)
@@ -131,8 +128,6 @@ def validation_pairs(docs: list[dict[str, Any]], *, max_words: int, pairs_per_au
     Raises:
         TrainingDataError: no same-author or no different-author pair (too few held-out authors).
     """
-    from mteb_contrastive.data.verification_builder import chunk_text, sample_split_pairs
-
     chunks = {d["id"]: chunk_text(d["text"], max_words, max(1, max_words // 2)) or [rotate_span(d["text"], random.Random(0), max_words, rotate=False)] for d in docs}
     rows, counts = sample_split_pairs(docs, chunks, "validation", name="training-validation", pairs_per_author=pairs_per_author, positive_ratio=0.5, seed=seed)
     if counts["same_author"] == 0 or counts["different_author"] == 0:

@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 from sentence_transformers.base.evaluation.evaluator import BaseEvaluator
 
+from mteb_contrastive.metrics.calibration import Calibrator
+
 logger = logging.getLogger(__name__)
 
 CALIBRATION_FILE = "verification_calibration.json"
@@ -46,8 +48,6 @@ def verification_scores(scores: np.ndarray, labels: np.ndarray, year: int = 2021
         CalibrationError: a single class or no pairs.
     """
     from sklearn.metrics import roc_auc_score
-
-    from mteb_contrastive.metrics.calibration import Calibrator
 
     cal = Calibrator(year=year).fit(scores, labels)
     # ROC AUC of the raw score (the PAN evaluator's ``auc`` is sklearn's roc_auc_score; cosines may lie outside [0, 1])
