@@ -19,8 +19,6 @@ class CustomBuildHook(BuildHookInterface):
         if version == "editable":
             # the editable wheel puts src/ on sys.path, so the hook module is found there;
             # only the .pth must be installed into site-packages.
-            build_data["force_include_editable"]["src/mteb_contrastive_hook.pth"] = (
-                "mteb_contrastive_hook.pth"
-            )
+            build_data["force_include_editable"]["src/mteb_contrastive_hook.pth"] = "mteb_contrastive_hook.pth"
         else:
             build_data["force_include"].update(files)

@@ -76,7 +76,10 @@ def read_table_rows(results: Path, models: list[str], tasks: list[str]) -> dict[
 def cell(rows: list | None, task: str) -> str:
     if not rows:
         return "not run"
-    scores = [r.scores for r in sorted(rows, key=lambda r: int(r.subset.split("-")[-1]) if r.subset.split("-")[-1].isdigit() else 0)]
+    scores = [
+        r.scores
+        for r in sorted(rows, key=lambda r: int(r.subset.split("-")[-1]) if r.subset.split("-")[-1].isdigit() else 0)
+    ]
     if task == "CranfieldIRTriplets":
         s = scores[0]
         return f"{s['error_rate']:.2f} ({s['accuracy']:.4f})"
@@ -102,18 +105,42 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     out = args.out.resolve()
     results = out / "results"
-    env = dict(os.environ, HF_HUB_OFFLINE="1", MTEB_CONTRASTIVE_DATASETS=str(out / "datasets"), MTEB_CONTRASTIVE_CACHE=str(out / "cache"))
+    env = dict(
+        os.environ,
+        HF_HUB_OFFLINE="1",
+        MTEB_CONTRASTIVE_DATASETS=str(out / "datasets"),
+        MTEB_CONTRASTIVE_CACHE=str(out / "cache"),
+    )
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))
     mteb_bin = str(Path(sys.executable).with_name("mteb"))
     if not args.no_run:
         if any(t.startswith("TALN") for t in args.tasks) and not (out / "datasets").is_dir():
-            subprocess.run([sys.executable, "-m", "mteb_contrastive.cli", "build-taln", "--out", str(out / "datasets")], env=env, check=True, stdout=sys.stderr)
+            subprocess.run(
+                [sys.executable, "-m", "mteb_contrastive.cli", "build-taln", "--out", str(out / "datasets")],
+                env=env,
+                check=True,
+                stdout=sys.stderr,
+            )
         existing = read_table_rows(results, args.models, args.tasks)
         for m in args.models:
             for t in args.tasks:
                 if (m, t) in existing and not args.overwrite:
                     continue
-                cmd = ["nice", mteb_bin, "run", "-m", m, "-t", t, "--output-folder", str(results), "--overwrite-strategy", "always", "-v", "0"]
+                cmd = [
+                    "nice",
+                    mteb_bin,
+                    "run",
+                    "-m",
+                    m,
+                    "-t",
+                    t,
+                    "--output-folder",
+                    str(results),
+                    "--overwrite-strategy",
+                    "always",
+                    "-v",
+                    "0",
+                ]
                 print("$ " + " ".join(cmd[1:]), file=sys.stderr, flush=True)
                 t0 = time.monotonic()
                 rc = subprocess.call(cmd, env=env, stdout=subprocess.DEVNULL)

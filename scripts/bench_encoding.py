@@ -68,8 +68,20 @@ def _subset(datasets: Path, shared: str | None, n_authors: int) -> str:
         docs, _ = taln_corpus(shared_data_dir(shared) / "taln" / "articles.jsonl.gz", "abstract-en")
         sets = Counter(frozenset(d["authors"]) for d in docs)
         paired = [s for s, n in sets.items() if n >= 2][:n_authors]
-        keep = [d for d in docs if frozenset(d["authors"]) in paired] + [d for d in docs if sets[frozenset(d["authors"])] == 1][:n_authors]
-        build_halvest_dataset(keep, datasets, name, ks=(2,), language="en", mteb_language="eng-Latn", n_triplets=2, seed=0, source="TALN abstracts (benchmark subset)")
+        keep = [d for d in docs if frozenset(d["authors"]) in paired] + [
+            d for d in docs if sets[frozenset(d["authors"])] == 1
+        ][:n_authors]
+        build_halvest_dataset(
+            keep,
+            datasets,
+            name,
+            ks=(2,),
+            language="en",
+            mteb_language="eng-Latn",
+            n_triplets=2,
+            seed=0,
+            source="TALN abstracts (benchmark subset)",
+        )
     return name
 
 
@@ -121,7 +133,9 @@ def whole_task(args) -> None:
         model, st = make_model()
         counts = _count_encodes(st)
         t0 = time.perf_counter()
-        res = mteb.evaluate(model, _tasks(args.benchmark), cache=None, overwrite_strategy="always", show_progress_bar=False)
+        res = mteb.evaluate(
+            model, _tasks(args.benchmark), cache=None, overwrite_strategy="always", show_progress_bar=False
+        )
         wall = time.perf_counter() - t0
         rows.append((label, wall, sum(counts), _main_scores(res)))
         print(f"done {label}: {wall:.0f} s, {sum(counts)} texts", file=sys.stderr, flush=True)
@@ -136,6 +150,7 @@ def whole_task(args) -> None:
             os.environ["MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR"] = str(cache_dir)
             m = mteb.get_model(MINILM, cache=cache)
             return m, m.model
+
         return make
 
     run("mteb defaults (stock wrapper, no cache)", stock)
@@ -152,7 +167,6 @@ def whole_task(args) -> None:
 
 def overhead(args) -> None:
     import mteb
-    import numpy as np
     import torch
 
     torch.set_num_threads(args.threads)
@@ -160,7 +174,12 @@ def overhead(args) -> None:
     task = _tasks(args.benchmark)[0]
     model = mteb.get_model(MINILM, cache=False)
     st = model.model
-    n_tokens = sum(len(x) for x in st.tokenizer(texts, add_special_tokens=True, truncation=True, max_length=st.max_seq_length)["input_ids"])
+    n_tokens = sum(
+        len(x)
+        for x in st.tokenizer(texts, add_special_tokens=True, truncation=True, max_length=st.max_seq_length)[
+            "input_ids"
+        ]
+    )
 
     from mteb_contrastive.encoding import EncodingModel
 
@@ -181,19 +200,24 @@ def overhead(args) -> None:
     paths = [("bare", bare), ("product", product), ("unsorted", bare_unsorted)]
     bare()  # warm-up
     for r in range(args.repeats):
-        for name, fn in paths[r % 3:] + paths[: r % 3]:  # rotate the order every round
+        for name, fn in paths[r % 3 :] + paths[: r % 3]:  # rotate the order every round
             c0, t0 = time.process_time(), time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - t0)
             cpu[name].append(time.process_time() - c0)
     med = {k: statistics.median(v) for k, v in cpu.items()}
     wall = {k: statistics.median(v) for k, v in times.items()}
-    print(f"Benchmark 3: {len(texts)} distinct {args.benchmark} texts ({n_tokens} tokens after truncation to {st.max_seq_length}), "
-          f"all-MiniLM-L6-v2 fp32, batch 32, torch threads {args.threads}, median of {args.repeats} rotating runs\n")
+    print(
+        f"Benchmark 3: {len(texts)} distinct {args.benchmark} texts ({n_tokens} tokens after truncation to {st.max_seq_length}), "
+        f"all-MiniLM-L6-v2 fp32, batch 32, torch threads {args.threads}, median of {args.repeats} rotating runs\n"
+    )
     print("| path | median CPU s | CPU ratio to bare encode | median wall s | wall ratio |")
     print("|---|---|---|---|---|")
-    for label, k in (("bare SentenceTransformer.encode (length-sorted)", "bare"), ("product path: EncodingModel.encode (cache off)", "product"),
-                     ("bare encode, batches in input order (no length sorting)", "unsorted")):
+    for label, k in (
+        ("bare SentenceTransformer.encode (length-sorted)", "bare"),
+        ("product path: EncodingModel.encode (cache off)", "product"),
+        ("bare encode, batches in input order (no length sorting)", "unsorted"),
+    ):
         print(f"| {label} | {med[k]:.2f} | {med[k] / med['bare']:.3f} | {wall[k]:.2f} | {wall[k] / wall['bare']:.3f} |")
     print("\nall runs, CPU s: " + "; ".join(f"{k}: " + ", ".join(f"{x:.2f}" for x in v) for k, v in cpu.items()))
     print("all runs, wall s: " + "; ".join(f"{k}: " + ", ".join(f"{x:.2f}" for x in v) for k, v in times.items()))
@@ -216,14 +240,30 @@ def _onnx_models(tmp: Path, threads: int):
 
     from huggingface_hub import snapshot_download
 
-    folder = tmp / "minilm-onnx"  # a local copy of the snapshot: the ONNX loader lists a Hub repo's files (offline: fails)
+    folder = (
+        tmp / "minilm-onnx"
+    )  # a local copy of the snapshot: the ONNX loader lists a Hub repo's files (offline: fails)
     shutil.copytree(snapshot_download(MINILM, local_files_only=True), folder)
-    st = SentenceTransformer(str(folder), backend="onnx", device="cpu", model_kwargs={"session_options": opts(), "provider": "CPUExecutionProvider"})
-    export_dynamic_quantized_onnx_model(st, "avx2", str(folder))  # writes onnx/model_q[u]int8_avx2.onnx (name varies by version)
+    st = SentenceTransformer(
+        str(folder),
+        backend="onnx",
+        device="cpu",
+        model_kwargs={"session_options": opts(), "provider": "CPUExecutionProvider"},
+    )
+    export_dynamic_quantized_onnx_model(
+        st, "avx2", str(folder)
+    )  # writes onnx/model_q[u]int8_avx2.onnx (name varies by version)
     (qfile,) = sorted((folder / "onnx").glob("model_*int8_avx2.onnx"))
-    q = SentenceTransformer(str(folder), backend="onnx", device="cpu",
-                            model_kwargs={"file_name": f"onnx/{qfile.name}", "session_options": opts(), "provider": "CPUExecutionProvider"})
-    print(f"ONNX int8 model: {qfile.name} (sentence-transformers export_dynamic_quantized_onnx_model, avx2 config)", file=sys.stderr)
+    q = SentenceTransformer(
+        str(folder),
+        backend="onnx",
+        device="cpu",
+        model_kwargs={"file_name": f"onnx/{qfile.name}", "session_options": opts(), "provider": "CPUExecutionProvider"},
+    )
+    print(
+        f"ONNX int8 model: {qfile.name} (sentence-transformers export_dynamic_quantized_onnx_model, avx2 config)",
+        file=sys.stderr,
+    )
     return st, q
 
 
@@ -247,7 +287,9 @@ def _openvino_models(tmp: Path, threads: int, calibration: Path, n_calibration: 
     ov_config = {"INFERENCE_NUM_THREADS": threads}
 
     def fp32_model():
-        return SentenceTransformer(str(folder), backend="openvino", device="cpu", model_kwargs={"ov_config": dict(ov_config)})
+        return SentenceTransformer(
+            str(folder), backend="openvino", device="cpu", model_kwargs={"ov_config": dict(ov_config)}
+        )
 
     calib = tmp / "calibration"
     calib.mkdir()
@@ -258,19 +300,42 @@ def _openvino_models(tmp: Path, threads: int, calibration: Path, n_calibration: 
             out.write(json.dumps({"sentence": json.loads(line)["text"]}) + "\n")
     t0 = time.perf_counter()
     # the export quantises the model it is given in place: a throwaway instance, the fp32 row loads its own below
-    export_static_quantized_openvino_model(fp32_model(), OVQuantizationConfig(num_samples=n_calibration), str(folder), dataset_name=str(calib),
-                                           dataset_config_name="default", dataset_split="train", column_name="sentence")
-    print(f"OpenVINO int8 static export: {time.perf_counter() - t0:.0f} s, calibrated on {n_calibration} texts of {calibration}", file=sys.stderr)
-    static = SentenceTransformer(str(folder), backend="openvino", device="cpu",
-                                 model_kwargs={"file_name": "openvino/openvino_model_qint8_quantized.xml", "ov_config": dict(ov_config)})
-    weights = SentenceTransformer(str(folder), backend="openvino", device="cpu",
-                                  model_kwargs={"export": True, "quantization_config": {"bits": 8}, "ov_config": dict(ov_config)})
-    out = [("openvino fp32 (backend=openvino)", fp32_model(), "openvino"),
-           ("openvino int8 static (NNCF export, calibrated)", static, "openvino-qint8-static"),
-           ("openvino int8 weights only (bits=8)", weights, "openvino-int8-weights")]
+    export_static_quantized_openvino_model(
+        fp32_model(),
+        OVQuantizationConfig(num_samples=n_calibration),
+        str(folder),
+        dataset_name=str(calib),
+        dataset_config_name="default",
+        dataset_split="train",
+        column_name="sentence",
+    )
+    print(
+        f"OpenVINO int8 static export: {time.perf_counter() - t0:.0f} s, calibrated on {n_calibration} texts of {calibration}",
+        file=sys.stderr,
+    )
+    static = SentenceTransformer(
+        str(folder),
+        backend="openvino",
+        device="cpu",
+        model_kwargs={"file_name": "openvino/openvino_model_qint8_quantized.xml", "ov_config": dict(ov_config)},
+    )
+    weights = SentenceTransformer(
+        str(folder),
+        backend="openvino",
+        device="cpu",
+        model_kwargs={"export": True, "quantization_config": {"bits": 8}, "ov_config": dict(ov_config)},
+    )
+    out = [
+        ("openvino fp32 (backend=openvino)", fp32_model(), "openvino"),
+        ("openvino int8 static (NNCF export, calibrated)", static, "openvino-qint8-static"),
+        ("openvino int8 weights only (bits=8)", weights, "openvino-int8-weights"),
+    ]
     for label, st, _ in out:
         st.transformers_model.compile()  # compiled lazily otherwise (at the first encode)
-        print(f"{label}: compiled INFERENCE_NUM_THREADS={st.transformers_model.request.get_property('INFERENCE_NUM_THREADS')}", file=sys.stderr)
+        print(
+            f"{label}: compiled INFERENCE_NUM_THREADS={st.transformers_model.request.get_property('INFERENCE_NUM_THREADS')}",
+            file=sys.stderr,
+        )
     return out
 
 
@@ -295,7 +360,9 @@ def _openvino_profile(st, texts: list[str], batch: int = 32) -> str:
     ordered = sorted(texts, key=len, reverse=True)
     for b in range(0, len(ordered), batch):
         t0 = time.perf_counter()
-        enc = st.tokenizer(ordered[b : b + batch], padding=True, truncation=True, max_length=st.max_seq_length, return_tensors="np")
+        enc = st.tokenizer(
+            ordered[b : b + batch], padding=True, truncation=True, max_length=st.max_seq_length, return_tensors="np"
+        )
         tok += time.perf_counter() - t0
         request.infer({k: v for k, v in enc.items() if k in names})
         for info in request.profiling_info:
@@ -305,9 +372,13 @@ def _openvino_profile(st, texts: list[str], batch: int = 32) -> str:
                 fc[info.exec_type] += t
     total = sum(by_type.values())
     top = sorted(by_type.items(), key=lambda kv: -kv[1])[:5]
-    return (f"summed node time {total:.2f} s: " + ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in top)
-            + f"; FullyConnected* {sum(fc.values()):.2f} s, kernels: " + ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in sorted(fc.items(), key=lambda kv: -kv[1]))
-            + f"; tokenisation {tok:.2f} s")
+    return (
+        f"summed node time {total:.2f} s: "
+        + ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in top)
+        + f"; FullyConnected* {sum(fc.values()):.2f} s, kernels: "
+        + ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in sorted(fc.items(), key=lambda kv: -kv[1]))
+        + f"; tokenisation {tok:.2f} s"
+    )
 
 
 def backends(args) -> None:
@@ -335,9 +406,16 @@ def backends(args) -> None:
     exported = []  # (backend, label, SentenceTransformer, revision tag)
     if backend_available("onnx"):
         st_onnx, st_onnx8 = _onnx_models(tmp, args.threads)
-        exported += [("onnx", "onnx fp32 (backend=onnx)", st_onnx, "onnx"), ("onnx", "onnx int8 (avx2 dynamic quantisation export)", st_onnx8, "onnx-qint8-avx2")]
+        exported += [
+            ("onnx", "onnx fp32 (backend=onnx)", st_onnx, "onnx"),
+            ("onnx", "onnx int8 (avx2 dynamic quantisation export)", st_onnx8, "onnx-qint8-avx2"),
+        ]
     if backend_available("openvino"):
-        calibration = Path(args.calibration) if args.calibration else shared_data_dir(args.shared) / "ir" / "cranfield" / "corpus.jsonl"
+        calibration = (
+            Path(args.calibration)
+            if args.calibration
+            else shared_data_dir(args.shared) / "ir" / "cranfield" / "corpus.jsonl"
+        )
         exported += [("openvino", *row) for row in _openvino_models(tmp, args.threads, calibration, args.n_calibration)]
     meta = mteb.get_model_meta(MINILM)
     for backend, label, st, tag in exported:
@@ -348,23 +426,31 @@ def backends(args) -> None:
         settings = EncodingSettings(backend=backend if backend in BACKENDS else "torch", cache=False)
         models[label] = wrap_sentence_transformer(inner, settings, identity=None, meta=m)
     st0 = models["torch fp32"].model
-    n_tokens = sum(len(x) for x in st0.tokenizer(texts, add_special_tokens=True, truncation=True, max_length=st0.max_seq_length)["input_ids"])
+    n_tokens = sum(
+        len(x)
+        for x in st0.tokenizer(texts, add_special_tokens=True, truncation=True, max_length=st0.max_seq_length)[
+            "input_ids"
+        ]
+    )
     walls: dict[str, list[float]] = {k: [] for k in models}
     cpus: dict[str, list[float]] = {k: [] for k in models}  # process CPU s per round: / wall ~ 1 on one thread
     embs: dict[str, np.ndarray] = {}
-    for label, m in models.items():  # warm-up
+    for m in models.values():  # warm-up
         m.model.encode(texts[:32], batch_size=32, show_progress_bar=False)
     labels = list(models)
     for r in range(args.repeats):
-        for label in labels[r % len(labels):] + labels[: r % len(labels)]:  # rotate the order every round
+        for label in labels[r % len(labels) :] + labels[: r % len(labels)]:  # rotate the order every round
             c0, t0 = time.process_time(), time.perf_counter()
             e = models[label].model.encode(texts, batch_size=32, show_progress_bar=False, convert_to_numpy=True)
             walls[label].append(time.perf_counter() - t0)
             cpus[label].append(time.process_time() - c0)
             embs[label] = np.asarray(e, dtype=np.float32)
         print(f"round {r + 1}: " + ", ".join(f"{k} {walls[k][-1]:.1f} s" for k in labels), file=sys.stderr, flush=True)
-    profiles = {label: _openvino_profile(models[label].model, texts) for _, label, _, _ in exported
-                if args.ov_profile and models[label].model.get_backend() == "openvino"}
+    profiles = {
+        label: _openvino_profile(models[label].model, texts)
+        for _, label, _, _ in exported
+        if args.ov_profile and models[label].model.get_backend() == "openvino"
+    }
     ref = embs["torch fp32"]
     tasks = _tasks(args.benchmark) + [mteb.get_task(t) for t in args.score_tasks]
     scores: dict[str, list[float]] = {}
@@ -373,17 +459,29 @@ def backends(args) -> None:
             scores[label] = [float("nan")] * len(tasks)
             continue
         t0 = time.perf_counter()
-        res = mteb.evaluate(m, [mteb.get_task(t.metadata.name) for t in tasks], cache=None, overwrite_strategy="always", show_progress_bar=False)
+        res = mteb.evaluate(
+            m,
+            [mteb.get_task(t.metadata.name) for t in tasks],
+            cache=None,
+            overwrite_strategy="always",
+            show_progress_bar=False,
+        )
         by = {tr.task_name: tr.scores["test"][0]["main_score"] for tr in res.task_results}
         scores[label] = [by[t.metadata.name] for t in tasks]
         print(f"scored {label}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     med = {k: statistics.median(v) for k, v in walls.items()}
     med_cpu = {k: statistics.median(v) for k, v in cpus.items()}
-    print(f"Benchmark 4: all-MiniLM-L6-v2 on {len(texts)} distinct {args.benchmark} texts ({n_tokens} tokens after truncation to "
-          f"{st0.max_seq_length}), batch 32, {args.threads} thread(s) (torch threads / onnxruntime intra-op threads / OpenVINO INFERENCE_NUM_THREADS), "
-          f"median wall time of {args.repeats} rotating rounds of bare `SentenceTransformer.encode`\n")
+    print(
+        f"Benchmark 4: all-MiniLM-L6-v2 on {len(texts)} distinct {args.benchmark} texts ({n_tokens} tokens after truncation to "
+        f"{st0.max_seq_length}), batch 32, {args.threads} thread(s) (torch threads / onnxruntime intra-op threads / OpenVINO INFERENCE_NUM_THREADS), "
+        f"median wall time of {args.repeats} rotating rounds of bare `SentenceTransformer.encode`\n"
+    )
     names = [f"{t.metadata.name} {t.metadata.main_score}" for t in tasks]
-    print("| backend | texts/s | tokens/s | speed-up | CPU-time speed-up | CPU s / wall s | mean cosine to fp32 | min cosine | " + " | ".join(names) + " | max abs diff (points) |")
+    print(
+        "| backend | texts/s | tokens/s | speed-up | CPU-time speed-up | CPU s / wall s | mean cosine to fp32 | min cosine | "
+        + " | ".join(names)
+        + " | max abs diff (points) |"
+    )
     print("|---|---|---|---|---|---|---|---|" + "---|" * len(names) + "---|")
     base = med["torch fp32"]
     for label in labels:
@@ -392,7 +490,9 @@ def backends(args) -> None:
         sc = scores[label]
         diffs = [100 * (a - b) for a, b in zip(sc, scores["torch fp32"])]
         cells = " | ".join(f"{a:.4f} ({d:+.2f})" for a, d in zip(sc, diffs))
-        print(f"| {label} | {len(texts) / med[label]:.1f} | {n_tokens / med[label]:.0f} | {base / med[label]:.2f}x | {med_cpu['torch fp32'] / med_cpu[label]:.2f}x | {sum(cpus[label]) / sum(walls[label]):.2f} | {cos.mean():.5f} | {cos.min():.5f} | {cells} | {max(abs(d) for d in diffs):.2f} |")
+        print(
+            f"| {label} | {len(texts) / med[label]:.1f} | {n_tokens / med[label]:.0f} | {base / med[label]:.2f}x | {med_cpu['torch fp32'] / med_cpu[label]:.2f}x | {sum(cpus[label]) / sum(walls[label]):.2f} | {cos.mean():.5f} | {cos.min():.5f} | {cells} | {max(abs(d) for d in diffs):.2f} |"
+        )
     print("\nall rounds, wall s: " + "; ".join(f"{k}: " + ", ".join(f"{x:.2f}" for x in v) for k, v in walls.items()))
     print("all rounds, CPU s: " + "; ".join(f"{k}: " + ", ".join(f"{x:.2f}" for x in v) for k, v in cpus.items()))
     if profiles:
@@ -400,11 +500,15 @@ def backends(args) -> None:
         for label, line in profiles.items():
             print(f"* {label}: {line}")
     if not backend_available("onnx"):
-        print("\nONNX fp32 / int8: not measured in this environment (onnxruntime and optimum are not installed; "
-              "`backend=onnx` raises a one-line error naming them). Run this script from a venv with sentence-transformers[onnx].")
+        print(
+            "\nONNX fp32 / int8: not measured in this environment (onnxruntime and optimum are not installed; "
+            "`backend=onnx` raises a one-line error naming them). Run this script from a venv with sentence-transformers[onnx]."
+        )
     if not backend_available("openvino"):
-        print("\nOpenVINO fp32 / int8: not measured in this environment (openvino and optimum-intel are not installed). "
-              "Run this script from a venv with sentence-transformers[openvino].")
+        print(
+            "\nOpenVINO fp32 / int8: not measured in this environment (openvino and optimum-intel are not installed). "
+            "Run this script from a venv with sentence-transformers[openvino]."
+        )
 
 
 def main() -> int:
@@ -417,12 +521,36 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1, help="overhead: torch threads")
     ap.add_argument("--no-scores", action="store_true", help="backends: skip the task scores")
-    ap.add_argument("--bf16", action="store_true", help="backends: also torch bf16 (emulated, slow on CPUs without bf16 instructions)")
-    ap.add_argument("--calibration", default=None, help="backends: JSON Lines file with a 'text' field calibrating the OpenVINO int8 static export (default: <shared>/ir/cranfield/corpus.jsonl, texts of no scored task)")
-    ap.add_argument("--n-calibration", type=int, default=300, help="backends: calibration texts for the OpenVINO int8 static export")
-    ap.add_argument("--ov-profile", action="store_true", help="backends: also print where each OpenVINO model spends its time (OpenVINO's per-node profiling)")
-    ap.add_argument("--score-tasks", nargs="*", default=[], help="backends: more tasks to score besides --benchmark's two (e.g. PAN14KnownVerification, with MTEB_CONTRASTIVE_VERIFICATION set to its built folder's parent)")
-    ap.add_argument("--subset-authors", type=int, default=None, help="run on TALNAbstractEnSub<N> (N paired author sets + N others) instead of --benchmark")
+    ap.add_argument(
+        "--bf16",
+        action="store_true",
+        help="backends: also torch bf16 (emulated, slow on CPUs without bf16 instructions)",
+    )
+    ap.add_argument(
+        "--calibration",
+        default=None,
+        help="backends: JSON Lines file with a 'text' field calibrating the OpenVINO int8 static export (default: <shared>/ir/cranfield/corpus.jsonl, texts of no scored task)",
+    )
+    ap.add_argument(
+        "--n-calibration", type=int, default=300, help="backends: calibration texts for the OpenVINO int8 static export"
+    )
+    ap.add_argument(
+        "--ov-profile",
+        action="store_true",
+        help="backends: also print where each OpenVINO model spends its time (OpenVINO's per-node profiling)",
+    )
+    ap.add_argument(
+        "--score-tasks",
+        nargs="*",
+        default=[],
+        help="backends: more tasks to score besides --benchmark's two (e.g. PAN14KnownVerification, with MTEB_CONTRASTIVE_VERIFICATION set to its built folder's parent)",
+    )
+    ap.add_argument(
+        "--subset-authors",
+        type=int,
+        default=None,
+        help="run on TALNAbstractEnSub<N> (N paired author sets + N others) instead of --benchmark",
+    )
     args = ap.parse_args()
     datasets = Path(args.datasets).resolve()
     if args.subset_authors:

@@ -30,7 +30,12 @@ def machine_lines() -> list[str]:
     try:
         from threadpoolctl import threadpool_info
 
-        pools = sorted({f"{p.get('internal_api')} {p.get('version') or ''} ({p.get('num_threads')} threads, {p.get('architecture') or '-'})" for p in threadpool_info()})
+        pools = sorted(
+            {
+                f"{p.get('internal_api')} {p.get('version') or ''} ({p.get('num_threads')} threads, {p.get('architecture') or '-'})"
+                for p in threadpool_info()
+            }
+        )
         lines.append("- thread pools (threadpoolctl): " + "; ".join(pools))
     except Exception as exc:  # threadpoolctl missing
         lines.append(f"- thread pools: unavailable ({exc})")
@@ -42,12 +47,32 @@ def machine_lines() -> list[str]:
         except PackageNotFoundError:
             return "-"
 
-    lines.append("- versions: " + ", ".join(f"{p} {v(p)}" for p in ("mteb", "sentence-transformers", "transformers", "onnxruntime", "optimum", "optimum-onnx", "openvino", "optimum-intel", "nncf", "faiss-cpu", "numpy")))
+    lines.append(
+        "- versions: "
+        + ", ".join(
+            f"{p} {v(p)}"
+            for p in (
+                "mteb",
+                "sentence-transformers",
+                "transformers",
+                "onnxruntime",
+                "optimum",
+                "optimum-onnx",
+                "openvino",
+                "optimum-intel",
+                "nncf",
+                "faiss-cpu",
+                "numpy",
+            )
+        )
+    )
     try:
         cores = sorted(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = []
-    env = ", ".join(f"{k}={os.environ.get(k, '(unset)')}" for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"))
+    env = ", ".join(
+        f"{k}={os.environ.get(k, '(unset)')}" for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+    )
     lines.append(f"- this process may run on CPU core(s) {cores} (taskset); {env}")
     lines.append("- load average at start (1/5/15 min): " + " / ".join(f"{x:.1f}" for x in os.getloadavg()))
     return lines

@@ -50,10 +50,25 @@ def peak_mib() -> float:
 def task_meta():
     from mteb.abstasks.task_metadata import TaskMetadata
 
-    return TaskMetadata(name="Bench", description="b", dataset={"path": "p", "revision": "1"}, type="Retrieval", category="t2t",
-                        modalities=["text"], eval_splits=["test"], eval_langs=["eng-Latn"], main_score="ndcg_at_10",
-                        reference=None, date=None, domains=None, license=None, annotations_creators=None, dialect=None,
-                        sample_creation=None, bibtex_citation="")
+    return TaskMetadata(
+        name="Bench",
+        description="b",
+        dataset={"path": "p", "revision": "1"},
+        type="Retrieval",
+        category="t2t",
+        modalities=["text"],
+        eval_splits=["test"],
+        eval_langs=["eng-Latn"],
+        main_score="ndcg_at_10",
+        reference=None,
+        date=None,
+        domains=None,
+        license=None,
+        annotations_creators=None,
+        dialect=None,
+        sample_creation=None,
+        bibtex_citation="",
+    )
 
 
 def precomputed_encoder(q: np.ndarray, c: np.ndarray):
@@ -63,7 +78,9 @@ def precomputed_encoder(q: np.ndarray, c: np.ndarray):
 
     class Precomputed(AbsEncoder):
         def __init__(self):
-            self.mteb_model_meta = ModelMeta.create_empty(overwrites=dict(name="bench/precomputed", revision="1", similarity_fn_name=ScoringFunction.COSINE))
+            self.mteb_model_meta = ModelMeta.create_empty(
+                overwrites=dict(name="bench/precomputed", revision="1", similarity_fn_name=ScoringFunction.COSINE)
+            )
 
         def encode(self, inputs, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kw):
             rows = [t for b in inputs for t in b["text"]]
@@ -123,12 +140,24 @@ def run_one(method: str, n_q: int, n_c: int, top_k: int) -> dict:
         base = rss_mib()
         t0, c0 = time.perf_counter(), time.process_time()
         w = FaissSearchEncoderWrapper(model) if method == "product" else SearchEncoderWrapper(model)
-        kw = dict(task_metadata=task_meta(), hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 4096, "show_progress_bar": False})
+        kw = dict(
+            task_metadata=task_meta(),
+            hf_split="test",
+            hf_subset="default",
+            encode_kwargs={"batch_size": 4096, "show_progress_bar": False},
+        )
         w.index(corpus, **kw)
         res = w.search(queries, top_k=top_k, **kw)
         top1 = [max(res[f"q{i}"], key=res[f"q{i}"].get) for i in range(0, n_q, max(1, n_q // 200))]
     secs, cpu = time.perf_counter() - t0, time.process_time() - c0
-    out = {"method": method, "seconds": secs, "cpu_seconds": cpu, "extra_mib": peak_mib() - base, "embeddings_mib": (q.nbytes + c.nbytes) / 2**20, "block_mib": BLOCK_BYTES / 2**20}
+    out = {
+        "method": method,
+        "seconds": secs,
+        "cpu_seconds": cpu,
+        "extra_mib": peak_mib() - base,
+        "embeddings_mib": (q.nbytes + c.nbytes) / 2**20,
+        "block_mib": BLOCK_BYTES / 2**20,
+    }
     if method in ("product", "mteb default"):
         out["top1_sample"] = top1
     return out
@@ -155,7 +184,9 @@ def group_sweep(n_q: int, n_c: int, top_k: int, repeats: int = 5) -> None:
             f()
         return (time.process_time() - t) / repeats * scale
 
-    print(f"top-k of one {rows} x {cols} block (k={top_k}), CPU seconds scaled to {n_q} queries x {n_c} candidates, mean of {repeats}; torch threads {torch.get_num_threads()}")
+    print(
+        f"top-k of one {rows} x {cols} block (k={top_k}), CPU seconds scaled to {n_q} queries x {n_c} candidates, mean of {repeats}; torch threads {torch.get_num_threads()}"
+    )
     base = cpu(lambda: torch.topk(block, top_k, dim=1))
     print("| method | CPU s | ratio to torch.topk |\n|---|---|---|")
     print(f"| torch.topk | {base:.3f} | 1.00 |")
@@ -172,8 +203,13 @@ def kernels() -> list[str]:
     import torch
     from threadpoolctl import threadpool_info
 
-    rows = [f"{i['internal_api']} {i.get('version') or ''} kernel={i.get('architecture')} threads={i['num_threads']} ({os.path.basename(i['filepath'])})" for i in threadpool_info()]
-    rows.append(f"torch {torch.__version__}: BLAS={'MKL' if torch.backends.mkl.is_available() else 'other'}, CPU capability {torch.backends.cpu.get_cpu_capability()}, threads={torch.get_num_threads()}")
+    rows = [
+        f"{i['internal_api']} {i.get('version') or ''} kernel={i.get('architecture')} threads={i['num_threads']} ({os.path.basename(i['filepath'])})"
+        for i in threadpool_info()
+    ]
+    rows.append(
+        f"torch {torch.__version__}: BLAS={'MKL' if torch.backends.mkl.is_available() else 'other'}, CPU capability {torch.backends.cpu.get_cpu_capability()}, threads={torch.get_num_threads()}"
+    )
     return rows
 
 
@@ -191,8 +227,17 @@ def main() -> None:
     ap.add_argument("--pool", type=int, default=28672)
     ap.add_argument("--top-k", type=int, default=100)
     ap.add_argument("--methods", default=",".join(METHODS), help="comma-separated subset of: " + ", ".join(METHODS))
-    ap.add_argument("--rounds", type=int, default=2, help="rounds over all methods, interleaved; the fastest of each is reported (robust to other processes' bursts)")
-    ap.add_argument("--group-sweep", action="store_true", help="instead: time the per-block top-k (torch.topk vs the grouped top-k at several group widths) on one block of the backend's shape")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        help="rounds over all methods, interleaved; the fastest of each is reported (robust to other processes' bursts)",
+    )
+    ap.add_argument(
+        "--group-sweep",
+        action="store_true",
+        help="instead: time the per-block top-k (torch.topk vs the grouped top-k at several group widths) on one block of the backend's shape",
+    )
     ap.add_argument("--one", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
@@ -201,13 +246,26 @@ def main() -> None:
     if a.group_sweep:
         group_sweep(a.queries, a.pool, a.top_k)
         return
-    print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
+    print(
+        f"CPU: {cpu_model()}, {os.cpu_count()} cores; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}"
+    )
     for row in kernels():
         print("  " + row)
     rows: dict[str, dict] = {}
     for _ in range(a.rounds):
         for m in a.methods.split(","):
-            cmd = [sys.executable, __file__, "--one", m, "--queries", str(a.queries), "--pool", str(a.pool), "--top-k", str(a.top_k)]
+            cmd = [
+                sys.executable,
+                __file__,
+                "--one",
+                m,
+                "--queries",
+                str(a.queries),
+                "--pool",
+                str(a.pool),
+                "--top-k",
+                str(a.top_k),
+            ]
             p = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if p.returncode:
                 print(f"{m}: failed\n{p.stderr[-2000:]}", file=sys.stderr)
@@ -218,25 +276,39 @@ def main() -> None:
                 r["cpu_seconds"] = min(r["cpu_seconds"], rows[m]["cpu_seconds"])
                 r["extra_mib"] = max(r["extra_mib"], rows[m]["extra_mib"])
             rows[m] = r
-    print(f"\n{a.queries} queries x {a.pool} candidates, dim 384, top_k={a.top_k}, cosine; seeded normal vectors; fastest of {a.rounds} interleaved rounds")
-    print("wall = elapsed seconds; CPU = user+sys seconds of the process, all threads (less sensitive to other processes' load)")
+    print(
+        f"\n{a.queries} queries x {a.pool} candidates, dim 384, top_k={a.top_k}, cosine; seeded normal vectors; fastest of {a.rounds} interleaved rounds"
+    )
+    print(
+        "wall = elapsed seconds; CPU = user+sys seconds of the process, all threads (less sensitive to other processes' load)"
+    )
     ref, floor, mteb_r = rows.get("numpy matmul"), rows.get("torch matmul"), rows.get("mteb default")
     f = lambda v: f"{v:.2f}x" if v else "-"  # noqa: E731
     blocks = rows.get("torch blocks")
-    print("| method | wall s | CPU s | CPU / numpy matmul | CPU / torch matmul | CPU / torch blocks | wall / torch matmul | mteb default CPU / method CPU | extra peak RSS MiB |")
+    print(
+        "| method | wall s | CPU s | CPU / numpy matmul | CPU / torch matmul | CPU / torch blocks | wall / torch matmul | mteb default CPU / method CPU | extra peak RSS MiB |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for m, r in rows.items():
         w, c = r["seconds"], r["cpu_seconds"]
-        print(f"| {m} | {w:.2f} | {c:.2f} | {f(c / ref['cpu_seconds'] if ref else None)} | {f(c / floor['cpu_seconds'] if floor else None)} | {f(c / blocks['cpu_seconds'] if blocks else None)} | {f(w / floor['seconds'] if floor else None)} | {f(mteb_r['cpu_seconds'] / c if mteb_r else None)} | {r['extra_mib']:.0f} |")
+        print(
+            f"| {m} | {w:.2f} | {c:.2f} | {f(c / ref['cpu_seconds'] if ref else None)} | {f(c / floor['cpu_seconds'] if floor else None)} | {f(c / blocks['cpu_seconds'] if blocks else None)} | {f(w / floor['seconds'] if floor else None)} | {f(mteb_r['cpu_seconds'] / c if mteb_r else None)} | {r['extra_mib']:.0f} |"
+        )
     any_row = next(iter(rows.values()))
     emb, block = any_row["embeddings_mib"], any_row["block_mib"]
-    print(f"\nembeddings {emb:.0f} MiB; one block of scores <= {block:.0f} MiB; memory target: extra peak <= 0.2 x embeddings + one block = {0.2 * emb + block:.0f} MiB")
+    print(
+        f"\nembeddings {emb:.0f} MiB; one block of scores <= {block:.0f} MiB; memory target: extra peak <= 0.2 x embeddings + one block = {0.2 * emb + block:.0f} MiB"
+    )
     for m in ("backend", "product"):
         if m in rows:
             x = rows[m]["extra_mib"]
-            print(f"  {m}: extra peak {x:.0f} MiB = one block + {x - block:.0f} MiB ({(x - block) / emb:.2f} x embeddings); (embeddings + extra) / (embeddings + block) = {(emb + x) / (emb + block):.2f}")
+            print(
+                f"  {m}: extra peak {x:.0f} MiB = one block + {x - block:.0f} MiB ({(x - block) / emb:.2f} x embeddings); (embeddings + extra) / (embeddings + block) = {(emb + x) / (emb + block):.2f}"
+            )
     if "product" in rows and "mteb default" in rows:
-        same = np.mean([a_ == b_ for a_, b_ in zip(rows["product"]["top1_sample"], rows["mteb default"]["top1_sample"])])
+        same = np.mean(
+            [a_ == b_ for a_, b_ in zip(rows["product"]["top1_sample"], rows["mteb default"]["top1_sample"])]
+        )
         print(f"top-1 agreement product vs mteb default (sampled queries): {same:.3f}")
 
 

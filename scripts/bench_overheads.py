@@ -29,15 +29,37 @@ def main() -> None:
 
     from mteb_contrastive.search.loaders import column_list, retrieval_dataloader
 
-    corpus = Dataset.from_dict({"id": [f"c{i}" for i in range(a.rows)], "title": [f"t{i}" for i in range(a.rows)], "text": [f"text {i}" for i in range(a.rows)]})
+    corpus = Dataset.from_dict(
+        {
+            "id": [f"c{i}" for i in range(a.rows)],
+            "title": [f"t{i}" for i in range(a.rows)],
+            "text": [f"text {i}" for i in range(a.rows)],
+        }
+    )
 
     def timed(f):
         t0 = time.perf_counter()
         out = f()
         return time.perf_counter() - t0, out
 
-    t_mteb, ref = timed(lambda: [t for b in create_dataloader(corpus, task_metadata=task_meta(), prompt_type=PromptType.document, batch_size=4096) for t in b["text"]])
-    t_ours, ours = timed(lambda: [t for b in retrieval_dataloader(corpus, task_metadata=task_meta(), prompt_type=PromptType.document, batch_size=4096) for t in b["text"]])
+    t_mteb, ref = timed(
+        lambda: [
+            t
+            for b in create_dataloader(
+                corpus, task_metadata=task_meta(), prompt_type=PromptType.document, batch_size=4096
+            )
+            for t in b["text"]
+        ]
+    )
+    t_ours, ours = timed(
+        lambda: [
+            t
+            for b in retrieval_dataloader(
+                corpus, task_metadata=task_meta(), prompt_type=PromptType.document, batch_size=4096
+            )
+            for t in b["text"]
+        ]
+    )
     assert ours == ref
     t_list, ids1 = timed(lambda: list(corpus["id"]))
     t_col, ids2 = timed(lambda: column_list(corpus, "id"))

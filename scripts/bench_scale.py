@@ -69,7 +69,9 @@ def vectors(n: int, seed: int) -> np.ndarray:
     out = np.empty((n, DIM), dtype=np.float32)
     for s in range(0, n, 100_000):
         m = min(100_000, n - s)
-        out[s : s + m] = rng.standard_normal((m, LATENT), dtype=np.float32) @ a + 0.1 * rng.standard_normal((m, DIM), dtype=np.float32)
+        out[s : s + m] = rng.standard_normal((m, LATENT), dtype=np.float32) @ a + 0.1 * rng.standard_normal(
+            (m, DIM), dtype=np.float32
+        )
     return out
 
 
@@ -121,7 +123,16 @@ def recall_at_10(approx: np.ndarray, exact: np.ndarray) -> float:
     return float(np.mean([len(set(a[:10]) & set(e[:10])) / 10 for a, e in zip(approx, exact)]))
 
 
-def run(mode: str, n: int, n_q: int, top_k: int, real: str | None = None, hnsw_m: int = 32, ef_construction: int = 40, nlist_factor: float = 1.0) -> dict:
+def run(
+    mode: str,
+    n: int,
+    n_q: int,
+    top_k: int,
+    real: str | None = None,
+    hnsw_m: int = 32,
+    ef_construction: int = 40,
+    nlist_factor: float = 1.0,
+) -> dict:
     import torch  # noqa: F401
 
     from mteb_contrastive.search.faiss_backend import FaissIndexBackend
@@ -149,7 +160,12 @@ def run(mode: str, n: int, n_q: int, top_k: int, real: str | None = None, hnsw_m
         reset_peak()
         t0 = time.perf_counter()
         w = FaissSearchEncoderWrapper(precomputed_encoder(q, x))
-        kw = dict(task_metadata=task_meta(), hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 4096, "show_progress_bar": False})
+        kw = dict(
+            task_metadata=task_meta(),
+            hf_split="test",
+            hf_subset="default",
+            encode_kwargs={"batch_size": 4096, "show_progress_bar": False},
+        )
         w.index(corpus, **kw)
         res = w.search(queries, top_k=top_k, **kw)
         out["hits_per_query"] = min(len(v) for v in res.values())
@@ -161,7 +177,11 @@ def run(mode: str, n: int, n_q: int, top_k: int, real: str | None = None, hnsw_m
         out["exact_search_s"] = time.perf_counter() - te
         ex.clear()
         tb = time.perf_counter()
-        kw = {"hnsw_m": hnsw_m, "ef_construction": ef_construction} if mode == "hnsw" else {"nlist": int(nlist_factor * np.sqrt(n)), "nprobe": 1}
+        kw = (
+            {"hnsw_m": hnsw_m, "ef_construction": ef_construction}
+            if mode == "hnsw"
+            else {"nlist": int(nlist_factor * np.sqrt(n)), "nprobe": 1}
+        )
         b = FaissIndexBackend(similarity="cosine", index=mode, target_recall=None, **kw)  # the sweep sets the parameter
         if mode == "ivf":  # train on a sample (FAISS's own rule: <= 256 points per cell is enough)
             import faiss
@@ -177,14 +197,22 @@ def run(mode: str, n: int, n_q: int, top_k: int, real: str | None = None, hnsw_m
         out["build_s"] = time.perf_counter() - tb
         out["params"] = kw
         sweep = []
-        for v in ((16, 32, 64, 128, 256, 512, 1024, 2048, 4096) if mode == "hnsw" else (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)):
+        for v in (
+            (16, 32, 64, 128, 256, 512, 1024, 2048, 4096) if mode == "hnsw" else (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+        ):
             if mode == "hnsw":
                 b.ef_search = v
             else:
                 b.nprobe = v
             ts = time.perf_counter()
             _, pos = b.search_arrays(q, 10)
-            sweep.append({"efSearch" if mode == "hnsw" else "nprobe": v, "recall@10": recall_at_10(pos, exact), "search_s": time.perf_counter() - ts})
+            sweep.append(
+                {
+                    "efSearch" if mode == "hnsw" else "nprobe": v,
+                    "recall@10": recall_at_10(pos, exact),
+                    "search_s": time.perf_counter() - ts,
+                }
+            )
             print(json.dumps({"progress": mode, "pool": n, **sweep[-1]}), file=sys.stderr, flush=True)
             if sweep[-1]["recall@10"] >= 0.999:
                 break
@@ -200,12 +228,25 @@ def main() -> None:
     ap.add_argument("--ann-sizes", default="100000,300000,1000000")
     ap.add_argument("--hnsw-max", type=int, default=1_000_000, help="largest pool HNSW is built for")
     ap.add_argument("--modes", default="exact,path,ivf,hnsw", help="which measurements to run")
-    ap.add_argument("--real", default=None, help="real embeddings (.npy from --make-real) to draw queries and pool from")
-    ap.add_argument("--make-real", metavar="FILE", help="encode the shared GCIDE texts with all-MiniLM-L6-v2 into FILE (.npy) and exit")
-    ap.add_argument("--real-texts", type=int, default=12000, help="--make-real: how many distinct texts to encode (~0.8 ms/token on one core)")
+    ap.add_argument(
+        "--real", default=None, help="real embeddings (.npy from --make-real) to draw queries and pool from"
+    )
+    ap.add_argument(
+        "--make-real",
+        metavar="FILE",
+        help="encode the shared GCIDE texts with all-MiniLM-L6-v2 into FILE (.npy) and exit",
+    )
+    ap.add_argument(
+        "--real-texts",
+        type=int,
+        default=12000,
+        help="--make-real: how many distinct texts to encode (~0.8 ms/token on one core)",
+    )
     ap.add_argument("--hnsw-m", type=int, default=32)
     ap.add_argument("--ef-construction", type=int, default=40)
-    ap.add_argument("--nlist-factor", type=float, default=1.0, help="IVF cells = factor * sqrt(pool); trained on 64 points per cell")
+    ap.add_argument(
+        "--nlist-factor", type=float, default=1.0, help="IVF cells = factor * sqrt(pool); trained on 64 points per cell"
+    )
     ap.add_argument("--queries", type=int, default=1000)
     ap.add_argument("--top-k", type=int, default=100)
     ap.add_argument("--one", nargs=2, help=argparse.SUPPRESS)
@@ -220,11 +261,21 @@ def main() -> None:
             summarise([json.loads(line) for line in f if line.startswith("{")])
         return
     if a.one:
-        print(json.dumps(run(a.one[0], int(a.one[1]), a.queries, a.top_k, a.real, a.hnsw_m, a.ef_construction, a.nlist_factor)))
+        print(
+            json.dumps(
+                run(a.one[0], int(a.one[1]), a.queries, a.top_k, a.real, a.hnsw_m, a.ef_construction, a.nlist_factor)
+            )
+        )
         return
     modes = a.modes.split(",")
     jobs = [(m, int(n)) for n in a.sizes.split(",") if n for m in ("exact", "path") if m in modes]
-    jobs += [(m, int(n)) for n in a.ann_sizes.split(",") if n for m in ("ivf", "hnsw") if m in modes and (m == "ivf" or int(n) <= a.hnsw_max)]
+    jobs += [
+        (m, int(n))
+        for n in a.ann_sizes.split(",")
+        if n
+        for m in ("ivf", "hnsw")
+        if m in modes and (m == "ivf" or int(n) <= a.hnsw_max)
+    ]
     sys.path.insert(0, os.path.dirname(__file__))
     try:
         from bench_env import machine_lines
@@ -232,15 +283,38 @@ def main() -> None:
         print("\n".join(machine_lines()), flush=True)
     except Exception as exc:  # noqa: BLE001  (torch/mteb_contrastive not importable: still run)
         print(f"(machine lines unavailable: {exc})")
-    vec = (f"real all-MiniLM-L6-v2 embeddings ({a.real}; {a.queries} held out as queries), extended past their number by extend_real"
-           if a.real else f"structured synthetic vectors (latent dim {LATENT} + noise)")
-    print(f"{a.queries} queries, dim {DIM}, cosine, top_k {a.top_k}; {vec}; HNSW M={a.hnsw_m}, efConstruction={a.ef_construction}; "
-          f"IVF nlist={a.nlist_factor:g}*sqrt(pool)", flush=True)
+    vec = (
+        f"real all-MiniLM-L6-v2 embeddings ({a.real}; {a.queries} held out as queries), extended past their number by extend_real"
+        if a.real
+        else f"structured synthetic vectors (latent dim {LATENT} + noise)"
+    )
+    print(
+        f"{a.queries} queries, dim {DIM}, cosine, top_k {a.top_k}; {vec}; HNSW M={a.hnsw_m}, efConstruction={a.ef_construction}; "
+        f"IVF nlist={a.nlist_factor:g}*sqrt(pool)",
+        flush=True,
+    )
     results: list[dict] = []
     for mode, n in jobs:
-        cmd = [sys.executable, __file__, "--one", mode, str(n), "--queries", str(a.queries), "--top-k", str(a.top_k),
-               "--hnsw-m", str(a.hnsw_m), "--ef-construction", str(a.ef_construction), "--nlist-factor", str(a.nlist_factor)] + (["--real", a.real] if a.real else [])
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=None if a.verbose else subprocess.PIPE, text=True, check=False)
+        cmd = [
+            sys.executable,
+            __file__,
+            "--one",
+            mode,
+            str(n),
+            "--queries",
+            str(a.queries),
+            "--top-k",
+            str(a.top_k),
+            "--hnsw-m",
+            str(a.hnsw_m),
+            "--ef-construction",
+            str(a.ef_construction),
+            "--nlist-factor",
+            str(a.nlist_factor),
+        ] + (["--real", a.real] if a.real else [])
+        p = subprocess.run(
+            cmd, stdout=subprocess.PIPE, stderr=None if a.verbose else subprocess.PIPE, text=True, check=False
+        )
         if p.returncode:
             print(f"{mode} {n}: failed: {(p.stderr or '')[-1500:]}", flush=True)
             continue
@@ -252,14 +326,20 @@ def main() -> None:
 
 def summarise(results: list[dict]) -> None:
     """Markdown tables: exact search and the whole path by pool size; approximate indexes."""
-    print("\n| pool | exact search s | exact extra peak RSS MiB | whole path s | whole path extra peak RSS MiB | embeddings MiB |")
+    print(
+        "\n| pool | exact search s | exact extra peak RSS MiB | whole path s | whole path extra peak RSS MiB | embeddings MiB |"
+    )
     print("|---|---|---|---|---|---|")
     by = {(r["mode"], r["pool"]): r for r in results}
     for n in sorted({r["pool"] for r in results if r["mode"] in ("exact", "path")}):
         e, p = by.get(("exact", n), {}), by.get(("path", n), {})
         cell = lambda r, k, fmt: fmt.format(r[k]) if k in r else "-"  # noqa: E731
-        print(f"| {n:,} | {cell(e, 'seconds', '{:.1f}')} | {cell(e, 'extra_mib', '{:.0f}')} | {cell(p, 'seconds', '{:.1f}')} | {cell(p, 'extra_mib', '{:.0f}')} | {cell(e or p, 'embeddings_mib', '{:.0f}')} |")
-    print("\n| pool | index | build s | exact search s | setting for recall@10 >= 0.99 | recall@10 | search s | speed-up (search) | speed-up incl. build (exact / (build + search)) | sweep (setting: recall@10) |")
+        print(
+            f"| {n:,} | {cell(e, 'seconds', '{:.1f}')} | {cell(e, 'extra_mib', '{:.0f}')} | {cell(p, 'seconds', '{:.1f}')} | {cell(p, 'extra_mib', '{:.0f}')} | {cell(e or p, 'embeddings_mib', '{:.0f}')} |"
+        )
+    print(
+        "\n| pool | index | build s | exact search s | setting for recall@10 >= 0.99 | recall@10 | search s | speed-up (search) | speed-up incl. build (exact / (build + search)) | sweep (setting: recall@10) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         if r["mode"] not in ("hnsw", "ivf"):
@@ -270,9 +350,13 @@ def summarise(results: list[dict]) -> None:
         sweep = "; ".join(f"{s[key]}: {s['recall@10']:.3f}" for s in r["sweep"])
         if ok:
             pay = f"{r['exact_search_s'] / (r['build_s'] + ok['search_s']):.2f}x"
-            print(f"| {r['pool']:,} | {r['mode']} ({params}) | {r['build_s']:.1f} | {r['exact_search_s']:.1f} | {key}={ok[key]} | {ok['recall@10']:.3f} | {ok['search_s']:.2f} | {r['exact_search_s'] / ok['search_s']:.1f}x | {pay} | {sweep} |")
+            print(
+                f"| {r['pool']:,} | {r['mode']} ({params}) | {r['build_s']:.1f} | {r['exact_search_s']:.1f} | {key}={ok[key]} | {ok['recall@10']:.3f} | {ok['search_s']:.2f} | {r['exact_search_s'] / ok['search_s']:.1f}x | {pay} | {sweep} |"
+            )
         else:
-            print(f"| {r['pool']:,} | {r['mode']} ({params}) | {r['build_s']:.1f} | {r['exact_search_s']:.1f} | not reached | - | - | - | - | {sweep} |")
+            print(
+                f"| {r['pool']:,} | {r['mode']} ({params}) | {r['build_s']:.1f} | {r['exact_search_s']:.1f} | not reached | - | - | - | - | {sweep} |"
+            )
 
 
 if __name__ == "__main__":

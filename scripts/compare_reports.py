@@ -60,11 +60,35 @@ def _differ(a: Any, b: Any, tol: float) -> bool:
 def compare(before: dict[str, Any], after: dict[str, Any], tol: float) -> list[str]:
     """One line per difference between two reports (empty when they agree)."""
     lines: list[str] = []
-    row_keys = ("main_score", "main_score_name", "chance", "chance_levels", "counts", "secondary", "scores", "higher_is_better")
-    comp_keys = ("reference_main", "candidate_main", "statistic", "n_items", "reference_value", "candidate_value", "diff", "ci_low", "ci_high",
-                 "p_value", "verdict", "n_resamples", "n_groups")
-    for what, field, ident, keys in (("row", "rows", ("task", "split", "subset", "model"), row_keys),
-                                     ("comparison", "comparisons", ("task", "split", "subset", "reference", "candidate"), comp_keys)):
+    row_keys = (
+        "main_score",
+        "main_score_name",
+        "chance",
+        "chance_levels",
+        "counts",
+        "secondary",
+        "scores",
+        "higher_is_better",
+    )
+    comp_keys = (
+        "reference_main",
+        "candidate_main",
+        "statistic",
+        "n_items",
+        "reference_value",
+        "candidate_value",
+        "diff",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "verdict",
+        "n_resamples",
+        "n_groups",
+    )
+    for what, field, ident, keys in (
+        ("row", "rows", ("task", "split", "subset", "model"), row_keys),
+        ("comparison", "comparisons", ("task", "split", "subset", "reference", "candidate"), comp_keys),
+    ):
         a = {tuple(r[k] for k in ident): r for r in before.get(field, [])}
         b = {tuple(r[k] for k in ident): r for r in after.get(field, [])}
         for key in sorted(a.keys() - b.keys()):
@@ -85,15 +109,22 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("before", type=Path)
     ap.add_argument("after", type=Path)
-    ap.add_argument("--tolerance", type=float, default=1e-9, help="largest absolute difference taken as equal (default: %(default)s)")
+    ap.add_argument(
+        "--tolerance",
+        type=float,
+        default=1e-9,
+        help="largest absolute difference taken as equal (default: %(default)s)",
+    )
     args = ap.parse_args(argv)
     before, after = (json.loads(p.read_text(encoding="utf-8")) for p in (args.before, args.after))
     lines = compare(before, after, args.tolerance)
     for line in lines:
         print(line)
     n_rows, n_comps = len(after.get("rows", [])), len(after.get("comparisons", []))
-    print(f"{'same numbers' if not lines else f'{len(lines)} difference(s)'}: {n_rows} rows, {n_comps} comparisons "
-          f"(tolerance {args.tolerance:g})")
+    print(
+        f"{'same numbers' if not lines else f'{len(lines)} difference(s)'}: {n_rows} rows, {n_comps} comparisons "
+        f"(tolerance {args.tolerance:g})"
+    )
     return 0 if not lines else 1
 
 

@@ -46,7 +46,9 @@ def subset(folder: Path, names: list[str], n: int) -> Path:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--verification", required=True, help="folder holding ELTeCEng/ and PAN14Known/ (build-pan-benchmarks --out)")
+    ap.add_argument(
+        "--verification", required=True, help="folder holding ELTeCEng/ and PAN14Known/ (build-pan-benchmarks --out)"
+    )
     ap.add_argument("--model", default=MINILM)
     ap.add_argument("--stride", type=int, default=None)
     ap.add_argument("--tasks", nargs="+", default=list(TASKS))
@@ -63,7 +65,13 @@ def main() -> int:
     import mteb_contrastive  # noqa: F401
 
     print("\n".join(machine_lines()) + "\n")
-    modes = [("truncate (first 256 tokens)", {}), ("mean of windows" + (f", stride {args.stride}" if args.stride else ""), {"long_document": "mean", **({"stride": args.stride} if args.stride else {})})]
+    modes = [
+        ("truncate (first 256 tokens)", {}),
+        (
+            "mean of windows" + (f", stride {args.stride}" if args.stride else ""),
+            {"long_document": "mean", **({"stride": args.stride} if args.stride else {})},
+        ),
+    ]
     rows = []
     for task_name in args.tasks:
         for label, opts in modes:
@@ -73,13 +81,34 @@ def main() -> int:
             res = mteb.evaluate(model, task, cache=None, overwrite_strategy="always", show_progress_bar=False)
             wall = time.perf_counter() - t0
             s = res.task_results[0].scores["test"][0]
-            auc = next((v for k, v in s.items() if k.startswith("pan_platt_abstain") and k.endswith("auc")), float("nan"))
-            rows.append((task_name, label, s["main_score"], auc, s.get("encoding_n_texts"), s.get("encoding_tokens_mean"), s.get("encoding_tokens_max"), s.get("encoding_over_limit_share"), s.get("encoding_truncated_share"), s.get("encoding_windows_mean"), model.n_encoded, wall))
+            auc = next(
+                (v for k, v in s.items() if k.startswith("pan_platt_abstain") and k.endswith("auc")), float("nan")
+            )
+            rows.append(
+                (
+                    task_name,
+                    label,
+                    s["main_score"],
+                    auc,
+                    s.get("encoding_n_texts"),
+                    s.get("encoding_tokens_mean"),
+                    s.get("encoding_tokens_max"),
+                    s.get("encoding_over_limit_share"),
+                    s.get("encoding_truncated_share"),
+                    s.get("encoding_windows_mean"),
+                    model.n_encoded,
+                    wall,
+                )
+            )
             print(f"done {task_name} {label}: main {s['main_score']:.4f} in {wall:.0f} s", file=sys.stderr, flush=True)
-    print("| task | mode | PAN overall (Platt, abstain) | AUC | texts | tokens mean | tokens max | over 256 | truncated | windows/text | texts encoded | wall s |")
+    print(
+        "| task | mode | PAN overall (Platt, abstain) | AUC | texts | tokens mean | tokens max | over 256 | truncated | windows/text | texts encoded | wall s |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r[0]} | {r[1]} | {r[2]:.4f} | {r[3]:.4f} | {r[4]} | {r[5]:.0f} | {r[6]} | {r[7]:.1%} | {r[8]:.1%} | {r[9]:.2f} | {r[10]} | {r[11]:.0f} |")
+        print(
+            f"| {r[0]} | {r[1]} | {r[2]:.4f} | {r[3]:.4f} | {r[4]} | {r[5]:.0f} | {r[6]} | {r[7]:.1%} | {r[8]:.1%} | {r[9]:.2f} | {r[10]} | {r[11]:.0f} |"
+        )
     return 0
 
 

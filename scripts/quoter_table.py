@@ -16,7 +16,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-METRICS = (("mrr", "MRR", 4), ("ndcg_at_5", "NDCG@5", 4), ("recall_at_1", "R@1", 4), ("recall_at_10", "R@10", 4), ("recall_at_100", "R@100", 4), ("median_rank", "median rank", 1))
+METRICS = (
+    ("mrr", "MRR", 4),
+    ("ndcg_at_5", "NDCG@5", 4),
+    ("recall_at_1", "R@1", 4),
+    ("recall_at_10", "R@10", 4),
+    ("recall_at_100", "R@100", 4),
+    ("median_rank", "median rank", 1),
+)
 
 
 def _cell(s: dict, key: str, digits: int) -> str:
@@ -37,16 +44,22 @@ def quoter_table(results_dir: str | Path) -> str:
         seen.add(r.path)
         s = r.scores
         if "mrr_tie_expected" not in s:
-            print(f"skipped (no tie-aware keys, an older result): {r.path.parent.parent.name}/{r.task}", file=sys.stderr)
+            print(
+                f"skipped (no tie-aware keys, an older result): {r.path.parent.parent.name}/{r.task}", file=sys.stderr
+            )
             continue
         rows.append((r.model, r.task, s, r.evaluation_time))
     out = [
-        "| model | task | pool | queries | " + " | ".join(label for _, label, _ in METRICS) + " | tied at 0 | eval time (s) |",
+        "| model | task | pool | queries | "
+        + " | ".join(label for _, label, _ in METRICS)
+        + " | tied at 0 | eval time (s) |",
         "|---|---|---|---|" + "---|" * len(METRICS) + "---|---|",
     ]
     for model, task, s, t in sorted(rows, key=lambda x: (x[1], x[0])):
         cells = " | ".join(_cell(s, key, d) for key, _, d in METRICS)
-        out.append(f"| {model} | {task} | {s['pool_size']} | {s['n_queries']} | {cells} | {s['n_gold_tied_at_zero']} | {'' if t is None else round(t, 1)} |")
+        out.append(
+            f"| {model} | {task} | {s['pool_size']} | {s['n_queries']} | {cells} | {s['n_gold_tied_at_zero']} | {'' if t is None else round(t, 1)} |"
+        )
     return "\n".join(out)
 
 

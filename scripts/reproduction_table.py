@@ -20,16 +20,36 @@ PAN_KEYS = (("auc", "AUC"), ("c@1", "c@1"), ("f1", "F1"), ("f_05_u", "F0.5u"), (
 
 NOT_HERE = [
     # (paper, number, paper value, why not computed here)
-    ("HALvest-Contrastive (Kulumba et al.)", "triplet accuracy, nDCG@10, Recall@10, MRR@100 of BM25 and the trained models, per config",
-     "not found", "the Hub (`almanach/` / `Madjakul/HALvest-Contrastive`) is unreachable from this machine; the tasks run as `mteb run -t HALvestRetrieval HALvestTripletClassification HALvestPairClassification` where it is reachable"),
-    ("Kirby, Contrastive Learning for Authorship Verification", "accuracy at the validation threshold (`pan_hard_accuracy`), PAN metrics on PAN20/PAN21",
-     "not found", "the PAN 2020/2021 texts are on Zenodo on request only (only the PAN20 truth and team answers are here); the trained model is not available here"),
-    ("Le & Mikolov 2014, sec. 3.3", "IR-triplet error rate, Paragraph Vector / weighted bag-of-bigrams",
-     "3.82 % / 5.67 % (as cited in this project's README; the paper was not re-read here)", "the paper's snippet triplets (1M queries) were never released; `CranfieldIRTriplets` runs the protocol on other data"),
-    ("Le & Mikolov 2014, sec. 3.3", "IR-triplet error rate, vector averaging / bag-of-words / bag-of-bigrams",
-     "not found", "same data reason"),
-    ("QuoteR (Qi et al., ACL 2022)", "MRR, NDCG@5, Recall@1/10/100 per method on English / modern Chinese / classical Chinese",
-     "not found", "the official QuoteR files (thunlp/QuoteR) are not on this machine and GitHub is unreachable; the tasks run with `MTEB_CONTRASTIVE_QUOTER_OFFICIAL` where they are"),
+    (
+        "HALvest-Contrastive (Kulumba et al.)",
+        "triplet accuracy, nDCG@10, Recall@10, MRR@100 of BM25 and the trained models, per config",
+        "not found",
+        "the Hub (`almanach/` / `Madjakul/HALvest-Contrastive`) is unreachable from this machine; the tasks run as `mteb run -t HALvestRetrieval HALvestTripletClassification HALvestPairClassification` where it is reachable",
+    ),
+    (
+        "Kirby, Contrastive Learning for Authorship Verification",
+        "accuracy at the validation threshold (`pan_hard_accuracy`), PAN metrics on PAN20/PAN21",
+        "not found",
+        "the PAN 2020/2021 texts are on Zenodo on request only (only the PAN20 truth and team answers are here); the trained model is not available here",
+    ),
+    (
+        "Le & Mikolov 2014, sec. 3.3",
+        "IR-triplet error rate, Paragraph Vector / weighted bag-of-bigrams",
+        "3.82 % / 5.67 % (as cited in this project's README; the paper was not re-read here)",
+        "the paper's snippet triplets (1M queries) were never released; `CranfieldIRTriplets` runs the protocol on other data",
+    ),
+    (
+        "Le & Mikolov 2014, sec. 3.3",
+        "IR-triplet error rate, vector averaging / bag-of-words / bag-of-bigrams",
+        "not found",
+        "same data reason",
+    ),
+    (
+        "QuoteR (Qi et al., ACL 2022)",
+        "MRR, NDCG@5, Recall@1/10/100 per method on English / modern Chinese / classical Chinese",
+        "not found",
+        "the official QuoteR files (thunlp/QuoteR) are not on this machine and GitHub is unreachable; the tasks run with `MTEB_CONTRASTIVE_QUOTER_OFFICIAL` where they are",
+    ),
 ]
 
 

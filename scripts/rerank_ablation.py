@@ -48,7 +48,11 @@ class CachedFirstStage(GoldRankingSearch):
         if self.results:
             return
         t0 = time.monotonic()
-        self.inner = with_gold_ranks(self.model, self.gold, faiss_index=self.faiss_index) if self.gold else as_first_stage(self.model, self.faiss_index)
+        self.inner = (
+            with_gold_ranks(self.model, self.gold, faiss_index=self.faiss_index)
+            if self.gold
+            else as_first_stage(self.model, self.faiss_index)
+        )
         self.inner.index(corpus, **kwargs)
         self.seconds += time.monotonic() - t0
 
@@ -116,7 +120,14 @@ def sample_queries(task: Any, n: int | None, seed: int = 0) -> dict[str, int]:
 def evaluate(model: Any, task: Any) -> dict[str, Any]:
     import mteb
 
-    res = mteb.evaluate(model, task, cache=None, overwrite_strategy="always", show_progress_bar=False, encode_kwargs={"batch_size": 32, "show_progress_bar": False})
+    res = mteb.evaluate(
+        model,
+        task,
+        cache=None,
+        overwrite_strategy="always",
+        show_progress_bar=False,
+        encode_kwargs={"batch_size": 32, "show_progress_bar": False},
+    )
     tr = res.task_results[0]
     split = task.metadata.eval_splits[0]
     return tr.scores[split][0]
@@ -132,7 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--subset", help="one hf_subset of the task (default: all)")
     ap.add_argument("--first", nargs="+", default=["bm25"], help="first stages: bm25, minilm or any mteb model name")
     ap.add_argument("--rerankers", nargs="+", default=["ce", "li", "bi"], choices=["ce", "li", "bi"])
-    ap.add_argument("--reranker-model", action="append", default=[], metavar="KIND=MODEL", help="e.g. ce=cross-encoder/ms-marco-MiniLM-L6-v2 (default: $MTEB_CONTRASTIVE_* or the bundled MiniLM)")
+    ap.add_argument(
+        "--reranker-model",
+        action="append",
+        default=[],
+        metavar="KIND=MODEL",
+        help="e.g. ce=cross-encoder/ms-marco-MiniLM-L6-v2 (default: $MTEB_CONTRASTIVE_* or the bundled MiniLM)",
+    )
     ap.add_argument("--ks", nargs="+", type=int, default=[10, 50, 100])
     ap.add_argument("--max-queries", type=int)
     ap.add_argument("--json", help="also write every row's full mteb score dict to this JSON file")
@@ -159,7 +176,11 @@ def main(argv: list[str] | None = None) -> int:
         task, counts = load_task()
         s = evaluate(cached, task)
         rows.append((first_name, "none", "", s, cached.seconds, 0.0, 0))
-        print(f"# {args.task} queries {counts}; {first_name} alone: {task.metadata.main_score}={s['main_score']:.4f} ({cached.seconds:.1f}s)", file=sys.stderr, flush=True)
+        print(
+            f"# {args.task} queries {counts}; {first_name} alone: {task.metadata.main_score}={s['main_score']:.4f} ({cached.seconds:.1f}s)",
+            file=sys.stderr,
+            flush=True,
+        )
         for kind in args.rerankers:
             rr = PairCache(make_reranker(kind, rmodels.get(kind)))
             for k in sorted(args.ks):
@@ -167,25 +188,69 @@ def main(argv: list[str] | None = None) -> int:
                 task, _ = load_task()
                 s = evaluate(two, task)
                 t = two.last_timings
-                rows.append((first_name, f"{kind} ({model_label(rr.model_name)})", k, s, cached.seconds, rr.seconds, int(t.get("rerank_pairs", 0))))
-                print(f"#   +{kind}@{k}: {s['main_score']:.4f} rerank {rr.seconds:.1f}s (this call {t.get('rerank_seconds', 0):.1f}s, {rr.scored} pairs scored so far)", file=sys.stderr, flush=True)
+                rows.append(
+                    (
+                        first_name,
+                        f"{kind} ({model_label(rr.model_name)})",
+                        k,
+                        s,
+                        cached.seconds,
+                        rr.seconds,
+                        int(t.get("rerank_pairs", 0)),
+                    )
+                )
+                print(
+                    f"#   +{kind}@{k}: {s['main_score']:.4f} rerank {rr.seconds:.1f}s (this call {t.get('rerank_seconds', 0):.1f}s, {rr.scored} pairs scored so far)",
+                    file=sys.stderr,
+                    flush=True,
+                )
 
     main_score = task.metadata.main_score
     # columns only for the metrics this task reports (the tie-aware ones are QuoteR's; the
     # cross-document ones are the author retrieval tasks')
-    wanted = ("mrr_tie_expected", "ndcg_at_10", "recall_at_10", "median_rank_tie_expected", "ndcg_at_10_cross_document", "hit_rate_at_10_cross_document")
+    wanted = (
+        "mrr_tie_expected",
+        "ndcg_at_10",
+        "recall_at_10",
+        "median_rank_tie_expected",
+        "ndcg_at_10_cross_document",
+        "hit_rate_at_10_cross_document",
+    )
     extra = [m for m in wanted if m != main_score and any(r[3].get(m) is not None for r in rows)]
     if args.json:
         import json
         from pathlib import Path
 
-        out = [{"first_stage": f, "reranker": rr, "k": k, "first_stage_seconds": t1, "rerank_seconds": t2, "pairs": p, "scores": s} for f, rr, k, s, t1, t2, p in rows]
-        Path(args.json).write_text(json.dumps({"task": args.task, "subset": args.subset, "queries": counts, "rows": out}, indent=1, default=str))
+        out = [
+            {
+                "first_stage": f,
+                "reranker": rr,
+                "k": k,
+                "first_stage_seconds": t1,
+                "rerank_seconds": t2,
+                "pairs": p,
+                "scores": s,
+            }
+            for f, rr, k, s, t1, t2, p in rows
+        ]
+        Path(args.json).write_text(
+            json.dumps(
+                {"task": args.task, "subset": args.subset, "queries": counts, "rows": out}, indent=1, default=str
+            )
+        )
     print(f"\nTask {args.task}" + (f" [{args.subset}]" if args.subset else "") + f", queries: {counts}")
-    print(f"| first stage | reranker | k | {main_score} (main) | " + " | ".join(extra) + " | first stage (s) | rerank (s) | pairs |")
+    print(
+        f"| first stage | reranker | k | {main_score} (main) | "
+        + " | ".join(extra)
+        + " | first stage (s) | rerank (s) | pairs |"
+    )
     print("|---|---|---|---|" + "---|" * len(extra) + "---|---|---|")
     for first_name, rr, k, s, t1, t2, pairs in rows:
-        print(f"| {first_name} | {rr} | {k} | {fmt(s.get(main_score))} | " + " | ".join(fmt(s.get(m)) for m in extra) + f" | {t1:.1f} | {t2:.1f} | {pairs} |")
+        print(
+            f"| {first_name} | {rr} | {k} | {fmt(s.get(main_score))} | "
+            + " | ".join(fmt(s.get(m)) for m in extra)
+            + f" | {t1:.1f} | {t2:.1f} | {pairs} |"
+        )
     return 0
 
 

@@ -46,16 +46,26 @@ ROWS = ("base", "contrastive", "no-rotation", "t=0.1", "cross-encoder")
 
 def row_command(row: str, out: Path, a: argparse.Namespace) -> list[str] | None:
     common = [
-        "--docs", f"pan14={SHARED / 'pan' / 'pan14_known.jsonl.gz'}",
-        "--holdout", str(a.holdout),
-        "--out", str(out),
-        "--context-length", str(a.context_length),
-        "--batch-size", str(a.batch_size),
-        "--epochs", str(a.epochs),
-        "--learning-rate", str(a.learning_rate),
-        "--passes", str(a.passes),
-        "--max-validation-pairs", str(a.max_validation_pairs),
-        "--seed", str(a.seed),
+        "--docs",
+        f"pan14={SHARED / 'pan' / 'pan14_known.jsonl.gz'}",
+        "--holdout",
+        str(a.holdout),
+        "--out",
+        str(out),
+        "--context-length",
+        str(a.context_length),
+        "--batch-size",
+        str(a.batch_size),
+        "--epochs",
+        str(a.epochs),
+        "--learning-rate",
+        str(a.learning_rate),
+        "--passes",
+        str(a.passes),
+        "--max-validation-pairs",
+        str(a.max_validation_pairs),
+        "--seed",
+        str(a.seed),
         "--no-progress",
     ]
     if row == "base":
@@ -121,7 +131,22 @@ def run_row(row: str, a: argparse.Namespace) -> dict:
         if a.reuse and tasks.get(task):
             print(f"# {row}: {task} already evaluated", flush=True)
             continue
-        ev = ["mteb", "run", "-m", str(model), "-t", task, "--output-folder", str(results), "--prediction-folder", str(results / "predictions"), "--overwrite-strategy", "always", "-v", "1"]
+        ev = [
+            "mteb",
+            "run",
+            "-m",
+            str(model),
+            "-t",
+            task,
+            "--output-folder",
+            str(results),
+            "--prediction-folder",
+            str(results / "predictions"),
+            "--overwrite-strategy",
+            "always",
+            "-v",
+            "1",
+        ]
         print("$ " + " ".join(ev), flush=True)
         t1 = time.monotonic()
         p = subprocess.run(ev, capture_output=True, text=True)
@@ -131,7 +156,15 @@ def run_row(row: str, a: argparse.Namespace) -> dict:
         eval_s[task] = round(time.monotonic() - t1, 1)
         tasks[task] = scores_of(results, task)
         commands.append(" ".join(ev))
-    rec = {"row": row, "train_command": " ".join(cmd) if cmd else "(no training)", "eval_commands": commands, "train_seconds": round(train_s, 1), "eval_seconds": eval_s, "train": train_log, "tasks": tasks}
+    rec = {
+        "row": row,
+        "train_command": " ".join(cmd) if cmd else "(no training)",
+        "eval_commands": commands,
+        "train_seconds": round(train_s, 1),
+        "eval_seconds": eval_s,
+        "train": train_log,
+        "tasks": tasks,
+    }
     rec_file.parent.mkdir(parents=True, exist_ok=True)
     rec_file.write_text(json.dumps(rec, indent=1, default=str))
     return rec
@@ -156,10 +189,20 @@ def table(out: Path, tasks: list[str]) -> str:
             tr = r.get("train") or {}
             v = tr.get("validation") or {}
             ev = r["eval_seconds"] if isinstance(r["eval_seconds"], dict) else {t: r["eval_seconds"]}
-            cells = [r["row"], str(tr.get("global_step", 0)), f"{tr.get('train_seconds', 0.0):.0f}", f"{v['validation_auc']:.3f}" if v else "-", f"{v['validation_overall']:.3f}" if v else "-", t, f"{ev.get(t, 0.0):.0f}"]
+            cells = [
+                r["row"],
+                str(tr.get("global_step", 0)),
+                f"{tr.get('train_seconds', 0.0):.0f}",
+                f"{v['validation_auc']:.3f}" if v else "-",
+                f"{v['validation_overall']:.3f}" if v else "-",
+                t,
+                f"{ev.get(t, 0.0):.0f}",
+            ]
             # the raw score's ROC AUC: Platt is strictly monotone, increasing when its slope is > 0, else decreasing
             score_auc = s["pan_platt_auc"] if s["platt_coef"] > 0 else 1.0 - s["pan_platt_auc"]
-            cells += [f"{s['validation_platt_abstain_overall']:.3f}", f"{s['platt_coef']:.2f}", f"{score_auc:.3f}"] + [f"{s[f'pan_platt_abstain_{k}']:.3f}" for k in ("auc", "c_at_1", "f_05_u", "overall")]
+            cells += [f"{s['validation_platt_abstain_overall']:.3f}", f"{s['platt_coef']:.2f}", f"{score_auc:.3f}"] + [
+                f"{s[f'pan_platt_abstain_{k}']:.3f}" for k in ("auc", "c_at_1", "f_05_u", "overall")
+            ]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -178,7 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="training seed of every row (a second seed: another --out)")
     ap.add_argument("--max-validation-pairs", type=int, default=100)
     ap.add_argument("--table-only", action="store_true")
-    ap.add_argument("--reuse", action="store_true", help="skip training when the row's model folder is already complete")
+    ap.add_argument(
+        "--reuse", action="store_true", help="skip training when the row's model folder is already complete"
+    )
     a = ap.parse_args(argv)
     if not a.table_only:
         for row in a.rows:

@@ -71,8 +71,15 @@ def main(argv: list[str] | None = None) -> int:
         return {
             # the raw score as its within-model rank in (0, 1]: the AUC is unchanged (a monotone map),
             # and the randomisation test then swaps comparable values between a cosine and a probability
-            "score AUC": {"labels": labels, "answers": rankdata(np.asarray(pred["similarity"], dtype=float)[order]) / len(order)},
-            "test overall": {"labels": labels, "answers": np.asarray(pred["platt_abstain"], dtype=float)[order], "year": a.year},
+            "score AUC": {
+                "labels": labels,
+                "answers": rankdata(np.asarray(pred["similarity"], dtype=float)[order]) / len(order),
+            },
+            "test overall": {
+                "labels": labels,
+                "answers": np.asarray(pred["platt_abstain"], dtype=float)[order],
+                "year": a.year,
+            },
         }
 
     def auc(d: dict, idx: np.ndarray) -> float:
@@ -80,7 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         return float("nan") if y.min() == y.max() else float(roc_auc_score(y, d["answers"][idx]))
 
     base = arrays(ref)
-    print(f"Task {a.task}, {len(ids)} test pairs ({int(labels.sum())} same-author); reference row: {a.reference}; {a.resamples} paired resamples, seed 0")
+    print(
+        f"Task {a.task}, {len(ids)} test pairs ({int(labels.sum())} same-author); reference row: {a.reference}; {a.resamples} paired resamples, seed 0"
+    )
     print("| row | statistic | base | row | difference | 95% interval | p (randomisation) | verdict |")
     print("|---|---|---|---|---|---|---|---|")
     for row in a.rows:
@@ -90,8 +99,12 @@ def main(argv: list[str] | None = None) -> int:
             continue
         cand = arrays(pred)
         for name, stat in (("score AUC", auc), ("test overall", pan_overall_statistic)):
-            c = paired_bootstrap(base[name], cand[name], statistic=stat, n=len(ids), statistic_name=name, n_resamples=a.resamples, seed=0)
-            print(f"| {row} | {name} | {c.reference_value:.3f} | {c.candidate_value:.3f} | {c.diff:+.3f} | [{c.ci_low:+.3f}, {c.ci_high:+.3f}] | {c.p_value:.3f} | {c.verdict} |")
+            c = paired_bootstrap(
+                base[name], cand[name], statistic=stat, n=len(ids), statistic_name=name, n_resamples=a.resamples, seed=0
+            )
+            print(
+                f"| {row} | {name} | {c.reference_value:.3f} | {c.candidate_value:.3f} | {c.diff:+.3f} | [{c.ci_low:+.3f}, {c.ci_high:+.3f}] | {c.p_value:.3f} | {c.verdict} |"
+            )
     return 0
 
 

@@ -69,7 +69,9 @@ class _MtebFinder:
 
 
 def install():
-    if os.environ.get("MTEB_CONTRASTIVE_DISABLE") == "1" or "mteb" in sys.modules:  # the name of mteb_contrastive.config.DISABLE_ENV
+    if (
+        os.environ.get("MTEB_CONTRASTIVE_DISABLE") == "1" or "mteb" in sys.modules
+    ):  # the name of mteb_contrastive.config.DISABLE_ENV
         return
     if not any(isinstance(f, _MtebFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _MtebFinder())

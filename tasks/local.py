@@ -32,7 +32,12 @@ METADATA = dict(
 
 #: task name suffix -> (protocol, mteb task type, main score, what the description adds)
 TASKS = {
-    "AuthorRetrieval": (AbsTaskAuthorRetrieval, "Retrieval", "ndcg_at_10", "author retrieval (HALvest protocol), nDCG@10."),
+    "AuthorRetrieval": (
+        AbsTaskAuthorRetrieval,
+        "Retrieval",
+        "ndcg_at_10",
+        "author retrieval (HALvest protocol), nDCG@10.",
+    ),
     "AuthorTripletClassification": (
         AbsTaskTripletClassification,
         "PairClassification",

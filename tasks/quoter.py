@@ -71,19 +71,28 @@ class QuoteREnglishRetrieval(QuoteROfficialFiles, AbsTaskQuoteRetrieval):
 
 class QuoteRModernChineseRetrieval(QuoteROfficialFiles, AbsTaskQuoteRetrieval):
     quoter_file, language, boundaries = "modern_chinese.txt", "zh", OFFICIAL_FILES["modern_chinese"][1:3]
-    metadata = _official_meta("QuoteRModernChineseRetrieval", "modern_chinese", "cmn-Hans", "QuoteR modern Chinese quote recommendation.")
+    metadata = _official_meta(
+        "QuoteRModernChineseRetrieval", "modern_chinese", "cmn-Hans", "QuoteR modern Chinese quote recommendation."
+    )
 
 
 class QuoteRClassicalChineseRetrieval(QuoteROfficialFiles, AbsTaskQuoteRetrieval):
     quoter_file, language, boundaries = "ancient_chinese.txt", "zh", OFFICIAL_FILES["ancient_chinese"][1:3]
-    metadata = _official_meta("QuoteRClassicalChineseRetrieval", "ancient_chinese", "lzh-Hans", "QuoteR classical Chinese quote recommendation.")
+    metadata = _official_meta(
+        "QuoteRClassicalChineseRetrieval",
+        "ancient_chinese",
+        "lzh-Hans",
+        "QuoteR classical Chinese quote recommendation.",
+    )
 
 
 def _shared_meta(name: str, f: str, lang: str, desc: str, domains: list[str], license: str) -> TaskMetadata:
     common = dict(METADATA, domains=domains)
     return TaskMetadata(
         name=name,
-        description=desc + f" File {f} (QuoteR line format), split 80/10/10 after random.Random(20240611).shuffle; test split evaluated." + PROTOCOL,
+        description=desc
+        + f" File {f} (QuoteR line format), split 80/10/10 after random.Random(20240611).shuffle; test split evaluated."
+        + PROTOCOL,
         dataset={"path": f"shared/data/quoter/{f}", "revision": f"shuffle-20240611-80-10-10-{_QUERY_RULE}"},
         reference=None,
         eval_langs=[lang],
@@ -96,17 +105,38 @@ def _shared_meta(name: str, f: str, lang: str, desc: str, domains: list[str], li
 
 class QuoteRGcideEnglishRetrieval(QuoteRSharedFiles, AbsTaskQuoteRetrieval):
     quoter_file, language = "en_gcide.txt", "en"
-    metadata = _shared_meta("QuoteRGcideEnglishRetrieval", "en_gcide.txt", "eng-Latn", "GCIDE dictionary senses (headword: definition) as left context, the illustrative literary quotation as the quote.", ["Written", "Fiction"], "https://www.gnu.org/licenses/old-licenses/gpl-2.0.html")
+    metadata = _shared_meta(
+        "QuoteRGcideEnglishRetrieval",
+        "en_gcide.txt",
+        "eng-Latn",
+        "GCIDE dictionary senses (headword: definition) as left context, the illustrative literary quotation as the quote.",
+        ["Written", "Fiction"],
+        "https://www.gnu.org/licenses/old-licenses/gpl-2.0.html",
+    )
 
 
 class QuoteRKJVNovelsEnglishRetrieval(QuoteRSharedFiles, AbsTaskQuoteRetrieval):
     quoter_file, language = "en_kjv_in_novels.txt", "en"
-    metadata = _shared_meta("QuoteRKJVNovelsEnglishRetrieval", "en_kjv_in_novels.txt", "eng-Latn", "19th-century novels quoting the King James Bible or Shakespeare: 60 words of novel text on each side of the quoted span.", ["Written", "Fiction"], "not specified")
+    metadata = _shared_meta(
+        "QuoteRKJVNovelsEnglishRetrieval",
+        "en_kjv_in_novels.txt",
+        "eng-Latn",
+        "19th-century novels quoting the King James Bible or Shakespeare: 60 words of novel text on each side of the quoted span.",
+        ["Written", "Fiction"],
+        "not specified",
+    )
 
 
 class QuoteRIdiomChineseRetrieval(QuoteRSharedFiles, AbsTaskQuoteRetrieval):
     quoter_file, language = "zh_idiom.txt", "zh"
-    metadata = _shared_meta("QuoteRIdiomChineseRetrieval", "zh_idiom.txt", "cmn-Hans", "Chinese usage sentences with a chengyu (idiom) masked out; the idiom is the quote.", ["Written", "Fiction"], "mit")
+    metadata = _shared_meta(
+        "QuoteRIdiomChineseRetrieval",
+        "zh_idiom.txt",
+        "cmn-Hans",
+        "Chinese usage sentences with a chengyu (idiom) masked out; the idiom is the quote.",
+        ["Written", "Fiction"],
+        "mit",
+    )
 
 
 QUOTER_TASKS = [

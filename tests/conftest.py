@@ -18,7 +18,9 @@ if not os.environ.get("MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR"):
     import shutil
     import tempfile
 
-    os.environ["MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR"] = _EMB_CACHE = tempfile.mkdtemp(prefix="mteb-contrastive-embeddings-")
+    os.environ["MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR"] = _EMB_CACHE = tempfile.mkdtemp(
+        prefix="mteb-contrastive-embeddings-"
+    )
     atexit.register(shutil.rmtree, _EMB_CACHE, ignore_errors=True)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,7 +40,9 @@ class TableEncoder:
     ``similarity`` None means "the metadata names no similarity function".
     """
 
-    def __new__(cls, table: dict[str, list[float]] | None = None, dim: int = 8, similarity: str | None = "cosine", seed: int = 0):
+    def __new__(
+        cls, table: dict[str, list[float]] | None = None, dim: int = 8, similarity: str | None = "cosine", seed: int = 0
+    ):
         from mteb.models.abs_encoder import AbsEncoder
         from mteb.models.model_meta import ModelMeta, ScoringFunction
 
@@ -48,7 +52,12 @@ class TableEncoder:
                 self.dim = len(next(iter(self.table.values()))) if self.table else dim
                 self.calls: list[int] = []
                 self.mteb_model_meta = ModelMeta.create_empty(
-                    overwrites=dict(name="test/table-encoder", revision="1", similarity_fn_name=ScoringFunction.from_str(similarity) if similarity else None, modalities=["text"])
+                    overwrites=dict(
+                        name="test/table-encoder",
+                        revision="1",
+                        similarity_fn_name=ScoringFunction.from_str(similarity) if similarity else None,
+                        modalities=["text"],
+                    )
                 )
 
             def vec(self, text: str) -> np.ndarray:

@@ -41,7 +41,9 @@ class CountingCore:
         texts = [t for b in inputs for t in b["text"]]
         self.encoded_texts.extend(texts)
         keep = self.max_seq_length - self.n_special
-        return np.stack([self.vec(ids[:keep]) for ids in self.token_ids(texts)]) if texts else np.zeros((0, 5), np.float32)
+        return (
+            np.stack([self.vec(ids[:keep]) for ids in self.token_ids(texts)]) if texts else np.zeros((0, 5), np.float32)
+        )
 
     def encode_windows(self, windows):
         self.windows.extend(list(w) for w in windows)
@@ -69,6 +71,17 @@ def counting_model(cache_dir, *, identity=("counting", "1"), max_seq_length=16, 
     from mteb_contrastive.encoding import EncodingModel, EncodingSettings
 
     core = CountingCore(max_seq_length)
-    meta = ModelMeta.create_empty(overwrites=dict(name="test/counting", revision="1", similarity_fn_name=ScoringFunction.COSINE, modalities=["text"]))
+    meta = ModelMeta.create_empty(
+        overwrites=dict(
+            name="test/counting", revision="1", similarity_fn_name=ScoringFunction.COSINE, modalities=["text"]
+        )
+    )
     s = EncodingSettings(cache=cache_dir is not None, **settings)
-    return EncodingModel(core, s, identity={"name": identity[0], "revision": identity[1]}, meta=meta, cache_dir=cache_dir, similarity_model=Similarity())
+    return EncodingModel(
+        core,
+        s,
+        identity={"name": identity[0], "revision": identity[1]},
+        meta=meta,
+        cache_dir=cache_dir,
+        similarity_model=Similarity(),
+    )

@@ -25,7 +25,17 @@ def author_docs(n_authors: int = 6, docs_per_author: int = 3, sentences: int = 1
         vocab = [f"w{a}x{j}" for j in range(12)]
         for d in range(docs_per_author):
             text = " ".join(_sentence(rng, vocab) for _ in range(sentences))
-            docs.append({"id": f"a{a}d{d}", "authors": [f"author{a}"], "author": f"author{a}", "text": text, "domains": [], "year": 2000 + d, "language": "en"})
+            docs.append(
+                {
+                    "id": f"a{a}d{d}",
+                    "authors": [f"author{a}"],
+                    "author": f"author{a}",
+                    "text": text,
+                    "domains": [],
+                    "year": 2000 + d,
+                    "language": "en",
+                }
+            )
     return docs
 
 
@@ -38,7 +48,16 @@ def build_all(out: Path) -> dict[str, Path]:
     datasets, verification = out / "datasets", out / "verification"
     build_halvest_dataset(author_docs(), datasets, "SynthAuthors", ks=(2, 3), n_triplets=1, seed=0, source="synthetic")
     long_docs = author_docs(n_authors=8, docs_per_author=3, sentences=40, seed=1)
-    build_verification_dataset(long_docs, verification, "SynthPairs", chunk_words=60, split_ratios=(0.0, 0.5, 0.5), pairs_per_author=4, seed=0, source="synthetic")
+    build_verification_dataset(
+        long_docs,
+        verification,
+        "SynthPairs",
+        chunk_words=60,
+        split_ratios=(0.0, 0.5, 0.5),
+        pairs_per_author=4,
+        seed=0,
+        source="synthetic",
+    )
     rng = random.Random(2)
     corpus, qrels = {}, {}
     for q in range(8):

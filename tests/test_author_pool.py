@@ -19,8 +19,15 @@ def test_nfc_and_nfd_author_names_are_one_author():
     data, _ = build_pool([row("Q", "P1", "N1", qa=(nfc,), pa=(nfd,), na=("Other",))])
     assert data["qrels"]["q0"] == {"c0": 1}  # P1 (written in NFD) is by the query's author
     pairs = [
-        {"query_halid": "d1", "query_text": "Q", "query_authors": [nfc, "B"], "key_halid": "d2", "key_text": "K",
-         "key_authors": [nfd], "author_label": 1},
+        {
+            "query_halid": "d1",
+            "query_text": "Q",
+            "query_authors": [nfc, "B"],
+            "key_halid": "d2",
+            "key_text": "K",
+            "key_authors": [nfd],
+            "author_label": 1,
+        },
     ]
     for cfg in ("base-2", "base-soft-2"):
         assert build_pool_from_pairs(pairs, cfg)[0]["qrels"]["q0"] == {"c0": 1}
@@ -37,7 +44,11 @@ def test_query_own_text_dropped_and_one_more_searched():
         a = math.radians(20 + 0.6 * i)
         table[f"N{i}"] = [math.cos(a), math.sin(a)]
     task = make_task("retrieval", rows, "DepthRetrieval")
-    s = mteb.evaluate(TableEncoder(table), task, cache=None, overwrite_strategy="always").task_results[0].scores["test"][0]
+    s = (
+        mteb.evaluate(TableEncoder(table), task, cache=None, overwrite_strategy="always")
+        .task_results[0]
+        .scores["test"][0]
+    )
     assert s["pool_size"] == 102 and s["pool_texts_identical_to_a_query"] == 1
     assert task._top_k == 101
     # Q: P at rank 100 after dropping itself; R: RP at rank 1

@@ -13,17 +13,39 @@ from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClas
 
 
 def row(q, p, n, qa=("a",), pa=("a",), na=("z",), qh="h1", ph="h2"):
-    return {"query": q, "positive": p, "negative": n, "query_halid": qh, "pos_halid": ph, "neg_halids": "h9",
-            "query_authorids": list(qa), "pos_authorids": list(pa), "neg_authorids": list(na)}
+    return {
+        "query": q,
+        "positive": p,
+        "negative": n,
+        "query_halid": qh,
+        "pos_halid": ph,
+        "neg_halids": "h9",
+        "query_authorids": list(qa),
+        "pos_authorids": list(pa),
+        "neg_authorids": list(na),
+    }
 
 
 def make_task(kind, rows, name):
     base = AbsTaskAuthorRetrieval if kind == "retrieval" else AbsTaskTripletClassification
     meta = TaskMetadata(
-        name=name, description="test", dataset={"path": "local", "revision": "1"}, type="Retrieval" if kind == "retrieval" else "PairClassification",
-        category="t2t", modalities=["text"], eval_splits=["test"], eval_langs=["eng-Latn"],
-        main_score="ndcg_at_10" if kind == "retrieval" else "accuracy", reference=None, date=None, domains=None, license=None,
-        annotations_creators=None, dialect=None, sample_creation=None, bibtex_citation="",
+        name=name,
+        description="test",
+        dataset={"path": "local", "revision": "1"},
+        type="Retrieval" if kind == "retrieval" else "PairClassification",
+        category="t2t",
+        modalities=["text"],
+        eval_splits=["test"],
+        eval_langs=["eng-Latn"],
+        main_score="ndcg_at_10" if kind == "retrieval" else "accuracy",
+        reference=None,
+        date=None,
+        domains=None,
+        license=None,
+        annotations_creators=None,
+        dialect=None,
+        sample_creation=None,
+        bibtex_citation="",
     )
     cls = type(name, (base,), {"metadata": meta, "load_triplets": lambda self, s, sp: (rows, {})})
     return cls()
@@ -39,10 +61,17 @@ def test_build_pool_dedup_and_multi_positive_qrels():
     assert [q["text"] for q in data["queries"]] == ["Q", "R"]
     assert [c["text"] for c in data["corpus"]] == ["P1", "N1", "P2"]
     ids = {c["text"]: c["id"] for c in data["corpus"]}
-    assert data["qrels"]["q0"] == {ids["P1"]: 1, ids["P2"]: 1}          # same author set {a}
-    assert data["qrels"]["q1"] == {ids["N1"]: 1}                         # author set {z}
-    assert stats == {"n_triplets": 3, "n_queries": 2, "pool_size": 3, "pool_candidates_raw": 6,
-                     "pool_duplicates_removed": 3, "pool_texts_identical_to_a_query": 0, "queries_without_relevant": 0}
+    assert data["qrels"]["q0"] == {ids["P1"]: 1, ids["P2"]: 1}  # same author set {a}
+    assert data["qrels"]["q1"] == {ids["N1"]: 1}  # author set {z}
+    assert stats == {
+        "n_triplets": 3,
+        "n_queries": 2,
+        "pool_size": 3,
+        "pool_candidates_raw": 6,
+        "pool_duplicates_removed": 3,
+        "pool_texts_identical_to_a_query": 0,
+        "queries_without_relevant": 0,
+    }
 
 
 def test_author_set_must_be_equal_not_overlapping():
@@ -79,7 +108,16 @@ def test_random_ranking_scores_about_10_over_pool():
     for a in range(40):
         for j in range(5):
             for m in (2 * j, 2 * j + 1):
-                rows.append(row(f"q{a}-{j}", f"p{a}-{m}", f"p{(a + 1) % 40}-{m}", qa=(f"A{a}",), pa=(f"A{a}",), na=(f"A{(a + 1) % 40}",)))
+                rows.append(
+                    row(
+                        f"q{a}-{j}",
+                        f"p{a}-{m}",
+                        f"p{(a + 1) % 40}-{m}",
+                        qa=(f"A{a}",),
+                        pa=(f"A{a}",),
+                        na=(f"A{(a + 1) % 40}",),
+                    )
+                )
     s = scores(TableEncoder(dim=64, seed=3), make_task("retrieval", rows, "RandomRetrieval"))
     assert s["pool_size"] == 400 and s["n_queries"] == 200
     assert s["recall_at_10"] == pytest.approx(0.025, abs=0.012)
@@ -94,12 +132,23 @@ def test_random_ranking_scores_about_10_over_pool():
 
 def test_triplet_all_rows_vs_cross_document():
     rows = [
-        row("Q1", "P1", "N1", qh="d1", ph="d2"),   # cross-document, correct
-        row("Q2", "P2", "N2", qh="d3", ph="d3"),   # positive from the anchor's document, correct
-        row("Q3", "P3", "N3", qh="d4", ph="d5"),   # cross-document, wrong
+        row("Q1", "P1", "N1", qh="d1", ph="d2"),  # cross-document, correct
+        row("Q2", "P2", "N2", qh="d3", ph="d3"),  # positive from the anchor's document, correct
+        row("Q3", "P3", "N3", qh="d4", ph="d5"),  # cross-document, wrong
     ]
-    enc = TableEncoder({"Q1": [1, 0], "P1": [1, 0], "N1": [0, 1], "Q2": [1, 0], "P2": [1, 0], "N2": [0, 1],
-                        "Q3": [1, 0], "P3": [0, 1], "N3": [1, 0]})
+    enc = TableEncoder(
+        {
+            "Q1": [1, 0],
+            "P1": [1, 0],
+            "N1": [0, 1],
+            "Q2": [1, 0],
+            "P2": [1, 0],
+            "N2": [0, 1],
+            "Q3": [1, 0],
+            "P3": [0, 1],
+            "N3": [1, 0],
+        }
+    )
     s = scores(enc, make_task("triplets", rows, "HandTriplets"))
     assert s["accuracy_cross_document"] == 0.5 and s["n_triplets_cross_document"] == 2
     assert s["accuracy"] == pytest.approx(2 / 3) and s["main_score"] == pytest.approx(2 / 3) and s["n_triplets"] == 3

@@ -17,8 +17,13 @@ from mteb_contrastive.baselines import BASELINES, bm25_lang
 from mteb_contrastive.baselines import revision as rv
 
 BASELINES_DIR = Path(rv.__file__).resolve().parent
-SPARSE = ["mteb-contrastive/bm25-halvest", "mteb-contrastive/bm25s-triplets", "mteb-contrastive/tfidf-words",
-          "mteb-contrastive/tfidf-bigrams", "mteb-contrastive/tfidf-char3"]
+SPARSE = [
+    "mteb-contrastive/bm25-halvest",
+    "mteb-contrastive/bm25s-triplets",
+    "mteb-contrastive/tfidf-words",
+    "mteb-contrastive/tfidf-bigrams",
+    "mteb-contrastive/tfidf-char3",
+]
 
 
 @pytest.fixture
@@ -66,11 +71,17 @@ def edit_file(path: Path, old: str, new: str) -> None:
 def refactor(folder: Path) -> None:
     """A pure refactor of sparse.py: a comment edited, a comment added, two imports moved."""
     sparse = folder / "sparse.py"
-    edit_file(sparse, "from collections.abc import Sequence\nfrom typing import Any\n",
-              "from typing import Any\n\nfrom collections.abc import Sequence\n")
+    edit_file(
+        sparse,
+        "from collections.abc import Sequence\nfrom typing import Any\n",
+        "from typing import Any\n\nfrom collections.abc import Sequence\n",
+    )
     edit_file(sparse, "# retrieval: mteb's BM25 search (bm25s), unchanged", "# retrieval: mteb's BM25Search as shipped")
-    edit_file(sparse, "class TfidfBaseline(FittedBaseline):\n",
-              "# scikit-learn does the work\nclass TfidfBaseline(FittedBaseline):\n")
+    edit_file(
+        sparse,
+        "class TfidfBaseline(FittedBaseline):\n",
+        "# scikit-learn does the work\nclass TfidfBaseline(FittedBaseline):\n",
+    )
 
 
 def test_a_pure_refactor_keeps_every_revision_after_probing_again(fresh_cache, copy_package, tmp_path):
@@ -90,9 +101,13 @@ def test_a_pure_refactor_keeps_every_revision_after_probing_again(fresh_cache, c
 
 def test_a_changed_output_moves_the_revision_of_that_baseline_only(fresh_cache, copy_package):
     """char3 becomes char 2-and-3-grams in a copy: same name, class, kwargs and libraries, other scores."""
+
     def char_2_3(folder: Path) -> None:
-        edit_file(folder / "sparse.py", '"char3": {"analyzer": "char", "ngram_range": (3, 3)}',
-                  '"char3": {"analyzer": "char", "ngram_range": (2, 3)}')
+        edit_file(
+            folder / "sparse.py",
+            '"char3": {"analyzer": "char", "ngram_range": (3, 3)}',
+            '"char3": {"analyzer": "char", "ngram_range": (2, 3)}',
+        )
 
     pkg = copy_package("changed_baselines", char_2_3)
     char3, words = "mteb-contrastive/tfidf-char3", "mteb-contrastive/tfidf-words"
@@ -107,8 +122,9 @@ def test_a_changed_parameter_moves_the_outputs_and_the_revision(fresh_cache):
     assert default["pairs"] != k1["pairs"] and len(default["pairs"]) == 6 * 9
     name = "mteb-contrastive/bm25s-triplets"
     assert rv.baseline_revision(name, params={"k1": 1.2}) != rv.baseline_revision(name)
-    lang = rv.model_revision(bm25_lang.MODEL_NAME, "bm25_lang.LanguageBM25Search", {"k1": 1.2},
-                             package="mteb_contrastive.baselines")
+    lang = rv.model_revision(
+        bm25_lang.MODEL_NAME, "bm25_lang.LanguageBM25Search", {"k1": 1.2}, package="mteb_contrastive.baselines"
+    )
     assert lang.startswith("probe-") and lang != bm25_lang.revision()
 
 
@@ -159,9 +175,11 @@ def test_registered_revisions_are_the_probe_revisions():
 
 def test_revisions_are_the_same_in_another_process_with_another_hash_salt(tmp_path):
     """Probed again from scratch (empty cache, PYTHONHASHSEED=1): the gensim models included."""
-    script = ("import json, mteb\nfrom mteb_contrastive.baselines import BASELINES, baseline_revision\n"
-              "from mteb_contrastive.baselines import bm25_lang\n"
-              "print(json.dumps({**{n: baseline_revision(n) for n in BASELINES}, 'lang': bm25_lang.revision()}))")
+    script = (
+        "import json, mteb\nfrom mteb_contrastive.baselines import BASELINES, baseline_revision\n"
+        "from mteb_contrastive.baselines import bm25_lang\n"
+        "print(json.dumps({**{n: baseline_revision(n) for n in BASELINES}, 'lang': bm25_lang.revision()}))"
+    )
     env = dict(os.environ, PYTHONHASHSEED="1", HF_HUB_OFFLINE="1", MTEB_CONTRASTIVE_CACHE=str(tmp_path / "cache"))
     r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]

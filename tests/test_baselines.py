@@ -164,7 +164,13 @@ def test_doc2vec_same_vectors_across_processes_with_different_hash_seeds():
     outs = []
     for hs in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=hs, PYTHONPATH=str(ROOT / "src"))
-        r = subprocess.run([sys.executable, "-c", _HASH_SCRIPT.format(p=PASSAGES)], env=env, capture_output=True, text=True, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-c", _HASH_SCRIPT.format(p=PASSAGES)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert r.returncode == 0, r.stderr[-2000:]
         outs.append(r.stdout.strip())
     assert outs[0] == outs[1] and len(outs[0]) == 64
@@ -174,7 +180,9 @@ def test_search_protocol_tfidf_and_doc2vec():
     from datasets import Dataset
 
     corpus = Dataset.from_list([{"id": f"d{i}", "text": t} for i, t in enumerate(PASSAGES[:6])])
-    queries = Dataset.from_list([{"id": "q0", "text": "hypersonic heat transfer"}, {"id": "q1", "text": "shells buckling pressure"}])
+    queries = Dataset.from_list(
+        [{"id": "q0", "text": "hypersonic heat transfer"}, {"id": "q1", "text": "shells buckling pressure"}]
+    )
     m = TfidfBaseline(kind="words")
     m.index(corpus)
     res = m.search(queries, top_k=2)
@@ -188,10 +196,26 @@ def test_search_protocol_tfidf_and_doc2vec():
 
 def test_stock_mteb_run_end_to_end(tmp_path):
     """``mteb run -m mteb-contrastive/tfidf-words -t CranfieldIRTriplets`` in a fresh process."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), HF_HUB_OFFLINE="1", MTEB_CONTRASTIVE_CACHE=str(tmp_path / "cache"),
-               MTEB_CONTRASTIVE_CRANFIELD=str(SHARED / "ir" / "cranfield"))
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(ROOT / "src"),
+        HF_HUB_OFFLINE="1",
+        MTEB_CONTRASTIVE_CACHE=str(tmp_path / "cache"),
+        MTEB_CONTRASTIVE_CRANFIELD=str(SHARED / "ir" / "cranfield"),
+    )
     mteb_bin = Path(sys.executable).with_name("mteb")
-    cmd = [str(mteb_bin), "run", "-m", "mteb-contrastive/tfidf-words", "-t", "CranfieldIRTriplets", "--output-folder", str(tmp_path / "res"), "-v", "0"]
+    cmd = [
+        str(mteb_bin),
+        "run",
+        "-m",
+        "mteb-contrastive/tfidf-words",
+        "-t",
+        "CranfieldIRTriplets",
+        "--output-folder",
+        str(tmp_path / "res"),
+        "-v",
+        "0",
+    ]
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     [path] = list((tmp_path / "res").rglob("CranfieldIRTriplets.json"))
@@ -233,7 +257,9 @@ def test_tfidf_on_chinese_uses_words_not_clauses():
     idf = {1: math.log(4 / 2) + 1, 2: math.log(4 / 3) + 1}
     a = {"我们": idf[2], "今天": idf[1], "去": idf[2], "北京大学": idf[2]}
     b = {"他们": idf[1], "明天": idf[1], "去": idf[2], "北京大学": idf[2]}
-    cos = sum(a[k] * b.get(k, 0) for k in a) / math.sqrt(sum(v * v for v in a.values()) * sum(v * v for v in b.values()))
+    cos = sum(a[k] * b.get(k, 0) for k in a) / math.sqrt(
+        sum(v * v for v in a.values()) * sum(v * v for v in b.values())
+    )
     assert s[0] == pytest.approx(cos, abs=1e-12)
 
 
@@ -243,7 +269,13 @@ def test_bm25_retrieval_on_chinese_segments_words():
     from datasets import Dataset
 
     meta = mteb.get_task("QuoteRIdiomChineseRetrieval").metadata  # cmn-Hans
-    corpus = Dataset.from_list([{"id": "c0", "text": "我们今天去北京大学"}, {"id": "c1", "text": "他们喜欢吃苹果"}, {"id": "c2", "text": "天气很好"}])
+    corpus = Dataset.from_list(
+        [
+            {"id": "c0", "text": "我们今天去北京大学"},
+            {"id": "c1", "text": "他们喜欢吃苹果"},
+            {"id": "c2", "text": "天气很好"},
+        ]
+    )
     queries = Dataset.from_list([{"id": "q", "text": "我们喜欢北京"}])
     for m in (BM25TripletBaseline(), BM25sTripletBaseline()):
         m.index(corpus, task_metadata=meta)
@@ -281,7 +313,15 @@ def test_bm25s_triplet_scorer_is_a_correct_bm25():
 
 
 def test_both_bm25_rows_through_the_triplet_protocol():
-    rows = [{"query": "windy London", "positive": BACKGROUND[1], "negative": BACKGROUND[0], "query_halid": "a", "pos_halid": "b"}]
+    rows = [
+        {
+            "query": "windy London",
+            "positive": BACKGROUND[1],
+            "negative": BACKGROUND[0],
+            "query_halid": "a",
+            "pos_halid": "b",
+        }
+    ]
     assert _triplet_scores(BM25TripletBaseline(), rows)["accuracy"] == 0.0  # the tie is an error
     s = _triplet_scores(BM25sTripletBaseline(), rows)
     assert s["accuracy"] == 1.0 and s["n_ties"] == 0 and s["bm25_background_n_texts"] == 2
@@ -308,17 +348,25 @@ def _triplet_scores(model, rows):
 
 def _thirty_triplets():
     rng = np.random.default_rng(0)
-    topics = [["wing", "lift", "propeller", "slipstream", "flow"], ["heat", "transfer", "hypersonic", "boundary", "layer"],
-              ["buckling", "thin", "shells", "pressure", "cylinder"], ["panel", "flutter", "supersonic", "mode", "damping"]]
+    topics = [
+        ["wing", "lift", "propeller", "slipstream", "flow"],
+        ["heat", "transfer", "hypersonic", "boundary", "layer"],
+        ["buckling", "thin", "shells", "pressure", "cylinder"],
+        ["panel", "flutter", "supersonic", "mode", "damping"],
+    ]
     common = ["the", "of", "in", "and", "at", "under", "measured", "results"]
+
     def text(t):
         return " ".join(rng.choice(topics[t] * 2 + common, size=12))
+
     rows = []
     for i in range(30):
         t, o = i % 4, (i + 1 + i // 4) % 4
         if o == t:
             o = (t + 1) % 4
-        rows.append({"query": text(t), "positive": text(t), "negative": text(o), "query_halid": f"q{i}", "pos_halid": f"p{i}"})
+        rows.append(
+            {"query": text(t), "positive": text(t), "negative": text(o), "query_halid": f"q{i}", "pos_halid": f"p{i}"}
+        )
     return rows
 
 
@@ -381,7 +429,9 @@ def _pan_folder(root, *, single_class_test=False):
             s2 = s1 if (i % 2 == 0 or (single_class_test and split == "test")) else (s1 + 1) % 4
             pair = [text(s1), text(s2)]
             all_texts.update(pair)
-            rows.append({"id": f"{split}-{i}", "fandoms": ["f", "f"], "pair": pair, "same": s1 == s2, "authors": [s1, s2]})
+            rows.append(
+                {"id": f"{split}-{i}", "fandoms": ["f", "f"], "pair": pair, "same": s1 == s2, "authors": [s1, s2]}
+            )
         write_pairs_and_truth(root / split, rows)
     return all_texts
 
@@ -410,7 +460,9 @@ def test_verification_single_class_test_reports_auc_undefined(tmp_path, monkeypa
     monkeypatch.setenv("MTEB_CONTRASTIVE_PAN21", str(tmp_path))
     monkeypatch.delenv("MTEB_CONTRASTIVE_ANSWERS_DIR", raising=False)
     with pytest.warns(UndefinedMetricWarning):
-        scores = mteb.get_task("PAN21Verification").evaluate(TfidfBaseline(kind="words"), "test", encode_kwargs={})["default"]
+        scores = mteb.get_task("PAN21Verification").evaluate(TfidfBaseline(kind="words"), "test", encode_kwargs={})[
+            "default"
+        ]
     for v in ("hard", "platt", "platt_abstain"):
         assert scores[f"pan_{v}_auc"] is None and scores[f"pan_{v}_n_overall_metrics"] == 4
         rest = [scores[f"pan_{v}_{k}"] for k in ("c_at_1", "f1", "f_05_u", "brier")]
@@ -439,4 +491,19 @@ def test_max_per_query_has_one_default():
 
 def test_word_spans_are_offsets_of_words_in_every_script():
     text = "我喜欢苹果。 Hello, world ひらがな」Ok 你好x"
-    assert [text[a:b] for a, b in word_spans(text)] == ["我", "喜欢", "苹果", "。", "Hello,", "world", "ひ", "ら", "が", "な", "」", "Ok", "你好", "x"]
+    assert [text[a:b] for a, b in word_spans(text)] == [
+        "我",
+        "喜欢",
+        "苹果",
+        "。",
+        "Hello,",
+        "world",
+        "ひ",
+        "ら",
+        "が",
+        "な",
+        "」",
+        "Ok",
+        "你好",
+        "x",
+    ]

@@ -14,20 +14,35 @@ S = " ".join(f"Sentence number {i} is here." for i in range(10))
 
 
 def doc(i, authors, domains=(), text=S):
-    return {"id": f"d{i}", "authors": list(authors), "text": text, "domains": list(domains), "year": 2000 + i, "language": "en"}
+    return {
+        "id": f"d{i}",
+        "authors": list(authors),
+        "text": text,
+        "domains": list(domains),
+        "year": 2000 + i,
+        "language": "en",
+    }
 
 
 DOCS = [
-    doc(0, ["A", "B"]), doc(1, ["B", "A"]),    # same author set (order ignored): partners
-    doc(2, ["A"]),                              # shares A but no identical set: no positive
-    doc(3, ["C"]), doc(4, ["C"]),
-    doc(5, ["D"]),                              # alone
+    doc(0, ["A", "B"]),
+    doc(1, ["B", "A"]),  # same author set (order ignored): partners
+    doc(2, ["A"]),  # shares A but no identical set: no positive
+    doc(3, ["C"]),
+    doc(4, ["C"]),
+    doc(5, ["D"]),  # alone
 ]
 
 
 def test_sampler_rules_and_counts():
     rows, counts = sample_triplets(DOCS, 2, n_triplets=2, seed=1)
-    assert counts == {"documents": 6, "skipped_no_positive": 2, "skipped_no_negative": 0, "query_documents": 4, "triplets": 16}
+    assert counts == {
+        "documents": 6,
+        "skipped_no_positive": 2,
+        "skipped_no_negative": 0,
+        "query_documents": 4,
+        "triplets": 16,
+    }
     for r in rows:
         assert set(r["pos_authorids"]) == set(r["query_authorids"]) and r["pos_halid"] != r["query_halid"]
         assert not set(r["neg_authorids"]) & set(r["query_authorids"])
@@ -37,7 +52,13 @@ def test_sampler_rules_and_counts():
 
 
 def test_negatives_restricted_to_same_domain_set():
-    docs = [doc(0, ["A"], ["x"]), doc(1, ["A"], ["x"]), doc(2, ["B"], ["y"]), doc(3, ["C"], ["x"]), doc(4, ["B"], ["y"])]
+    docs = [
+        doc(0, ["A"], ["x"]),
+        doc(1, ["A"], ["x"]),
+        doc(2, ["B"], ["y"]),
+        doc(3, ["C"], ["x"]),
+        doc(4, ["B"], ["y"]),
+    ]
     rows, counts = sample_triplets(docs, 1, n_triplets=3, seed=0)
     assert {r["neg_halids"] for r in rows if r["query_halid"] in ("d0", "d1")} == {"d3"}
     assert counts["skipped_no_negative"] == 2  # d2/d4 (domain y): no author-disjoint doc with domains {y}
@@ -64,9 +85,15 @@ def write_jsonl(path, rows):
 @pytest.mark.parametrize(
     "rows, match",
     [
-        ([{"id": 1, "authors": ["A"], "text": "ok"}, {"id": 2, "authors": ["A"], "text": "  "}], r"row 1, field 'text': empty"),
+        (
+            [{"id": 1, "authors": ["A"], "text": "ok"}, {"id": 2, "authors": ["A"], "text": "  "}],
+            r"row 1, field 'text': empty",
+        ),
         ([{"id": 1, "authors": [], "text": "ok"}], r"row 0, field 'authors': empty author set"),
-        ([{"id": 1, "authors": ["A"], "text": "a"}, {"id": 1, "authors": ["B"], "text": "b"}], r"row 1, field 'id': duplicate id '1' \(first at row 0\)"),
+        (
+            [{"id": 1, "authors": ["A"], "text": "a"}, {"id": 1, "authors": ["B"], "text": "b"}],
+            r"row 1, field 'id': duplicate id '1' \(first at row 0\)",
+        ),
         ([{"id": 1, "text": "a"}], r"row 0, field 'authors': missing field"),
     ],
 )

@@ -34,9 +34,21 @@ def small_taln(tmp_path_factory):
     docs, _ = taln_corpus(shared / "taln" / "articles.jsonl.gz", "abstract-en")
     sets = Counter(frozenset(d["authors"]) for d in docs)
     paired = [s for s, n in sets.items() if n >= 2][:40]
-    keep = [d for d in docs if frozenset(d["authors"]) in paired] + [d for d in docs if sets[frozenset(d["authors"])] == 1][:80]
+    keep = [d for d in docs if frozenset(d["authors"]) in paired] + [
+        d for d in docs if sets[frozenset(d["authors"])] == 1
+    ][:80]
     out = tmp_path_factory.mktemp("datasets")
-    build_halvest_dataset(keep, out, "TALNSmallEn", ks=(2,), language="en", mteb_language="eng-Latn", n_triplets=1, seed=0, source="TALN abstracts (test subset)")
+    build_halvest_dataset(
+        keep,
+        out,
+        "TALNSmallEn",
+        ks=(2,),
+        language="en",
+        mteb_language="eng-Latn",
+        n_triplets=1,
+        seed=0,
+        source="TALN abstracts (test subset)",
+    )
     return out
 
 
@@ -44,11 +56,29 @@ def test_mteb_run_local_model_folder_on_built_tasks(small_taln, tmp_path):
     from mteb import ResultCache, TaskResult
 
     env = {"MTEB_CONTRASTIVE_DATASETS": str(small_taln)}
-    r = run(["mteb", "run", "-m", bundled_minilm_path(), "-t", "TALNSmallEnAuthorRetrieval", "TALNSmallEnAuthorTripletClassification",
-             "--output-folder", str(tmp_path / "res"), "-v", "1"], env)
+    r = run(
+        [
+            "mteb",
+            "run",
+            "-m",
+            bundled_minilm_path(),
+            "-t",
+            "TALNSmallEnAuthorRetrieval",
+            "TALNSmallEnAuthorTripletClassification",
+            "--output-folder",
+            str(tmp_path / "res"),
+            "-v",
+            "1",
+        ],
+        env,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     files = sorted(p.name for p in (tmp_path / "res").rglob("*.json"))
-    assert files == ["TALNSmallEnAuthorRetrieval.json", "TALNSmallEnAuthorTripletClassification.json", "model_meta.json"]
+    assert files == [
+        "TALNSmallEnAuthorRetrieval.json",
+        "TALNSmallEnAuthorTripletClassification.json",
+        "model_meta.json",
+    ]
     f = next((tmp_path / "res").rglob("TALNSmallEnAuthorRetrieval.json"))
     assert f.parent.parent.name == "local__model"  # mteb's layout: <model>/<revision>/<task>.json
     s = TaskResult.from_disk(f).scores["test"][0]
@@ -60,7 +90,21 @@ def test_mteb_run_local_model_folder_on_built_tasks(small_taln, tmp_path):
 
 def test_mteb_run_standard_model_name_offline(small_taln, tmp_path):
     env = {"MTEB_CONTRASTIVE_DATASETS": str(small_taln)}
-    r = run(["mteb", "run", "-m", MINILM, "-t", "TALNSmallEnAuthorTripletClassification", "--output-folder", str(tmp_path / "res"), "-v", "1"], env)
+    r = run(
+        [
+            "mteb",
+            "run",
+            "-m",
+            MINILM,
+            "-t",
+            "TALNSmallEnAuthorTripletClassification",
+            "--output-folder",
+            str(tmp_path / "res"),
+            "-v",
+            "1",
+        ],
+        env,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     res = json.loads(next((tmp_path / "res").rglob("TALNSmallEnAuthorTripletClassification.json")).read_text())
     s = res["scores"]["test"][0]

@@ -27,7 +27,9 @@ def test_check_names_what_changed():
 def test_combine_queries_with_instruction_text():
     from datasets import Dataset
 
-    ds = compat.combine_queries_with_instruction_text(Dataset.from_dict({"id": ["q"], "text": ["find x"], "instruction": ["in French"]}))
+    ds = compat.combine_queries_with_instruction_text(
+        Dataset.from_dict({"id": ["q"], "text": ["find x"], "instruction": ["in French"]})
+    )
     assert ds["text"] == ["find x in French"] and ds["query"] == ["find x"]
 
 
@@ -35,9 +37,17 @@ def test_pair_classification_metrics_and_predictions(tmp_path):
     import mteb
     from mteb.abstasks.pair_classification import AbsTaskPairClassification
 
-    task = next(t for t in mteb.get_tasks(task_types=["PairClassification"]) if isinstance(t, AbsTaskPairClassification))
+    task = next(
+        t for t in mteb.get_tasks(task_types=["PairClassification"]) if isinstance(t, AbsTaskPairClassification)
+    )
     sims = [0.9, 0.8, 0.2, 0.1]
-    d = {"similarity_scores": sims, "cosine_scores": sims, "euclidean_distances": [1 - s for s in sims], "manhattan_distances": [1 - s for s in sims], "dot_scores": sims}
+    d = {
+        "similarity_scores": sims,
+        "cosine_scores": sims,
+        "euclidean_distances": [1 - s for s in sims],
+        "manhattan_distances": [1 - s for s in sims],
+        "dot_scores": sims,
+    }
     scores = compat.pair_classification_metrics(task, d, [1, 1, 0, 0])
     assert scores["similarity_accuracy"] == 1.0 and scores["similarity_ap"] == 1.0
 
@@ -45,7 +55,14 @@ def test_pair_classification_metrics_and_predictions(tmp_path):
         class mteb_model_meta:
             name, revision = "m", "1"
 
-    compat.save_task_predictions(task, {"per_item": {"name": "accuracy", "ids": [1], "values": [1.0]}}, Model, tmp_path, hf_split="test", hf_subset="default")
+    compat.save_task_predictions(
+        task,
+        {"per_item": {"name": "accuracy", "ids": [1], "values": [1.0]}},
+        Model,
+        tmp_path,
+        hf_split="test",
+        hf_subset="default",
+    )
     from mteb_contrastive.layout import prediction_subfolder
 
     # predictions go to a per-model folder (registration._patch_predictions_path)
@@ -57,15 +74,21 @@ def test_pair_classification_metric_values():
     import mteb
     from mteb.abstasks.pair_classification import AbsTaskPairClassification
 
-    task = next(t for t in mteb.get_tasks(task_types=["PairClassification"]) if isinstance(t, AbsTaskPairClassification))
+    task = next(
+        t for t in mteb.get_tasks(task_types=["PairClassification"]) if isinstance(t, AbsTaskPairClassification)
+    )
     # scores 0.9, 0.8 (same author), 0.3, 0.1 (different): any threshold in (0.3, 0.8] separates them
     v = compat.pair_classification_metric_values(task, [0.9, 0.8, 0.3, 0.1], np.array([1, 1, 0, 0]))
     assert (v["accuracy"], v["f1"], v["ap"]) == (1.0, 1.0, 1.0)
     # as distances (low = similar) the two same-author pairs rank 3rd and 4th: AP = (1/3 + 2/4) / 2 = 5/12
-    d = compat.pair_classification_metric_values(task, [0.9, 0.8, 0.3, 0.1], np.array([1, 1, 0, 0]), high_score_more_similar=False)
+    d = compat.pair_classification_metric_values(
+        task, [0.9, 0.8, 0.3, 0.1], np.array([1, 1, 0, 0]), high_score_more_similar=False
+    )
     assert d["ap"] == pytest.approx(5 / 12)
 
+
 # ---- private attributes, patches, behaviour, and the scan of src/ ----
+
 
 @pytest.mark.parametrize("target", sorted(compat.PRIVATE_ATTRIBUTES))
 def test_private_attribute_exists(target):
@@ -165,12 +188,20 @@ def _private_references(path, private_names):
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 docstrings.add(id(first.value))
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("mteb._") or (a.name.startswith("mteb.") and "._" in a.name)]
+            found += [
+                (node.lineno, a.name)
+                for a in node.names
+                if a.name.startswith("mteb._") or (a.name.startswith("mteb.") and "._" in a.name)
+            ]
         elif isinstance(node, ast.ImportFrom) and (node.module == "mteb" or (node.module or "").startswith("mteb.")):
             mod = node.module or ""
             if mod.startswith("mteb._") or "._" in mod:
@@ -199,8 +230,11 @@ def _private_names():
 
 def test_scan_finds_private_references(tmp_path):
     f = tmp_path / "m.py"
-    f.write_text('"""Docs may name mteb._evaluators."""\nimport mteb._create_dataloaders\nfrom mteb.evaluate import _check_cache\n'
-                 'x = m._tokenizer\ny = getattr(m, "_tokenizer")\nz = "mteb._evaluators"\nfrom mteb_contrastive.x import _ours\n', encoding="utf-8")
+    f.write_text(
+        '"""Docs may name mteb._evaluators."""\nimport mteb._create_dataloaders\nfrom mteb.evaluate import _check_cache\n'
+        'x = m._tokenizer\ny = getattr(m, "_tokenizer")\nz = "mteb._evaluators"\nfrom mteb_contrastive.x import _ours\n',
+        encoding="utf-8",
+    )
     got = _private_references(f, _private_names())
     assert sorted(line for line, _ in got) == [2, 3, 4, 5, 6]  # not line 1 (a docstring)
 

@@ -23,7 +23,9 @@ class PairTableCrossEncoder:
 
         self.score = score
         self.calls: list[int] = []
-        self.mteb_model_meta = ModelMeta.create_empty(overwrites=dict(name="test/pair-table-ce", revision="1", model_type=["cross-encoder"], modalities=["text"]))
+        self.mteb_model_meta = ModelMeta.create_empty(
+            overwrites=dict(name="test/pair-table-ce", revision="1", model_type=["cross-encoder"], modalities=["text"])
+        )
 
     def predict(self, inputs1, inputs2, *, task_metadata, hf_split, hf_subset, prompt_type=None, **kwargs):
         t1 = [t for b in inputs1 for t in b["text"]]
@@ -53,7 +55,9 @@ def test_verification_scores_each_pair_with_the_cross_encoder(tmp_path):
         vocab = [f"w{i}_{j}" for j in range(8)] + [f"common{j}" for j in range(8)]
         for d in range(2):
             docs.append({"id": f"a{i}-{d}", "author": f"a{i}", "text": " ".join(rng.choice(vocab, 60))})
-    folder = build_verification_dataset(docs, tmp_path, "ToyCE", chunk_words=20, pairs_per_author=2, split_ratios=(0.0, 0.5, 0.5))
+    folder = build_verification_dataset(
+        docs, tmp_path, "ToyCE", chunk_words=20, pairs_per_author=2, split_ratios=(0.0, 0.5, 0.5)
+    )
     task = folder_task_classes(folder, verification=True)[0]()
     ce = PairTableCrossEncoder()
     res = mteb.evaluate(ce, task, cache=None, overwrite_strategy="always")
@@ -102,7 +106,21 @@ def test_pair_classifier_trains_saves_calibration_and_loads_as_a_cross_encoder(t
     train = _pan14_sample(SHARED, 3)
     val = validation_pairs(_pan14_sample(SHARED, 3, offset=10), max_words=24, pairs_per_author=1, seed=0)
     out = tmp_path / "ce"
-    summary = train_pair_classifier(train, val, out, ContrastiveConfig(base_model=bundled_minilm_path(), context_length=32, batch_size=6, passes=2, epochs=1, logging_steps=1, learning_rate=1e-4), show_progress=False)
+    summary = train_pair_classifier(
+        train,
+        val,
+        out,
+        ContrastiveConfig(
+            base_model=bundled_minilm_path(),
+            context_length=32,
+            batch_size=6,
+            passes=2,
+            epochs=1,
+            logging_steps=1,
+            learning_rate=1e-4,
+        ),
+        show_progress=False,
+    )
     assert summary["global_step"] == 2
     cal = json.loads((out / "verification_calibration.json").read_text())
     assert cal["n_validation_pairs"] == len(val) and "cross-encoder" in cal["protocol"]

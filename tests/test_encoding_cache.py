@@ -3,7 +3,6 @@ safety under two concurrent writers and a killed writer."""
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
 import subprocess
@@ -13,13 +12,14 @@ from pathlib import Path
 
 import mteb
 import numpy as np
-import pytest
-from encoding_fakes import CountingCore, counting_model
+from encoding_fakes import counting_model
 from test_author_retrieval import make_task, row
 
 # anchors P1 and Q are also candidates (each other's positive): 3 distinct texts in 2 triplets
-ROWS = [row("alpha beta", "gamma delta", "eps zeta", qa=("a",), pa=("a",), na=("z",)),
-        row("gamma delta", "alpha beta", "eps zeta", qa=("a",), pa=("a",), na=("z",), qh="h2", ph="h1")]
+ROWS = [
+    row("alpha beta", "gamma delta", "eps zeta", qa=("a",), pa=("a",), na=("z",)),
+    row("gamma delta", "alpha beta", "eps zeta", qa=("a",), pa=("a",), na=("z",), qh="h2", ph="h1"),
+]
 DISTINCT = {"alpha beta", "gamma delta", "eps zeta"}
 
 
@@ -54,12 +54,14 @@ def test_triplet_and_retrieval_encode_each_distinct_text_once_and_second_run_not
 def test_cache_key_has_model_identity_sequence_length_and_long_document_mode(tmp_path):
     t = make_task("triplet", ROWS, "EncOnceKey")
     evaluate(counting_model(tmp_path), t)
-    for other in (counting_model(tmp_path, identity=("counting", "2")),      # another revision
-                  counting_model(tmp_path, identity=("other", "1")),         # another model
-                  counting_model(tmp_path, max_seq_length=8),                # another max_seq_length
-                  counting_model(tmp_path, long_document="mean"),            # long-document mode
-                  counting_model(tmp_path, long_document="mean", stride=1),  # another stride
-                  counting_model(tmp_path, precision="bf16")):               # another precision
+    for other in (
+        counting_model(tmp_path, identity=("counting", "2")),  # another revision
+        counting_model(tmp_path, identity=("other", "1")),  # another model
+        counting_model(tmp_path, max_seq_length=8),  # another max_seq_length
+        counting_model(tmp_path, long_document="mean"),  # long-document mode
+        counting_model(tmp_path, long_document="mean", stride=1),  # another stride
+        counting_model(tmp_path, precision="bf16"),
+    ):  # another precision
         evaluate(other, t)
         assert other.n_encoded == 3, other.settings
     again = counting_model(tmp_path, long_document="mean", stride=1)
@@ -90,8 +92,12 @@ for i in range(start, stop, step):
 def _writer(folder, start, stop, step):
     import mteb_contrastive.encoding.store as store
 
-    p = subprocess.Popen([sys.executable, "-c", WRITER, str(folder), str(start), str(stop), str(step), store.__file__],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(folder), str(start), str(stop), str(step), store.__file__],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert p.stdout.readline().strip() == "ready"
     return p
 
@@ -118,7 +124,7 @@ def _check_rows(folder):
 
 
 def test_two_concurrent_writers_leave_every_vector_readable(tmp_path):
-    a = _writer(tmp_path, 0, 2000, 3)      # overlapping ranges, different batch boundaries
+    a = _writer(tmp_path, 0, 2000, 3)  # overlapping ranges, different batch boundaries
     b = _writer(tmp_path, 1000, 3000, 5)
     _go(a, b)
     assert a.wait(120) == 0 and b.wait(120) == 0

@@ -38,12 +38,12 @@ def test_options_reach_the_model_and_its_revision(long_model):
 
 def test_long_document_mean_equals_the_mean_of_the_windows_encoded_as_texts(long_model):
     st = long_model.model
-    words = (WORDS * 3)[:40]                                         # 40 tokens; window 14, stride 14
+    words = (WORDS * 3)[:40]  # 40 tokens; window 14, stride 14
     assert len(st.tokenizer(" ".join(words), add_special_tokens=False)["input_ids"]) == 40
     emb = _encode(long_model, [" ".join(words), " ".join(words[:10])])
     starts = window_starts(40, 14, 14)
     assert starts == [0, 14, 28]
-    expected = st.encode([" ".join(words[s:s + 14]) for s in starts]).mean(axis=0)
+    expected = st.encode([" ".join(words[s : s + 14]) for s in starts]).mean(axis=0)
     assert np.allclose(emb[0], expected, atol=1e-5)
     assert np.allclose(emb[1], st.encode(" ".join(words[:10])), atol=1e-5)  # fits: the model's own embedding
     s = long_model.encoding_scores("EncMiniLM", "test", "default")
@@ -79,9 +79,21 @@ def tiny_taln(tmp_path_factory):
     docs, _ = taln_corpus(shared / "taln" / "articles.jsonl.gz", "abstract-en")
     sets = Counter(frozenset(d["authors"]) for d in docs)
     paired = [s for s, n in sets.items() if n >= 2][:12]
-    keep = [d for d in docs if frozenset(d["authors"]) in paired] + [d for d in docs if sets[frozenset(d["authors"])] == 1][:12]
+    keep = [d for d in docs if frozenset(d["authors"]) in paired] + [
+        d for d in docs if sets[frozenset(d["authors"])] == 1
+    ][:12]
     out = tmp_path_factory.mktemp("datasets")
-    build_halvest_dataset(keep, out, "TALNTinyEnc", ks=(2,), language="en", mteb_language="eng-Latn", n_triplets=1, seed=0, source="TALN abstracts (test subset)")
+    build_halvest_dataset(
+        keep,
+        out,
+        "TALNTinyEnc",
+        ks=(2,),
+        language="en",
+        mteb_language="eng-Latn",
+        n_triplets=1,
+        seed=0,
+        source="TALN abstracts (test subset)",
+    )
     return out
 
 
@@ -90,17 +102,40 @@ def test_mteb_run_with_options_encodes_once_and_a_second_run_encodes_nothing(tin
     tasks = ["TALNTinyEncAuthorTripletClassification", "TALNTinyEncAuthorRetrieval"]
     scores = []
     for _ in range(2):
-        r = run(["mteb", "run", "-m", f"{MINILM}::max_seq_length=64", "-t", *tasks, "--output-folder", str(tmp_path / "res"),
-                 "--overwrite-strategy", "always", "-v", "1"], env)
+        r = run(
+            [
+                "mteb",
+                "run",
+                "-m",
+                f"{MINILM}::max_seq_length=64",
+                "-t",
+                *tasks,
+                "--output-folder",
+                str(tmp_path / "res"),
+                "--overwrite-strategy",
+                "always",
+                "-v",
+                "1",
+            ],
+            env,
+        )
         assert r.returncode == 0, r.stderr[-3000:]
-        files = {p.stem: json.loads(p.read_text())["scores"]["test"][0] for p in (tmp_path / "res").rglob("TALNTinyEnc*.json")}
+        files = {
+            p.stem: json.loads(p.read_text())["scores"]["test"][0]
+            for p in (tmp_path / "res").rglob("TALNTinyEnc*.json")
+        }
         scores.append([files[t] for t in tasks])
     (trip, ret), (trip2, ret2) = scores
-    folder = next((tmp_path / "res").rglob("TALNTinyEncAuthorRetrieval.json")).parent   # <model>/<revision>/experiments/<exp>
-    assert (folder.parent.parent.name, folder.name) == (mteb.get_model_meta(MINILM).revision + "+msl64", "max_seq_length_64")
+    folder = next(
+        (tmp_path / "res").rglob("TALNTinyEncAuthorRetrieval.json")
+    ).parent  # <model>/<revision>/experiments/<exp>
+    assert (folder.parent.parent.name, folder.name) == (
+        mteb.get_model_meta(MINILM).revision + "+msl64",
+        "max_seq_length_64",
+    )
     assert trip["encoding_max_seq_length"] == 64 and 0 < trip["encoding_truncated_share"] <= 1
     assert trip["encoding_texts_encoded"] == trip["encoding_n_texts"] == trip["n_unique_texts"]
-    assert ret["encoding_texts_encoded"] == 0 and ret["encoding_cache_hits"] == ret["encoding_n_texts"]   # same texts
+    assert ret["encoding_texts_encoded"] == 0 and ret["encoding_cache_hits"] == ret["encoding_n_texts"]  # same texts
     assert trip2["encoding_texts_encoded"] == 0 and ret2["encoding_texts_encoded"] == 0
     assert (trip2["accuracy"], ret2["ndcg_at_10"]) == (trip["accuracy"], ret["ndcg_at_10"])
 
@@ -109,9 +144,16 @@ def test_onnx_without_its_packages_is_one_clear_error(monkeypatch):
     import mteb_contrastive.encoding.loading as loading
 
     installed = loading._module_installed
-    monkeypatch.setattr(loading, "_module_installed", lambda name: name not in ("onnxruntime", "optimum.onnxruntime") and installed(name))
+    monkeypatch.setattr(
+        loading,
+        "_module_installed",
+        lambda name: name not in ("onnxruntime", "optimum.onnxruntime") and installed(name),
+    )
     assert loading.backend_available("torch") and not loading.backend_available("onnx")
-    with pytest.raises(EncodingSettingsError, match=r"backend=onnx: onnxruntime and optimum.onnxruntime are not installed \(pip install 'sentence-transformers\[onnx\]'"):
+    with pytest.raises(
+        EncodingSettingsError,
+        match=r"backend=onnx: onnxruntime and optimum.onnxruntime are not installed \(pip install 'sentence-transformers\[onnx\]'",
+    ):
         mteb.get_model(f"{MINILM}::backend=onnx")
 
 
@@ -119,8 +161,10 @@ def test_backend_availability_needs_every_module_and_survives_a_missing_parent_p
     import mteb_contrastive.encoding.loading as loading
 
     assert loading._module_installed("numpy.linalg")
-    assert not loading._module_installed("no_such_package_mteb_contrastive.intel")   # find_spec raises for the parent: False
-    monkeypatch.setattr(loading, "_module_installed", lambda name: name == "openvino")   # openvino without optimum.intel
+    assert not loading._module_installed(
+        "no_such_package_mteb_contrastive.intel"
+    )  # find_spec raises for the parent: False
+    monkeypatch.setattr(loading, "_module_installed", lambda name: name == "openvino")  # openvino without optimum.intel
     assert not loading.backend_available("openvino")
     monkeypatch.setattr(loading, "_module_installed", lambda name: name in ("openvino", "optimum.intel"))
     assert loading.backend_available("openvino") and not loading.backend_available("onnx")
@@ -132,16 +176,18 @@ def test_int8_quantises_every_linear_layer_and_stays_close_to_fp32():
 
     model = mteb.get_model(f"{MINILM}::precision=int8", cache=False)
     linears = [m for m in model.model.modules() if isinstance(m, (torch.nn.Linear, DynamicQuantizedLinear))]
-    assert len(linears) == 37 and all(isinstance(m, DynamicQuantizedLinear) for m in linears)   # 6 layers x (q, k, v, out, ffn in, ffn out) + BERT pooler
+    assert len(linears) == 37 and all(
+        isinstance(m, DynamicQuantizedLinear) for m in linears
+    )  # 6 layers x (q, k, v, out, ffn in, ffn out) + BERT pooler
     assert model.mteb_model_meta.revision.endswith("+int8")
     texts = ["The cat sat on the mat.", "Stock markets fell sharply on Monday.", "A kitten rested on the rug."]
     emb8 = _encode(model, texts)
     emb32 = _encode(mteb.get_model(MINILM, cache=False), texts)
     assert emb8.dtype == np.float32 and emb8.shape == (3, 384)
     cos = np.sum(emb8 * emb32, 1) / (np.linalg.norm(emb8, axis=1) * np.linalg.norm(emb32, axis=1))
-    assert 0.9 < cos.min() and cos.max() < 1 - 1e-4      # close to fp32, but really quantised
+    assert 0.9 < cos.min() and cos.max() < 1 - 1e-4  # close to fp32, but really quantised
     sim = emb8 @ emb8.T
-    assert sim[0, 2] > sim[0, 1]                          # the paraphrase stays nearer than the unrelated text
+    assert sim[0, 2] > sim[0, 1]  # the paraphrase stays nearer than the unrelated text
 
 
 def test_bf16_casts_the_weights_and_warns_on_a_cpu_without_bf16(monkeypatch):

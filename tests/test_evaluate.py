@@ -17,8 +17,12 @@ MODELS = ["mteb-contrastive/tfidf-words", "mteb-contrastive/tfidf-char3"]
 def synth(tmp_path_factory):
     root = tmp_path_factory.mktemp("synth")
     folders = build_all(root)
-    env = {"MTEB_CONTRASTIVE_DATASETS": str(folders["datasets"]), "MTEB_CONTRASTIVE_VERIFICATION": str(folders["verification"]),
-           "MTEB_CONTRASTIVE_SHARED": str(root / "no-shared-data"), "MTEB_CONTRASTIVE_CACHE": str(root / "cache")}
+    env = {
+        "MTEB_CONTRASTIVE_DATASETS": str(folders["datasets"]),
+        "MTEB_CONTRASTIVE_VERIFICATION": str(folders["verification"]),
+        "MTEB_CONTRASTIVE_SHARED": str(root / "no-shared-data"),
+        "MTEB_CONTRASTIVE_CACHE": str(root / "cache"),
+    }
     return root, env
 
 
@@ -40,8 +44,14 @@ def _file_scores(out: Path, model: str, task: str) -> dict:
 def test_plan_lines_and_report_path(evaluated):
     out, first, _, _ = evaluated
     lines = first.stdout.splitlines()
-    assert "  skip PAN20Verification: MTEB_CONTRASTIVE_PAN20 unset (the PAN 20 texts are on Zenodo on request, not on the Hub)" in lines
-    assert any(line.startswith("  skip CranfieldIRTriplets: ") and "no-shared-data/ir/cranfield/corpus.jsonl not found" in line for line in lines)
+    assert (
+        "  skip PAN20Verification: MTEB_CONTRASTIVE_PAN20 unset (the PAN 20 texts are on Zenodo on request, not on the Hub)"
+        in lines
+    )
+    assert any(
+        line.startswith("  skip CranfieldIRTriplets: ") and "no-shared-data/ir/cranfield/corpus.jsonl not found" in line
+        for line in lines
+    )
     runs = sorted(line.split()[1] for line in lines if line.startswith("  run  "))
     assert runs == ["SynthAuthors", "SynthIR", "SynthPairs"]
     assert lines[-1] == f"report: {out / 'report.md'}"
@@ -59,10 +69,18 @@ def test_report_numbers_are_the_result_files(evaluated):
         (f,) = (out / "results").rglob(f"{r['model'].replace('/', '__')}/*/{r['task']}.json")
         assert r["dataset_revision"] == json.loads(f.read_text())["dataset_revision"] and r["dataset_revision"]
     main = {r["task"]: r["main_score_name"] for r in rep["rows"]}
-    assert main == {"SynthAuthorsAuthorRetrieval": "ndcg_at_10", "SynthAuthorsAuthorTripletClassification": "accuracy",
-                    "SynthIRIRTriplets": "accuracy", "SynthPairsVerification": "pan_platt_abstain_overall"}
+    assert main == {
+        "SynthAuthorsAuthorRetrieval": "ndcg_at_10",
+        "SynthAuthorsAuthorTripletClassification": "accuracy",
+        "SynthIRIRTriplets": "accuracy",
+        "SynthPairsVerification": "pan_platt_abstain_overall",
+    }
     triplet = next(r for r in rep["rows"] if r["task"] == "SynthIRIRTriplets")
-    assert triplet["chance"] == 0.5 and triplet["counts"]["n_triplets"] == _file_scores(out, triplet["model"], "SynthIRIRTriplets")["default"]["n_triplets"]
+    assert (
+        triplet["chance"] == 0.5
+        and triplet["counts"]["n_triplets"]
+        == _file_scores(out, triplet["model"], "SynthIRIRTriplets")["default"]["n_triplets"]
+    )
     ret = next(r for r in rep["rows"] if r["task"] == "SynthAuthorsAuthorRetrieval")
     assert 0 < ret["chance"] < ret["main_score"]  # random-ranking nDCG@10 from the qrels and the pool size
     md = (out / "report.md").read_text()
@@ -81,13 +99,19 @@ def test_comparisons_from_per_item_data(evaluated):
     for subset in ("base-2", "base-3"):
         c = comps[("SynthAuthorsAuthorRetrieval", subset, MODELS[1])]
         # per-query nDCG@10 recomputed from mteb's predictions + qrels averages to mteb's own number
-        assert c["reference_value"] == pytest.approx(_file_scores(out, MODELS[0], "SynthAuthorsAuthorRetrieval")[subset]["ndcg_at_10"], abs=1e-4)
-        assert c["candidate_value"] == pytest.approx(_file_scores(out, MODELS[1], "SynthAuthorsAuthorRetrieval")[subset]["ndcg_at_10"], abs=1e-4)
+        assert c["reference_value"] == pytest.approx(
+            _file_scores(out, MODELS[0], "SynthAuthorsAuthorRetrieval")[subset]["ndcg_at_10"], abs=1e-4
+        )
+        assert c["candidate_value"] == pytest.approx(
+            _file_scores(out, MODELS[1], "SynthAuthorsAuthorRetrieval")[subset]["ndcg_at_10"], abs=1e-4
+        )
         assert c["ci_low"] <= c["diff"] <= c["ci_high"] and c["n_items"] == 18
         assert c["verdict"] in ("better", "worse", "within noise")
     v = comps[("SynthPairsVerification", "default", MODELS[1])]
     assert v["statistic"] == "pan_platt_abstain_overall"
-    assert v["reference_value"] == pytest.approx(v["reference_main"], abs=1e-6)  # mteb stores 6 decimals; PAN overall recomputed from answers + labels
+    assert v["reference_value"] == pytest.approx(
+        v["reference_main"], abs=1e-6
+    )  # mteb stores 6 decimals; PAN overall recomputed from answers + labels
     # the synthetic IR test split holds one query: its triplets are one group, no interval can be drawn from it
     assert comps[("SynthIRIRTriplets", "default", MODELS[1])]["verdict"] == "6 items in 1 group: no cluster bootstrap"
     task = "SynthAuthorsAuthorTripletClassification"
@@ -95,7 +119,11 @@ def test_comparisons_from_per_item_data(evaluated):
         c = comps[(task, subset, MODELS[1])]
         ref, cand = (_file_scores(out, m, task)[subset] for m in MODELS)
         # one 0/1 per triplet from each model's prediction file: the means are the stored accuracies
-        assert (c["statistic"], c["reference_value"], c["candidate_value"]) == ("accuracy", pytest.approx(ref["accuracy"], abs=1e-6), pytest.approx(cand["accuracy"], abs=1e-6))
+        assert (c["statistic"], c["reference_value"], c["candidate_value"]) == (
+            "accuracy",
+            pytest.approx(ref["accuracy"], abs=1e-6),
+            pytest.approx(cand["accuracy"], abs=1e-6),
+        )
         assert c["n_items"] == ref["n_triplets"] == cand["n_triplets"]
         (f,) = (out / "predictions").rglob(f"{MODELS[0].replace('/', '__')}/*/{task}_predictions.json")
         per_item = json.loads(f.read_text())[subset]["test"]["per_item"]
@@ -103,7 +131,10 @@ def test_comparisons_from_per_item_data(evaluated):
         assert c["ci_low"] <= c["diff"] <= c["ci_high"] and "cluster bootstrap" in c["source"]
         assert c["diff"] == pytest.approx(c["candidate_value"] - c["reference_value"])
     md = (out / "report.md").read_text()
-    assert f"| {task} | base-2 | {MODELS[0]} | {MODELS[1]} | accuracy |" in md and f"| {c['n_items']} in {c['n_groups']} groups |" in md
+    assert (
+        f"| {task} | base-2 | {MODELS[0]} | {MODELS[1]} | accuracy |" in md
+        and f"| {c['n_items']} in {c['n_groups']} groups |" in md
+    )
 
 
 def test_baselines_table_reads_the_result_files(evaluated):
@@ -111,13 +142,18 @@ def test_baselines_table_reads_the_result_files(evaluated):
     import importlib.util
 
     out, _, _, _ = evaluated
-    spec = importlib.util.spec_from_file_location("baselines_table", Path(__file__).resolve().parents[1] / "scripts" / "baselines_table.py")
+    spec = importlib.util.spec_from_file_location(
+        "baselines_table", Path(__file__).resolve().parents[1] / "scripts" / "baselines_table.py"
+    )
     bt = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bt)
     tasks = ["SynthAuthorsAuthorTripletClassification", "SynthAuthorsAuthorRetrieval"]
     lines = bt.table(out / "results", [MODELS[1], "nope/model"], tasks).splitlines()
     trip, ret = (_file_scores(out, MODELS[1], t) for t in tasks)
-    assert lines[2] == f"| {MODELS[1]} | {trip['base-2']['accuracy']:.4f} / {trip['base-3']['accuracy']:.4f} | {ret['base-2']['ndcg_at_10']:.4f} / {ret['base-3']['ndcg_at_10']:.4f} |"
+    assert (
+        lines[2]
+        == f"| {MODELS[1]} | {trip['base-2']['accuracy']:.4f} / {trip['base-3']['accuracy']:.4f} | {ret['base-2']['ndcg_at_10']:.4f} / {ret['base-3']['ndcg_at_10']:.4f} |"
+    )
     assert lines[3] == "| nope/model | not run | not run |"
 
 
@@ -127,14 +163,21 @@ def test_report_command_covers_every_family(evaluated):
     assert r.returncode == 0, r.stderr[-2000:]
     for title in ("## Author tasks", "## Authorship verification", "## Paragraph Vector IR triplets", "## Comparison"):
         assert title in r.stdout
-    ir = [line for line in r.stdout.splitlines() if line.startswith("| SynthIRIRTriplets | default | ") and line.split("|")[4].strip() == "accuracy"]  # score rows, not the comparison
+    ir = [
+        line
+        for line in r.stdout.splitlines()
+        if line.startswith("| SynthIRIRTriplets | default | ") and line.split("|")[4].strip() == "accuracy"
+    ]  # score rows, not the comparison
     assert len(ir) == 2
     for line in ir:
         cells = [c.strip() for c in line.strip("|").split("|")]
         stored = _file_scores(out, cells[2], "SynthIRIRTriplets")["default"]["accuracy"]
         assert cells[3:6] == ["accuracy", f"{stored:.4f}", "0.5000"]
     r = run(["mteb-contrastive", "report", str(out / "no-such-folder")], env)
-    assert r.returncode == 2 and r.stderr.strip() == f"error: {out / 'no-such-folder'}: not a folder (give an mteb --output-folder)"
+    assert (
+        r.returncode == 2
+        and r.stderr.strip() == f"error: {out / 'no-such-folder'}: not a folder (give an mteb --output-folder)"
+    )
 
 
 def test_second_call_recomputes_nothing(evaluated):
@@ -153,16 +196,34 @@ def test_user_errors_are_one_line_exit_2(synth, tmp_path):
     r = run(["mteb-contrastive", "evaluate", "-m", "no-such-org/no-such-model", "--out", str(tmp_path / "o")], env)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.strip().splitlines()[-1].startswith("error: -m no-such-org/no-such-model: ")
-    r = run(["mteb-contrastive", "evaluate", "-m", MODELS[0], "--out", str(tmp_path / "o")], {"MTEB_CONTRASTIVE_SHARED": str(tmp_path / "none")})
+    r = run(
+        ["mteb-contrastive", "evaluate", "-m", MODELS[0], "--out", str(tmp_path / "o")],
+        {"MTEB_CONTRASTIVE_SHARED": str(tmp_path / "none")},
+    )
     assert r.returncode == 2
-    assert r.stderr.strip().splitlines() == ["error: no benchmark has its data here; see the skip lines above (docs/environment.md lists the variables)"]
+    assert r.stderr.strip().splitlines() == [
+        "error: no benchmark has its data here; see the skip lines above (docs/environment.md lists the variables)"
+    ]
 
 
 def test_mteb_run_stops_before_loading_the_model(tmp_path):
-    r = run(["mteb", "run", "-m", "sentence-transformers/all-MiniLM-L6-v2", "-t", "PAN21Verification", "--output-folder", str(tmp_path)], {"MTEB_CONTRASTIVE_PAN21": ""})
+    r = run(
+        [
+            "mteb",
+            "run",
+            "-m",
+            "sentence-transformers/all-MiniLM-L6-v2",
+            "-t",
+            "PAN21Verification",
+            "--output-folder",
+            str(tmp_path),
+        ],
+        {"MTEB_CONTRASTIVE_PAN21": ""},
+    )
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
-        "mteb: error: PAN21Verification: the PAN texts are not on the Hub; set MTEB_CONTRASTIVE_PAN21 to a folder with validation/ and test/ (pairs.jsonl + truth.jsonl each)"]
+        "mteb: error: PAN21Verification: the PAN texts are not on the Hub; set MTEB_CONTRASTIVE_PAN21 to a folder with validation/ and test/ (pairs.jsonl + truth.jsonl each)"
+    ]
     assert "Loading weights" not in r.stderr + r.stdout
 
 
@@ -172,9 +233,11 @@ def test_generic_sweep_lists_only_configured_tasks_and_benchmarks_resolve(synth,
     official.mkdir()
     (official / "english.txt").write_text("")
     # PAN21 and the official QuoteR modern/classical Chinese files are not configured; QuoteR English is (its file exists)
-    code = ("import mteb; ours = lambda ts: sorted(t.metadata.name for t in ts if type(t).__module__.startswith('mteb_contrastive')); "
-            "print(ours(mteb.get_tasks(task_types=['Retrieval']))); print(ours(mteb.get_tasks(task_types=['PairClassification']))); "
-            "print(ours(mteb.get_benchmark('mteb-contrastive').tasks)); print(ours(mteb.get_benchmark('mteb-contrastive-ir-triplets').tasks))")
+    code = (
+        "import mteb; ours = lambda ts: sorted(t.metadata.name for t in ts if type(t).__module__.startswith('mteb_contrastive')); "
+        "print(ours(mteb.get_tasks(task_types=['Retrieval']))); print(ours(mteb.get_tasks(task_types=['PairClassification']))); "
+        "print(ours(mteb.get_benchmark('mteb-contrastive').tasks)); print(ours(mteb.get_benchmark('mteb-contrastive-ir-triplets').tasks))"
+    )
     r = run([sys.executable, "-c", code], {**env, "MTEB_CONTRASTIVE_QUOTER_OFFICIAL": str(official)})
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.splitlines() == [
@@ -187,7 +250,21 @@ def test_generic_sweep_lists_only_configured_tasks_and_benchmarks_resolve(synth,
 
 def test_stock_mteb_run_of_a_benchmark(synth, tmp_path):
     _, env = synth
-    r = run(["mteb", "run", "-m", "mteb-contrastive/tfidf-words", "-b", "mteb-contrastive-ir-triplets", "--output-folder", str(tmp_path), "-v", "0"], env)
+    r = run(
+        [
+            "mteb",
+            "run",
+            "-m",
+            "mteb-contrastive/tfidf-words",
+            "-b",
+            "mteb-contrastive-ir-triplets",
+            "--output-folder",
+            str(tmp_path),
+            "-v",
+            "0",
+        ],
+        env,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     (f,) = tmp_path.rglob("SynthIRIRTriplets.json")
     s = json.loads(f.read_text())["scores"]["test"][0]

@@ -33,11 +33,31 @@ def real_pool():
 def top10(wrapper, data, model):
     from mteb.abstasks.task_metadata import TaskMetadata
 
-    meta = TaskMetadata(name="T", description="t", dataset={"path": "p", "revision": "1"}, type="Retrieval", category="t2t",
-                        modalities=["text"], eval_splits=["test"], eval_langs=["eng-Latn"], main_score="ndcg_at_10",
-                        reference=None, date=None, domains=None, license=None, annotations_creators=None, dialect=None,
-                        sample_creation=None, bibtex_citation="")
-    kw = dict(task_metadata=meta, hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 64, "show_progress_bar": False})
+    meta = TaskMetadata(
+        name="T",
+        description="t",
+        dataset={"path": "p", "revision": "1"},
+        type="Retrieval",
+        category="t2t",
+        modalities=["text"],
+        eval_splits=["test"],
+        eval_langs=["eng-Latn"],
+        main_score="ndcg_at_10",
+        reference=None,
+        date=None,
+        domains=None,
+        license=None,
+        annotations_creators=None,
+        dialect=None,
+        sample_creation=None,
+        bibtex_citation="",
+    )
+    kw = dict(
+        task_metadata=meta,
+        hf_split="test",
+        hf_subset="default",
+        encode_kwargs={"batch_size": 64, "show_progress_bar": False},
+    )
     wrapper.index(Dataset.from_list(data["corpus"]), **kw)
     res = wrapper.search(Dataset.from_list(data["queries"]), top_k=10, **kw)
     return {q: sorted(d.items(), key=lambda x: -x[1]) for q, d in res.items()}

@@ -20,17 +20,25 @@ from mteb_contrastive.data.halvest import (
 
 def pair(qid, qtext, kid, ktext, label, qa=("a1",), ka=("a1",)):
     return {
-        "query_halid": qid, "query_text": qtext, "query_authors": list(qa), "query_domains": ["cs"],
-        "key_halid": kid, "key_text": ktext, "key_authors": list(ka), "key_domains": ["cs"],
-        "author_label": label, "domain_label": 1, "affiliation_label": 0,
+        "query_halid": qid,
+        "query_text": qtext,
+        "query_authors": list(qa),
+        "query_domains": ["cs"],
+        "key_halid": kid,
+        "key_text": ktext,
+        "key_authors": list(ka),
+        "key_domains": ["cs"],
+        "author_label": label,
+        "domain_label": 1,
+        "affiliation_label": 0,
     }
 
 
 PAIRS = [
     pair("h1", "span A", "h2", "pos A1", 1),
     pair("h1", "span A", "h9", "neg A1", 0, ka=("z",)),
-    pair("h1", "span A", "h8", "neg A2", 0, ka=("y",)),   # second negative of span A: unjoined
-    pair("h1", "span B", "h3", "pos B1", 1),              # span B has no negative: unjoined
+    pair("h1", "span A", "h8", "neg A2", 0, ka=("y",)),  # second negative of span A: unjoined
+    pair("h1", "span B", "h3", "pos B1", 1),  # span B has no negative: unjoined
     pair("h4", "span C", "h7", "neg C1", 0, qa=("c",), ka=("x",)),
     pair("h4", "span C", "h5", "pos C1", 1, qa=("c",), ka=("c",)),
 ]
@@ -52,7 +60,13 @@ def test_pairs_join_rule_and_counts():
         ("span A", "pos A1", "neg A1"),
         ("span C", "pos C1", "neg C1"),
     ]
-    assert stats.as_dict() == {"pair_rows": 6, "positive_rows": 3, "triplets": 2, "unjoined_positive_rows": 1, "unjoined_negative_rows": 1}
+    assert stats.as_dict() == {
+        "pair_rows": 6,
+        "positive_rows": 3,
+        "triplets": 2,
+        "unjoined_positive_rows": 1,
+        "unjoined_negative_rows": 1,
+    }
     assert stats.join_share == 2 / 3
     assert triplets[1]["query_authorids"] == ["c"] and triplets[1]["neg_authorids"] == ["x"]
 
@@ -109,7 +123,9 @@ def test_hub_task_reads_local_copy_env(tmp_path, monkeypatch):
     task = mteb.get_task("HALvestTripletClassification", hf_subsets=["base-2"])
     assert task.metadata.dataset["path"] == HUB_REPO
     # span A closer to pos A1 than neg A1; span C closer to neg C1 (an error)
-    enc = TableEncoder({"span A": [1, 0], "pos A1": [1, 0.1], "neg A1": [0, 1], "span C": [1, 0], "pos C1": [0, 1], "neg C1": [1, 0]})
+    enc = TableEncoder(
+        {"span A": [1, 0], "pos A1": [1, 0.1], "neg A1": [0, 1], "span C": [1, 0], "pos C1": [0, 1], "neg C1": [1, 0]}
+    )
     res = mteb.evaluate(enc, task, cache=None, overwrite_strategy="always")
     s = res.task_results[0].scores["test"][0]
     assert s["accuracy"] == 0.5 and s["n_triplets"] == 2 and s["unjoined_negative_rows"] == 1

@@ -23,17 +23,25 @@ AUTH = {"d1": ["A", "B"], "d2": ["A", "C"], "d3": ["B", "A"], "d4": ["Z"], "d5":
 
 def pair(qdoc, qtext, kdoc, ktext, label):
     return {
-        "query_halid": qdoc, "query_text": qtext, "query_authors": AUTH[qdoc], "query_domains": ["cs"],
-        "key_halid": kdoc, "key_text": ktext, "key_authors": AUTH[kdoc], "key_domains": ["cs"],
-        "author_label": label, "domain_label": 1, "affiliation_label": 0,
+        "query_halid": qdoc,
+        "query_text": qtext,
+        "query_authors": AUTH[qdoc],
+        "query_domains": ["cs"],
+        "key_halid": kdoc,
+        "key_text": ktext,
+        "key_authors": AUTH[kdoc],
+        "key_domains": ["cs"],
+        "author_label": label,
+        "domain_label": 1,
+        "affiliation_label": 0,
     }
 
 
 TEST = [
     pair("d1", "Q1", "d2", "K2", 1),
-    pair("d1", "Q1b", "d4", "K4", 0),   # a new query span for the negative: does not join
+    pair("d1", "Q1b", "d4", "K4", 0),  # a new query span for the negative: does not join
     pair("d3", "Q3", "d1", "K1", 1),
-    pair("d3", "Q3", "d5", "K5", 0),    # shares span Q3 with the row above: joins
+    pair("d3", "Q3", "d5", "K5", 0),  # shares span Q3 with the row above: joins
 ]
 NO_REPEAT = TEST[:3] + [pair("d3", "Q3b", "d5", "K5", 0)]  # no query span repeats
 VALID = [
@@ -45,7 +53,7 @@ VALID = [
 ICT = [
     pair("d1", "Q1", "d1", "K1", 1),
     pair("d2", "Q2", "d2", "K2", 1),
-    pair("d2", "Q2", "d2", "", 1),     # the ICT sampler writes empty spans for short documents
+    pair("d2", "Q2", "d2", "", 1),  # the ICT sampler writes empty spans for short documents
 ]
 
 
@@ -54,8 +62,17 @@ def unit(deg):
 
 
 # queries at 0 deg (Q1, Q1b) and 100 deg (Q3); candidates K4 10, K1 30, K2 60, K5 90 deg
-TABLE = {"Q1": unit(0), "Q1b": unit(0), "Q3": unit(100), "Q3b": unit(100), "Q2": unit(50),
-         "K4": unit(10), "K1": unit(30), "K2": unit(60), "K5": unit(90)}
+TABLE = {
+    "Q1": unit(0),
+    "Q1b": unit(0),
+    "Q3": unit(100),
+    "Q3b": unit(100),
+    "Q2": unit(50),
+    "K4": unit(10),
+    "K1": unit(30),
+    "K2": unit(60),
+    "K5": unit(90),
+}
 
 
 def hub_copy(root, configs: dict[str, dict[str, list[dict]]]):
@@ -73,12 +90,15 @@ def hub_copy(root, configs: dict[str, dict[str, list[dict]]]):
 
 @pytest.fixture
 def copy(tmp_path, monkeypatch):
-    root = hub_copy(tmp_path / "hub", {
-        "base-2": {"valid": VALID, "test": TEST},
-        "base-soft-2": {"valid": VALID, "test": TEST},
-        "base-4": {"valid": VALID, "test": NO_REPEAT},
-        "ict-2": {"valid": ICT, "test": ICT},
-    })
+    root = hub_copy(
+        tmp_path / "hub",
+        {
+            "base-2": {"valid": VALID, "test": TEST},
+            "base-soft-2": {"valid": VALID, "test": TEST},
+            "base-4": {"valid": VALID, "test": NO_REPEAT},
+            "ict-2": {"valid": ICT, "test": ICT},
+        },
+    )
     monkeypatch.setenv(LOCAL_COPY_ENV, str(root))
     monkeypatch.delenv(REPO_ENV, raising=False)
     monkeypatch.delenv(REVISION_ENV, raising=False)
@@ -167,7 +187,10 @@ def test_triplets_only_from_shared_spans_with_count(copy):
 def test_no_triplet_score_when_spans_never_repeat(copy):
     s = run(HALvestTripletClassification, ["base-4"])[0]["base-4"]
     assert math.isnan(s["accuracy"]) and s["triplets"] == 0
-    assert s["triplet_score_withheld"].startswith("no triplet score: no query span repeats") and "0 of 2" in s["triplet_score_withheld"]
+    assert (
+        s["triplet_score_withheld"].startswith("no triplet score: no query span repeats")
+        and "0 of 2" in s["triplet_score_withheld"]
+    )
 
 
 def test_prompt_types_in_triplet_and_pair_tasks(copy):
@@ -185,8 +208,10 @@ def test_prompt_types_in_triplet_and_pair_tasks(copy):
     seen.clear()
     run(HALvestPairClassification, ["base-2"], enc)
     assert seen == [
-        ("query", ["Q1", "Q3"]), ("document", ["K1", "K5", "K2", "K4"]),            # valid
-        ("query", ["Q1", "Q1b", "Q3"]), ("document", ["K2", "K4", "K1", "K5"]),     # test
+        ("query", ["Q1", "Q3"]),
+        ("document", ["K1", "K5", "K2", "K4"]),  # valid
+        ("query", ["Q1", "Q1b", "Q3"]),
+        ("document", ["K2", "K4", "K1", "K5"]),  # test
     ]
 
 

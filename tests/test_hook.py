@@ -14,9 +14,11 @@ def test_python_dash_m_mteb_lists_our_tasks():
 
 
 def test_hook_unhooks_after_mteb_is_imported():
-    code = ("import sys, mteb; "
-            "print(sum(type(f).__name__ == '_MtebFinder' for f in sys.meta_path), "
-            "len(mteb.get_tasks(tasks=['CranfieldIRTriplets'])))")
+    code = (
+        "import sys, mteb; "
+        "print(sum(type(f).__name__ == '_MtebFinder' for f in sys.meta_path), "
+        "len(mteb.get_tasks(tasks=['CranfieldIRTriplets'])))"
+    )
     r = run([sys.executable, "-c", code], timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == ["0", "1"]

@@ -89,14 +89,22 @@ def test_non_utf8_corpus_is_one_line_naming_file_and_row(tmp_path):
     with pytest.raises(DataError) as e:
         read_corpus(f)
     msg = str(e.value)
-    assert msg.startswith(f"{f}, row 1: not UTF-8 text (byte 40:") and "re-encode the file as UTF-8" in msg and "\n" not in msg
+    assert (
+        msg.startswith(f"{f}, row 1: not UTF-8 text (byte 40:")
+        and "re-encode the file as UTF-8" in msg
+        and "\n" not in msg
+    )
 
 
 def test_truncated_gzip_is_one_line(tmp_path):
-    full = gzip.compress(b"".join(json.dumps({"id": i, "authors": ["A"], "text": "x" * 200}).encode() + b"\n" for i in range(200)))
+    full = gzip.compress(
+        b"".join(json.dumps({"id": i, "authors": ["A"], "text": "x" * 200}).encode() + b"\n" for i in range(200))
+    )
     f = tmp_path / "c.jsonl.gz"
     f.write_bytes(full[: len(full) // 2])
-    with pytest.raises(DataError, match=r"c\.jsonl\.gz: truncated or corrupt gzip file .*re-download or re-compress it"):
+    with pytest.raises(
+        DataError, match=r"c\.jsonl\.gz: truncated or corrupt gzip file .*re-download or re-compress it"
+    ):
         read_corpus(f)
     with pytest.raises(DataError, match="truncated or corrupt gzip"):
         read_text(f)
@@ -114,7 +122,10 @@ def test_missing_files_are_one_line(tmp_path):
 def test_repeated_qrels_row_with_another_grade_is_rejected(tmp_path):
     q = tmp_path / "qrels.tsv"
     q.write_text("query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t1\nq1\td1\t1\n", encoding="utf-8")
-    with pytest.raises(DataError, match=r"qrels\.tsv, row 3, field 'score': query 'q1', document 'd1' already graded 2 at row 1, here 1"):
+    with pytest.raises(
+        DataError,
+        match=r"qrels\.tsv, row 3, field 'score': query 'q1', document 'd1' already graded 2 at row 1, here 1",
+    ):
         read_qrels(q)
     q.write_text("q1\td1\t2\nq1\td1\t2\n", encoding="utf-8")  # an exact repeat is harmless
     assert read_qrels(q) == {"q1": {"d1": 2.0}}

@@ -21,15 +21,20 @@ from mteb_contrastive.protocols.ir_triplets import error_rate
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 CORPUS = {
-    "a": "alpha one", "b": "alpha two", "c": "alpha three",
-    "d": "delta one", "e": "delta two",
-    "f": "foxtrot", "g": "golf", "z": "",
+    "a": "alpha one",
+    "b": "alpha two",
+    "c": "alpha three",
+    "d": "delta one",
+    "e": "delta two",
+    "f": "foxtrot",
+    "g": "golf",
+    "z": "",
 }
 QRELS = {
     "q1": {"a": 3, "b": 2, "c": 1, "d": -1},  # d judged not relevant
-    "q2": {"d": 2, "e": 2, "z": 3},           # z is empty: never used
-    "q3": {"f": 1},                           # one relevant document: skipped
-    "q4": {"g": 1, "a": 1},                   # a and g only at grade 1
+    "q2": {"d": 2, "e": 2, "z": 3},  # z is empty: never used
+    "q3": {"f": 1},  # one relevant document: skipped
+    "q4": {"g": 1, "a": 1},  # a and g only at grade 1
 }
 
 
@@ -37,7 +42,9 @@ def write_beir(folder: Path, corpus: list[dict], queries: list[dict], qrels_line
     (folder / "qrels").mkdir(parents=True)
     (folder / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in corpus))
     (folder / "queries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in queries))
-    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(line + "\n" for line in qrels_lines))
+    (folder / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(line + "\n" for line in qrels_lines)
+    )
     return folder
 
 
@@ -117,7 +124,12 @@ def test_build_folder_and_load(tmp_path):
 
 
 def test_bad_input_unknown_corpus_id(tmp_path):
-    src = write_beir(tmp_path / "c", [{"_id": "1", "text": "x"}, {"_id": "2", "text": "y"}], [{"_id": "q", "text": "?"}], ["q\t1\t1", "q\t9\t1"])
+    src = write_beir(
+        tmp_path / "c",
+        [{"_id": "1", "text": "x"}, {"_id": "2", "text": "y"}],
+        [{"_id": "q", "text": "?"}],
+        ["q\t1\t1", "q\t9\t1"],
+    )
     with pytest.raises(DataError, match="absent from the corpus.*'9'"):
         read_beir_folder(src)
 
@@ -129,7 +141,9 @@ def test_bad_input_unknown_query_id(tmp_path):
 
 
 def test_bad_input_duplicate_corpus_id(tmp_path):
-    src = write_beir(tmp_path / "c", [{"_id": "1", "text": "x"}, {"_id": "1", "text": "y"}], [{"_id": "q", "text": "?"}], ["q\t1\t1"])
+    src = write_beir(
+        tmp_path / "c", [{"_id": "1", "text": "x"}, {"_id": "1", "text": "y"}], [{"_id": "q", "text": "?"}], ["q\t1\t1"]
+    )
     with pytest.raises(DataError, match="duplicate corpus id '1'") as e:
         read_beir_folder(src)
     assert e.value.row == 1
@@ -162,7 +176,14 @@ def test_cranfield_real_counts(tmp_path):
 
 
 def _row(a, p, n, i):
-    return {"query": a, "positive": p, "negative": n, "query_halid": f"a{i}", "pos_halid": f"p{i}", "neg_halids": [f"n{i}"]}
+    return {
+        "query": a,
+        "positive": p,
+        "negative": n,
+        "query_halid": f"a{i}",
+        "pos_halid": f"p{i}",
+        "neg_halids": [f"n{i}"],
+    }
 
 
 def test_protocol_error_rate_strict_rule_with_tfidf():
@@ -171,12 +192,16 @@ def test_protocol_error_rate_strict_rule_with_tfidf():
     from mteb_contrastive.tasks.paragraph_vector import CranfieldIRTriplets
 
     rows = [
-        _row("wing lift slipstream", "slipstream wing lift data", "heat transfer", 0),  # right: shares words with p2 only
-        _row("shell buckling", "boundary layer", "shell buckling pressure", 1),          # wrong: shares with p3 only
-        _row("hypersonic flow", "laminar jet", "panel flutter", 2),                      # tie at 0: error
+        _row(
+            "wing lift slipstream", "slipstream wing lift data", "heat transfer", 0
+        ),  # right: shares words with p2 only
+        _row("shell buckling", "boundary layer", "shell buckling pressure", 1),  # wrong: shares with p3 only
+        _row("hypersonic flow", "laminar jet", "panel flutter", 2),  # tie at 0: error
     ]
     task = CranfieldIRTriplets()
-    scores = task._evaluate_subset(TfidfBaseline(kind="words"), rows, hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 8})
+    scores = task._evaluate_subset(
+        TfidfBaseline(kind="words"), rows, hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 8}
+    )
     assert scores["accuracy"] == pytest.approx(1 / 3)
     assert scores["error_rate"] == pytest.approx(200 / 3)
     assert scores["n_ties"] == 1 and scores["n_triplets"] == 3
@@ -195,8 +220,8 @@ def test_protocol_writes_per_item_scores_grouped_by_query(tmp_path):
 
     rows = [
         _row("wing lift slipstream", "slipstream wing lift data", "heat transfer", 0),  # right
-        _row("shell buckling", "boundary layer", "shell buckling pressure", 1),          # wrong
-        _row("hypersonic flow", "laminar jet", "panel flutter", 2),                      # tie: wrong
+        _row("shell buckling", "boundary layer", "shell buckling pressure", 1),  # wrong
+        _row("hypersonic flow", "laminar jet", "panel flutter", 2),  # tie: wrong
         _row("wing lift slipstream", "slipstream wing lift data", "heat transfer", 3),  # a repeat of the first: right
     ]
     for r, q in zip(rows, ("q1", "q1", "q2", "q2")):
@@ -204,14 +229,20 @@ def test_protocol_writes_per_item_scores_grouped_by_query(tmp_path):
     model = TfidfBaseline(kind="words")
     model.mteb_model_meta = SimpleNamespace(name="org/tfidf", revision="r1")
     task = CranfieldIRTriplets()
-    scores = task._evaluate_subset(model, rows, hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 8}, prediction_folder=tmp_path)
+    scores = task._evaluate_subset(
+        model, rows, hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 8}, prediction_folder=tmp_path
+    )
     assert scores["accuracy"] == 0.5
     f = prediction_subfolder(tmp_path, "org/tfidf", "r1") / "CranfieldIRTriplets_predictions.json"
     per_item = json.loads(f.read_text())["default"]["test"]["per_item"]
     ids = triplet_item_ids(rows, ("query", "positive", "negative"))
     assert ids[3] == ids[0] + "#2" and len(set(ids)) == 4 and len(ids[1]) == 16
     assert per_item["ids"] == ids
-    assert (per_item["name"], per_item["values"], per_item["groups"]) == ("accuracy", [1.0, 0.0, 0.0, 1.0], ["q1", "q1", "q2", "q2"])
+    assert (per_item["name"], per_item["values"], per_item["groups"]) == (
+        "accuracy",
+        [1.0, 0.0, 0.0, 1.0],
+        ["q1", "q1", "q2", "q2"],
+    )
     row = ScoreRow("org/tfidf", "r1", "CranfieldIRTriplets", "test", "default", "ir-triplets", "accuracy", scores)
     p = per_item_scores(row, tmp_path / "org__tfidf")
     assert p.groups == ["q1", "q1", "q2", "q2"] and sum(p.values) / len(p.values) == scores["accuracy"]
@@ -251,7 +282,9 @@ def test_cli_build_and_task_from_folder(tmp_path, monkeypatch):
     expected = {t for r in train_rows for t in (r["query"], r["positive"], r["negative"])}
     assert set(task.fit_train_texts("default", "test")) == expected  # the train split's texts
     assert {r["ir_query_id"] for r in train_rows}.isdisjoint({r["ir_query_id"] for r in rows})
-    scores = task._evaluate_subset(TfidfBaseline(kind="words"), rows, hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 8})
+    scores = task._evaluate_subset(
+        TfidfBaseline(kind="words"), rows, hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 8}
+    )
     # p1, p2 share "topicK"; p3 is another topic's document: cosine(p1, p3) = 0 < cosine(p1, p2)
     assert scores["accuracy"] == 1.0 and scores["error_rate"] == 0.0
     # bad input through the CLI: an unknown corpus id is a clear error, exit 2
@@ -267,11 +300,17 @@ def test_collection_from_an_mteb_retrieval_task(monkeypatch):
     from mteb_contrastive.data.ir_triplets import collection_from_mteb_task
 
     class FakeTask:
-        dataset = {"default": {"test": {
-            "corpus": Dataset.from_list([{"id": "1", "title": "T", "text": "body one"}, {"id": "2", "title": "", "text": "body two"}]),
-            "queries": Dataset.from_list([{"id": "q", "text": "question"}]),
-            "relevant_docs": {"q": {"1": 1, "2": 2}},
-        }}}
+        dataset = {
+            "default": {
+                "test": {
+                    "corpus": Dataset.from_list(
+                        [{"id": "1", "title": "T", "text": "body one"}, {"id": "2", "title": "", "text": "body two"}]
+                    ),
+                    "queries": Dataset.from_list([{"id": "q", "text": "question"}]),
+                    "relevant_docs": {"q": {"1": 1, "2": 2}},
+                }
+            }
+        }
 
         def load_data(self):
             pass

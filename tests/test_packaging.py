@@ -11,6 +11,13 @@ def test_wheel_contents(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     (wheel,) = tmp_path.glob("mteb_contrastive-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {"mteb_contrastive_hook.pth", "mteb_contrastive_hook.py", "mteb_contrastive/tasks/halvest.py",
-            "mteb_contrastive/tasks/local.py", "mteb_contrastive/plugin/registration.py", "mteb_contrastive/catalog.py", "mteb_contrastive/plugin/quiet.py"} <= names
+    assert {
+        "mteb_contrastive_hook.pth",
+        "mteb_contrastive_hook.py",
+        "mteb_contrastive/tasks/halvest.py",
+        "mteb_contrastive/tasks/local.py",
+        "mteb_contrastive/plugin/registration.py",
+        "mteb_contrastive/catalog.py",
+        "mteb_contrastive/plugin/quiet.py",
+    } <= names
     assert zipfile.ZipFile(wheel).read("mteb_contrastive_hook.pth").decode().strip() == "import mteb_contrastive_hook"

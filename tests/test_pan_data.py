@@ -168,13 +168,24 @@ def _synthetic_docs(n_multi=12, n_single=12, works=3, words=120):
     docs = []
     for a in range(n_multi + n_single):
         for w in range(works if a < n_multi else 1):
-            docs.append({"id": f"A{a}W{w}", "author": f"author{a}", "text": " ".join(f"a{a}w{w}t{i}" for i in range(words))})
+            docs.append(
+                {"id": f"A{a}W{w}", "author": f"author{a}", "text": " ".join(f"a{a}w{w}t{i}" for i in range(words))}
+            )
     return docs
 
 
 def test_builder_pairs_follow_the_rules(tmp_path):
     docs = _synthetic_docs()
-    folder = build_verification_dataset(docs, tmp_path, "Synth", chunk_words=40, pairs_per_author=5, split_ratios=(0.5, 0.25, 0.25), positive_ratio=0.5, seed=3)
+    folder = build_verification_dataset(
+        docs,
+        tmp_path,
+        "Synth",
+        chunk_words=40,
+        pairs_per_author=5,
+        split_ratios=(0.5, 0.25, 0.25),
+        positive_ratio=0.5,
+        seed=3,
+    )
     info = json.loads((folder / "mteb_contrastive.json").read_text())
     assert info["kind"] == "pan-verification" and info["splits"] == ["train", "validation", "test"]
     assert (folder / "README.md").read_text().startswith("# Synth")
@@ -211,7 +222,15 @@ def test_builder_is_deterministic_and_seed_matters(tmp_path):
 
 
 def test_builder_stated_ratio(tmp_path):
-    folder = build_verification_dataset(_synthetic_docs(), tmp_path, "Synth", chunk_words=40, pairs_per_author=4, positive_ratio=0.25, split_ratios=(0, 0.5, 0.5))
+    folder = build_verification_dataset(
+        _synthetic_docs(),
+        tmp_path,
+        "Synth",
+        chunk_words=40,
+        pairs_per_author=4,
+        positive_ratio=0.25,
+        split_ratios=(0, 0.5, 0.5),
+    )
     rows = load_split(folder, "test")
     assert sum(r["same"] for r in rows) * 4 == len(rows)
     assert not (folder / "train").exists()
@@ -264,7 +283,26 @@ def test_cli_build_verification_and_its_errors(tmp_path, capsys):
 
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(json.dumps(d) + "\n" for d in _synthetic_docs()))
-    assert main(["build-verification", "corpus", str(corpus), "--name", "Synth", "--out", str(tmp_path / "out"), "--chunk-words", "40", "--pairs-per-author", "3", "--languages", "eng-Latn"]) == 0
+    assert (
+        main(
+            [
+                "build-verification",
+                "corpus",
+                str(corpus),
+                "--name",
+                "Synth",
+                "--out",
+                str(tmp_path / "out"),
+                "--chunk-words",
+                "40",
+                "--pairs-per-author",
+                "3",
+                "--languages",
+                "eng-Latn",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "out" / "Synth" / "test" / "truth.jsonl").is_file()
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"id": "x", "author": "a", "text": ""}) + "\n")

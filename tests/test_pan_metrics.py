@@ -162,8 +162,17 @@ def test_pan_score_command():
     import sys
 
     out = subprocess.run(
-        [str(Path(sys.executable).parent / "mteb-contrastive"), "pan-score", str(SHARED / "pan" / "pan20_test_truth.jsonl"), str(SHARED / "pan" / "pan20_answers" / "halvani20-small.jsonl"), "--year", "2020"],
-        check=True, capture_output=True, text=True,
+        [
+            str(Path(sys.executable).parent / "mteb-contrastive"),
+            "pan-score",
+            str(SHARED / "pan" / "pan20_test_truth.jsonl"),
+            str(SHARED / "pan" / "pan20_answers" / "halvani20-small.jsonl"),
+            "--year",
+            "2020",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     r = json.loads(out)
     assert (r["auc"], r["c@1"], r["f1"], r["f_05_u"], r["overall"]) == PAN20_LEADERBOARD["halvani20-small"]
@@ -171,7 +180,9 @@ def test_pan_score_command():
 
 def test_rules_differ_on_real_submission_with_non_answers(pan20_truth):
     # boenninghoff20-large left 648 pairs unanswered: the 2021 rule scores its F0.5u differently
-    labels, values = align_answers(pan20_truth, read_answers(SHARED / "pan" / "pan20_answers" / "boenninghoff20-large.jsonl"))
+    labels, values = align_answers(
+        pan20_truth, read_answers(SHARED / "pan" / "pan20_answers" / "boenninghoff20-large.jsonl")
+    )
     assert int(np.sum(np.asarray(values) == 0.5)) == 648
     assert round(f_05_u(labels, values, rule=RULE_2020), 3) == 0.907
     assert round(f_05_u(labels, values, rule=RULE_2021), 3) == 0.918

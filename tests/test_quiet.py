@@ -55,13 +55,28 @@ def _mteb_run_bm25(tmp_path, quiet_env):
     from synthetic_benchmarks import build_all
 
     folders = build_all(tmp_path / "synth")
-    env = {**os.environ, "MTEB_CONTRASTIVE_DATASETS": str(folders["datasets"]), "HF_HUB_OFFLINE": "1",
-           "MTEB_CONTRASTIVE_SHARED": str(tmp_path / "none"), "MTEB_CONTRASTIVE_CACHE": str(tmp_path / "cache")}
+    env = {
+        **os.environ,
+        "MTEB_CONTRASTIVE_DATASETS": str(folders["datasets"]),
+        "HF_HUB_OFFLINE": "1",
+        "MTEB_CONTRASTIVE_SHARED": str(tmp_path / "none"),
+        "MTEB_CONTRASTIVE_CACHE": str(tmp_path / "cache"),
+    }
     env.pop(quiet.QUIET_ENV, None)
     if quiet_env:
         env[quiet.QUIET_ENV] = "1"
-    cmd = [str(BIN / "mteb"), "run", "-m", "mteb/baseline-bm25s", "-t", "SynthAuthorsAuthorRetrieval",
-           "--output-folder", str(tmp_path / "res"), "-v", "1"]
+    cmd = [
+        str(BIN / "mteb"),
+        "run",
+        "-m",
+        "mteb/baseline-bm25s",
+        "-t",
+        "SynthAuthorsAuthorRetrieval",
+        "--output-folder",
+        str(tmp_path / "res"),
+        "-v",
+        "1",
+    ]
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
 
 
@@ -80,7 +95,9 @@ def test_evaluate_environment_turns_datasets_bars_off_in_this_process(monkeypatc
     import datasets
 
     datasets.enable_progress_bars()  # whatever the test environment set
-    assert datasets.is_progress_bar_enabled()  # datasets read the variable at import: setting it later does nothing by itself
+    assert (
+        datasets.is_progress_bar_enabled()
+    )  # datasets read the variable at import: setting it later does nothing by itself
     monkeypatch.setenv("HF_DATASETS_DISABLE_PROGRESS_BARS", "0")
     try:
         quiet.apply_environment({"HF_DATASETS_DISABLE_PROGRESS_BARS": "1"})

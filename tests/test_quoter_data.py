@@ -46,10 +46,21 @@ def test_pool_and_official_split(tmp_path):
     assert [e.line for e in splits["test"]] == [8, 9]
     data, stats = build_retrieval_data(ex, splits, QueryFormat(language="en"), "test")
     # pool: every distinct lower-cased quote of the WHOLE file, first-appearance order
-    assert [c["text"] for c in data["corpus"]] == ["quote a", "quote b", "quote c", "quote d", "quote e", "quote f", "quote g"]
+    assert [c["text"] for c in data["corpus"]] == [
+        "quote a",
+        "quote b",
+        "quote c",
+        "quote d",
+        "quote e",
+        "quote f",
+        "quote g",
+    ]
     assert [c["id"] for c in data["corpus"]] == [f"c{i}" for i in range(7)]
     # the official query: left + "[MASK]" + right, nothing added (thunlp/QuoteR english_train_test.py line 68)
-    assert data["queries"] == [{"id": "q8", "text": "left eight[MASK]right eight"}, {"id": "q9", "text": "left nine[MASK]right nine"}]
+    assert data["queries"] == [
+        {"id": "q8", "text": "left eight[MASK]right eight"},
+        {"id": "q9", "text": "left nine[MASK]right nine"},
+    ]
     assert data["qrels"] == {"q8": {"c2": 1}, "q9": {"c6": 1}}  # line 8's quote C is the candidate of line 3
     assert stats == {"n_lines": 10, "n_train": 6, "n_valid": 2, "n_test": 2, "pool_size": 7, "n_queries": 2}
 
@@ -100,7 +111,12 @@ def test_proportion_split_is_the_documented_shuffle(tmp_path):
 
 @pytest.mark.parametrize(
     ("line", "needle"),
-    [("only one\ttab", "expected 3 tab-separated fields"), ("a\tb\tc\td", "found 4"), ("no tab at all", "found 1"), ("left\t  \tright", "empty quote")],
+    [
+        ("only one\ttab", "expected 3 tab-separated fields"),
+        ("a\tb\tc\td", "found 4"),
+        ("no tab at all", "found 1"),
+        ("left\t  \tright", "empty quote"),
+    ],
 )
 def test_bad_lines_name_file_and_line(tmp_path, line, needle):
     p = _write(tmp_path, ["l\tq\tr", "l\tq2\tr", line, "l\tq3\tr"], name="bad.txt")
@@ -129,7 +145,11 @@ def test_boundary_past_end(tmp_path):
 
 @pytest.mark.parametrize(
     ("name", "n", "sizes", "pool"),
-    [("zh_idiom.txt", 11089, (8871, 1109, 1109), 11084), ("en_kjv_in_novels.txt", 281, (224, 28, 29), 272), ("en_gcide.txt", 36960, (29568, 3696, 3696), None)],
+    [
+        ("zh_idiom.txt", 11089, (8871, 1109, 1109), 11084),
+        ("en_kjv_in_novels.txt", 281, (224, 28, 29), 272),
+        ("en_gcide.txt", 36960, (29568, 3696, 3696), None),
+    ],
 )
 def test_real_shared_files(name, n, sizes, pool):
     path = SHARED / name

@@ -79,24 +79,52 @@ def test_constant_scorer_and_character_bm25_on_classical_chinese(tmp_path):
     assert c["recall_at_1_tie_expected"] == pytest.approx((3 + 0.2) / 4)
     assert c["median_rank_tie_expected"] == 1.0 and c["mean_rank_tie_expected"] == pytest.approx((3 + 3) / 4)
     # the rule of the task is recorded beside the scores
-    assert (c["quoter_language"], c["quoter_split"], c["quoter_train_end"], c["quoter_valid_end"], c["quoter_shuffle_seed"]) == ("lzh", "line-order", 5, 6, -1)
+    assert (
+        c["quoter_language"],
+        c["quoter_split"],
+        c["quoter_train_end"],
+        c["quoter_valid_end"],
+        c["quoter_shuffle_seed"],
+    ) == ("lzh", "line-order", 5, 6, -1)
 
 
 def test_built_folder_records_the_rule_and_its_identity(tmp_path):
     folder = _folder(tmp_path)
     info = json.loads((folder / "mteb_contrastive.json").read_text())
-    assert (info["kind"], info["name"], info["language"], info["split"], info["boundaries"]) == ("quoter", "Lunyu", "lzh-Hant", "line-order", [5, 6])
+    assert (info["kind"], info["name"], info["language"], info["split"], info["boundaries"]) == (
+        "quoter",
+        "Lunyu",
+        "lzh-Hant",
+        "line-order",
+        [5, 6],
+    )
     assert (info["n_train"], info["n_valid"], info["n_test"]) == (5, 1, 4)
     (cls,) = folder_task_classes(folder)
     assert cls.metadata.name == "LunyuQuoteRRetrieval" and cls.metadata.eval_langs == ["lzh-Hant"]
     assert cls.metadata.dataset["revision"] == info["build_id"]
     # same file and rule -> same identity; another rule or one changed byte -> another
-    again = json.loads((build_quoter_folder(tmp_path / "lunyu.txt", tmp_path / "b2", "Lunyu", "lzh-Hant", split="line-order", boundaries=(5, 6)) / "mteb_contrastive.json").read_text())
+    again = json.loads(
+        (
+            build_quoter_folder(
+                tmp_path / "lunyu.txt", tmp_path / "b2", "Lunyu", "lzh-Hant", split="line-order", boundaries=(5, 6)
+            )
+            / "mteb_contrastive.json"
+        ).read_text()
+    )
     assert again["build_id"] == info["build_id"]
     shuffled = json.loads((_folder(tmp_path, split="shuffled", boundaries=None) / "mteb_contrastive.json").read_text())
-    assert shuffled["build_id"] != info["build_id"] and shuffled["seed"] == 20240611 and shuffled["n_test"] == 1  # int(0.9 * 10) = 9
+    assert (
+        shuffled["build_id"] != info["build_id"] and shuffled["seed"] == 20240611 and shuffled["n_test"] == 1
+    )  # int(0.9 * 10) = 9
     (tmp_path / "lunyu.txt").write_text("\n".join(LINES[:-1] + ["君子不器\t過則勿憚\t改。"]) + "\n", encoding="utf-8")
-    changed = json.loads((build_quoter_folder(tmp_path / "lunyu.txt", tmp_path / "b3", "Lunyu", "lzh-Hant", split="line-order", boundaries=(5, 6)) / "mteb_contrastive.json").read_text())
+    changed = json.loads(
+        (
+            build_quoter_folder(
+                tmp_path / "lunyu.txt", tmp_path / "b3", "Lunyu", "lzh-Hant", split="line-order", boundaries=(5, 6)
+            )
+            / "mteb_contrastive.json"
+        ).read_text()
+    )
     assert changed["build_id"] != info["build_id"]
 
 
@@ -126,18 +154,57 @@ def test_own_file_through_the_build_command_and_mteb_run(tmp_path):
     f.write_text("\n".join(LINES) + "\n", encoding="utf-8")
     from mteb_contrastive.cli.main import main
 
-    assert main(["build-quoter", str(f), "--name", "Lunyu", "--language", "lzh-Hant", "--split", "line-order", "--boundaries", "5", "6", "--out", str(tmp_path / "ds")]) == 0
+    assert (
+        main(
+            [
+                "build-quoter",
+                str(f),
+                "--name",
+                "Lunyu",
+                "--language",
+                "lzh-Hant",
+                "--split",
+                "line-order",
+                "--boundaries",
+                "5",
+                "6",
+                "--out",
+                str(tmp_path / "ds"),
+            ]
+        )
+        == 0
+    )
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
     env["MTEB_CONTRASTIVE_DATASETS"] = str(tmp_path / "ds")
-    p = _cli("mteb", "run", "-m", "mteb-contrastive/bm25s-lang", "-t", "LunyuQuoteRRetrieval", "--output-folder", str(tmp_path / "res"), "-v", "1", env=env)
+    p = _cli(
+        "mteb",
+        "run",
+        "-m",
+        "mteb-contrastive/bm25s-lang",
+        "-t",
+        "LunyuQuoteRRetrieval",
+        "--output-folder",
+        str(tmp_path / "res"),
+        "-v",
+        "1",
+        env=env,
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     (out,) = list((tmp_path / "res").rglob("LunyuQuoteRRetrieval.json"))
     d = json.loads(out.read_text())
     s = d["scores"]["test"][0]
     assert d["task_name"] == "LunyuQuoteRRetrieval"
-    assert d["dataset_revision"] == json.loads((tmp_path / "ds" / "Lunyu" / "mteb_contrastive.json").read_text())["build_id"]
+    assert (
+        d["dataset_revision"]
+        == json.loads((tmp_path / "ds" / "Lunyu" / "mteb_contrastive.json").read_text())["build_id"]
+    )
     assert s["main_score"] == pytest.approx((3 + H5 / 5) / 4)
-    assert (s["quoter_language"], s["quoter_split"], s["quoter_train_end"], s["quoter_valid_end"]) == ("lzh", "line-order", 5, 6)
+    assert (s["quoter_language"], s["quoter_split"], s["quoter_train_end"], s["quoter_valid_end"]) == (
+        "lzh",
+        "line-order",
+        5,
+        6,
+    )
 
 
 @pytest.mark.parametrize(
@@ -156,7 +223,9 @@ def test_build_command_bad_input_is_one_line_exit_2(tmp_path, capsys, content, a
     if content is not None:
         f.write_text(content, encoding="utf-8")
     try:
-        rc = main(["build-quoter", str(f), "--name", "X", "--language", "eng-Latn", "--out", str(tmp_path / "o"), *args])
+        rc = main(
+            ["build-quoter", str(f), "--name", "X", "--language", "eng-Latn", "--out", str(tmp_path / "o"), *args]
+        )
     except SystemExit as exc:
         rc = exc.code
     err = capsys.readouterr().err.strip()

@@ -150,8 +150,12 @@ def test_clustered_triplets_give_a_wider_interval_than_independent_items():
 
 
 def test_compare_per_item_uses_groups_of_the_common_items():
-    ref = PerItem("accuracy", ids=["t1", "t2", "t3", "t4", "t5"], values=[0, 0, 0, 0, 1], groups=["A", "A", "A", "B", "C"])
-    cand = PerItem("accuracy", ids=["t5", "t4", "t3", "t2", "t1"], values=[0, 0, 1, 1, 1], groups=["C", "B", "A", "A", "A"])
+    ref = PerItem(
+        "accuracy", ids=["t1", "t2", "t3", "t4", "t5"], values=[0, 0, 0, 0, 1], groups=["A", "A", "A", "B", "C"]
+    )
+    cand = PerItem(
+        "accuracy", ids=["t5", "t4", "t3", "t2", "t1"], values=[0, 0, 1, 1, 1], groups=["C", "B", "A", "A", "A"]
+    )
     c = compare_per_item(ref, cand)
     assert (c.n_groups, c.ci_low, c.ci_high, c.p_value) == (3, -1.0, 1.0, 1.0)  # = test_cluster_bootstrap_exact_by_hand
     cand.groups = None  # an older candidate file without groups: the reference's groups still hold
@@ -193,13 +197,28 @@ def test_chance_levels_per_family_and_stored_keys_win():
 
 
 def test_reader_keys_are_generic():
-    scores = {"mrr": 0.3, "mrr_tie_expected": 0.29, "ndcg_at_5": 0.2, "recall_at_10": 0.5, "accuracy": 0.1, "random_mrr": 0.01,
-              "n_queries": 29, "pool_size": 272, "n_truncated_queries": 3, "gold_ranks_exact": 1}
+    scores = {
+        "mrr": 0.3,
+        "mrr_tie_expected": 0.29,
+        "ndcg_at_5": 0.2,
+        "recall_at_10": 0.5,
+        "accuracy": 0.1,
+        "random_mrr": 0.01,
+        "n_queries": 29,
+        "pool_size": 272,
+        "n_truncated_queries": 3,
+        "gold_ranks_exact": 1,
+    }
     assert family_of("MyQuotes", "Retrieval", scores) == "quotes"
     assert family_of("X", "PairClassification", {"accuracy": 1, "accuracy_unrestricted": 1}) == "author"
     assert family_of("X", "PairClassification", {"accuracy": 1, "error_rate": 0}) == "ir-triplets"
     assert family_of("X", "PairClassification", {"pan_hard_auc": 0.5}) == "verification"
-    assert secondary_keys(scores) == ["ndcg_at_5", "recall_at_10", "mrr", "mrr_tie_expected"]  # pattern order, exact names
+    assert secondary_keys(scores) == [
+        "ndcg_at_5",
+        "recall_at_10",
+        "mrr",
+        "mrr_tie_expected",
+    ]  # pattern order, exact names
     row = ScoreRow("m", "1", "MyQuotes", "test", "default", "quotes", "mrr", scores)
     assert row.counts() == {"n_queries": 29, "pool_size": 272, "n_truncated_queries": 3}
     assert row.chance() == {"random_mrr": 0.01}
@@ -208,7 +227,9 @@ def test_reader_keys_are_generic():
 
 
 def test_per_item_contract_file(tmp_path):
-    (tmp_path / "T_predictions.json").write_text(json.dumps({"base-2": {"test": {"per_item": {"name": "accuracy", "ids": [0, 1], "values": [1, 0]}}}}))
+    (tmp_path / "T_predictions.json").write_text(
+        json.dumps({"base-2": {"test": {"per_item": {"name": "accuracy", "ids": [0, 1], "values": [1, 0]}}}})
+    )
     row = ScoreRow("m", "1", "T", "test", "base-2", "author", "accuracy", {"accuracy": 0.5})
     p = per_item_scores(row, tmp_path)
     assert (p.statistic_name, p.ids, p.values) == ("accuracy", ["0", "1"], [1.0, 0.0])

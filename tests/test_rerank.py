@@ -60,17 +60,35 @@ def _small():
     """A synthetic English retrieval split (40 short candidates, 8 queries) with the QuoteR task's metadata."""
     from datasets import Dataset
 
-    colours, animals, places = ["red", "green", "blue", "black", "white"], ["fox", "horse", "owl", "whale"], ["river", "hill"]
+    colours, animals, places = (
+        ["red", "green", "blue", "black", "white"],
+        ["fox", "horse", "owl", "whale"],
+        ["river", "hill"],
+    )
     docs = [f"the {c} {a} sleeps by the {p}" for c in colours for a in animals for p in places]
     corpus = Dataset.from_list([{"id": f"c{i}", "text": t} for i, t in enumerate(docs)])
-    qs = ["a red fox near water", "the white owl on a hill", "blue whale", "black horse sleeping by the river", "green animals", "an owl by the river", "red horse hill", "white fox"]
+    qs = [
+        "a red fox near water",
+        "the white owl on a hill",
+        "blue whale",
+        "black horse sleeping by the river",
+        "green animals",
+        "an owl by the river",
+        "red horse hill",
+        "white fox",
+    ]
     queries = Dataset.from_list([{"id": f"q{i}", "text": t} for i, t in enumerate(qs)])
     gold = {f"q{i}": f"c{(7 * i + 3) % len(docs)}" for i in range(len(qs))}
     return mteb.get_task("QuoteRKJVNovelsEnglishRetrieval"), corpus, queries, gold
 
 
 def _run(model, task, corpus, queries, top_k=100):
-    kw = dict(task_metadata=task.metadata, hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 32, "show_progress_bar": False})
+    kw = dict(
+        task_metadata=task.metadata,
+        hf_split="test",
+        hf_subset="default",
+        encode_kwargs={"batch_size": 32, "show_progress_bar": False},
+    )
     model.index(corpus, **kw)
     return model.search(queries, top_k=top_k, **kw)
 
@@ -121,7 +139,10 @@ def test_full_pool_gold_ranks_agree_with_complete_rankings():
     from mteb_contrastive.search.full_rank import BM25GoldRanks, GoldRankingFaissWrapper, with_gold_ranks
 
     task, corpus, queries, gold = _small()
-    for name, cls in (("mteb/baseline-bm25s", BM25GoldRanks), ("sentence-transformers/all-MiniLM-L6-v2", GoldRankingFaissWrapper)):
+    for name, cls in (
+        ("mteb/baseline-bm25s", BM25GoldRanks),
+        ("sentence-transformers/all-MiniLM-L6-v2", GoldRankingFaissWrapper),
+    ):
         m = with_gold_ranks(mteb.get_model(name), gold)
         assert isinstance(m, cls)
         res = _run(m, task, corpus, queries, top_k=100)  # more than the pool: every candidate is returned
@@ -175,7 +196,9 @@ def test_fitted_baseline_reranking_scores_the_allowed_candidates():
     # smooth idf over 5 docs: apple ln(6/5) + 1, banana = cherry ln(6/3) + 1; d5 shares apple only
     ia, ib = np.log(6 / 5) + 1, np.log(2) + 1
     assert res["q"]["d5"] == pytest.approx(ia**2 / (ia**2 + ib**2), abs=1e-12)
-    assert res["q"]["d5"] == pytest.approx(0.32779, abs=5e-6) and res["q"]["d4"] == 0.0 and list(res["q"]) == ["d5", "d4"]
+    assert (
+        res["q"]["d5"] == pytest.approx(0.32779, abs=5e-6) and res["q"]["d4"] == 0.0 and list(res["q"]) == ["d5", "d4"]
+    )
     # top_k still applies to the allowed candidates; without top_ranked the global top-k is d2, d3
     assert list(m.search(queries, top_k=1, top_ranked={"q": ["d4", "d5"]})["q"]) == ["d5"]
     assert list(m.search(queries, top_k=2)["q"]) == ["d2", "d3"]
@@ -185,7 +208,9 @@ def test_fitted_baseline_reranking_scores_the_allowed_candidates():
 def test_cross_encoder_ranks_on_raw_logits_not_a_float32_sigmoid():
     import torch
 
-    ce = make_reranker("ce", bundled_minilm())  # bundled MiniLM with an untrained, seeded head (explicit: no default for ce)
+    ce = make_reranker(
+        "ce", bundled_minilm()
+    )  # bundled MiniLM with an untrained, seeded head (explicit: no default for ce)
     docs = ["the cat sat on the mat", "stock markets fell today", "a dog in the park"]
     base = ce.score(["cats"], [docs])[0]
     head = ce.model[0].model.classifier
@@ -198,6 +223,8 @@ def test_cross_encoder_ranks_on_raw_logits_not_a_float32_sigmoid():
     # the old path: the model's default sigmoid in float32 saturates, every candidate 1.0 (a three-way tie)
     assert ce.model.predict([("cats", d) for d in docs]).tolist() == [1.0, 1.0, 1.0]
     # ranking on logits keeps the reranker's order; the probability is available beside them
-    final, _ = rerank_results({"q": {f"d{i}": 1.0 - i for i in range(3)}}, {"q": "cats"}, lambda c: docs[int(c[1])], ce, k=3)
+    final, _ = rerank_results(
+        {"q": {f"d{i}": 1.0 - i for i in range(3)}}, {"q": "cats"}, lambda c: docs[int(c[1])], ce, k=3
+    )
     assert sorted(final["q"], key=lambda c: -final["q"][c]) == [f"d{i}" for i in np.argsort(-logits)]
     assert np.all(ce.probabilities(logits) < 1.0)

@@ -7,8 +7,6 @@ import os
 import shutil
 from pathlib import Path
 
-import pytest
-
 from mteb_contrastive.data.halvest_builder import build_halvest_dataset
 from mteb_contrastive.data.ir_triplets import build_ir_triplets
 from mteb_contrastive.data.verification_builder import build_verification_dataset
@@ -17,11 +15,17 @@ DOGS = "Dogs bark loudly. Birds sing at dawn. Fish swim in rivers."
 
 
 def corpus(first_text: str) -> list[dict]:
-    texts = [first_text, "Rain falls in spring. Snow melts in March. Wind blows at night.",
-             "Paper is made of wood. Ink is made of soot. Pens are made of steel.",
-             "Cars need fuel. Bikes need legs. Boats need wind."]
+    texts = [
+        first_text,
+        "Rain falls in spring. Snow melts in March. Wind blows at night.",
+        "Paper is made of wood. Ink is made of soot. Pens are made of steel.",
+        "Cars need fuel. Bikes need legs. Boats need wind.",
+    ]
     authors = [["A"], ["A"], ["B"], ["B"]]
-    return [{"id": f"d{i}", "authors": a, "text": t, "domains": [], "year": 2000, "language": "en"} for i, (a, t) in enumerate(zip(authors, texts))]
+    return [
+        {"id": f"d{i}", "authors": a, "text": t, "domains": [], "year": 2000, "language": "en"}
+        for i, (a, t) in enumerate(zip(authors, texts))
+    ]
 
 
 def build_id(folder: Path) -> str:
@@ -44,7 +48,14 @@ def test_halvest_build_id_follows_the_text_not_its_length(tmp_path, monkeypatch)
 
 def test_verification_build_id_follows_the_text(tmp_path):
     def docs(word):
-        return [{"id": f"w{i}", "author": f"a{i % 4}", "text": f"{word if i == 0 else 'Cats'} " + " ".join(f"w{i}x{j}" for j in range(40))} for i in range(16)]
+        return [
+            {
+                "id": f"w{i}",
+                "author": f"a{i % 4}",
+                "text": f"{word if i == 0 else 'Cats'} " + " ".join(f"w{i}x{j}" for j in range(40)),
+            }
+            for i in range(16)
+        ]
 
     opts = dict(chunk_words=10, split_ratios=(0.0, 0.5, 0.5), pairs_per_author=2)
     a = build_id(build_verification_dataset(docs("Dogs"), tmp_path / "1", "V", **opts))
@@ -119,8 +130,12 @@ def test_baseline_revisions_are_fingerprints_of_parameters_and_code():
 def pan_folder(folder: Path, same: bool = True) -> Path:
     for split in ("validation", "test"):
         (folder / split).mkdir(parents=True)
-        (folder / split / "pairs.jsonl").write_text(json.dumps({"id": "p1", "fandoms": ["a", "b"], "pair": ["x y", "y z"]}) + "\n")
-        (folder / split / "truth.jsonl").write_text(json.dumps({"id": "p1", "same": same, "authors": ["A", "A" if same else "B"]}) + "\n")
+        (folder / split / "pairs.jsonl").write_text(
+            json.dumps({"id": "p1", "fandoms": ["a", "b"], "pair": ["x y", "y z"]}) + "\n"
+        )
+        (folder / split / "truth.jsonl").write_text(
+            json.dumps({"id": "p1", "same": same, "authors": ["A", "A" if same else "B"]}) + "\n"
+        )
     return folder
 
 
@@ -167,10 +182,10 @@ def test_cranfield_revision_follows_the_source_files(tmp_path, monkeypatch):
 
 
 def test_stale_build_temporaries_are_removed_on_the_next_build(tmp_path):
-    dead = tmp_path / ".Toy.999999999.abc123.tmp"   # a killed build (no such pid)
-    old_form = tmp_path / ".Toy.k2j3h4.tmp"         # left by a build before pids were recorded
+    dead = tmp_path / ".Toy.999999999.abc123.tmp"  # a killed build (no such pid)
+    old_form = tmp_path / ".Toy.k2j3h4.tmp"  # left by a build before pids were recorded
     live = tmp_path / f".Toy.{os.getppid()}.zz.tmp"  # a live process's build: kept
-    other = tmp_path / ".Other.999999999.x.tmp"      # another dataset's: not ours to touch
+    other = tmp_path / ".Other.999999999.x.tmp"  # another dataset's: not ours to touch
     for p in (dead, old_form, live, other):
         p.mkdir()
         (p / "part.parquet").write_text("half")
@@ -186,7 +201,10 @@ def test_quoter_revision_follows_the_file(tmp_path, monkeypatch):
     f.write_text("".join(f"left {i}\tDogs bark loudly {i}.\tright\n" for i in range(20)), encoding="utf-8")
     monkeypatch.setenv("MTEB_CONTRASTIVE_QUOTER_DATA", str(tmp_path))
     r1 = mteb.get_task("QuoteRGcideEnglishRetrieval").metadata.revision
-    assert r1.startswith("shuffle-20240611-80-10-10-") and r1 == mteb.get_task("QuoteRGcideEnglishRetrieval").metadata.revision
+    assert (
+        r1.startswith("shuffle-20240611-80-10-10-")
+        and r1 == mteb.get_task("QuoteRGcideEnglishRetrieval").metadata.revision
+    )
     f.write_text(f.read_text(encoding="utf-8").replace("Dogs", "Cats"), encoding="utf-8")
     assert mteb.get_task("QuoteRGcideEnglishRetrieval").metadata.revision != r1
 

@@ -19,10 +19,25 @@ KW = dict(hf_split="test", hf_subset="default")
 def _meta():
     from mteb.abstasks.task_metadata import TaskMetadata
 
-    return TaskMetadata(name="T", description="t", dataset={"path": "p", "revision": "1"}, type="Retrieval", category="t2t",
-                        modalities=["text"], eval_splits=["test"], eval_langs=["eng-Latn"], main_score="ndcg_at_10",
-                        reference=None, date=None, domains=None, license=None, annotations_creators=None, dialect=None,
-                        sample_creation=None, bibtex_citation="")
+    return TaskMetadata(
+        name="T",
+        description="t",
+        dataset={"path": "p", "revision": "1"},
+        type="Retrieval",
+        category="t2t",
+        modalities=["text"],
+        eval_splits=["test"],
+        eval_langs=["eng-Latn"],
+        main_score="ndcg_at_10",
+        reference=None,
+        date=None,
+        domains=None,
+        license=None,
+        annotations_creators=None,
+        dialect=None,
+        sample_creation=None,
+        bibtex_citation="",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +63,9 @@ def minilm():
 def _scores(search_model, data, encode_kwargs):
     from mteb._evaluators.retrieval_metrics import calculate_retrieval_scores
 
-    kw = dict(task_metadata=_meta(), encode_kwargs={"batch_size": 16, "show_progress_bar": False, **encode_kwargs}, **KW)
+    kw = dict(
+        task_metadata=_meta(), encode_kwargs={"batch_size": 16, "show_progress_bar": False, **encode_kwargs}, **KW
+    )
     search_model.index(Dataset.from_list(data["corpus"]), **kw)
     res = search_model.search(Dataset.from_list(data["queries"]), top_k=20, **kw)
     res = {q: {c: s for c, s in d.items() if c != q} for q, d in res.items()}
@@ -66,7 +83,9 @@ def test_multi_process_pool_through_encode_kwargs_scores_equal(pool, minilm, sin
     st = minilm.model
     mp = st.start_multi_process_pool(["cpu", "cpu"])
     try:
-        scores, res = _scores(FaissSearchEncoderWrapper(minilm, ignore_identical_ids=True), pool, {"pool": mp, "chunk_size": 32})
+        scores, res = _scores(
+            FaissSearchEncoderWrapper(minilm, ignore_identical_ids=True), pool, {"pool": mp, "chunk_size": 32}
+        )
     finally:
         st.stop_multi_process_pool(mp)
     assert scores.keys() == single[0].keys() and scores["NDCG@10"] > 0
@@ -82,10 +101,14 @@ def test_ray_data_shards_then_index_scores_equal(pool, minilm, single, tmp_path)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
         ids, texts = [c["id"] for c in pool["corpus"]], [c["text"] for c in pool["corpus"]]
-        manifest = encode_with_ray(ids, texts, bundled_minilm_path(), tmp_path / "emb", rows_per_shard=32, concurrency=2, batch_size=16)
+        manifest = encode_with_ray(
+            ids, texts, bundled_minilm_path(), tmp_path / "emb", rows_per_shard=32, concurrency=2, batch_size=16
+        )
     finally:
         ray.shutdown()
-    assert [m["first_row"] for m in manifest] == list(range(0, len(ids), 32)) and sum(m["n"] for m in manifest) == len(ids)
+    assert [m["first_row"] for m in manifest] == list(range(0, len(ids), 32)) and sum(m["n"] for m in manifest) == len(
+        ids
+    )
     scores, res = _scores(ShardedIndexSearch(minilm, tmp_path / "emb", ignore_identical_ids=True), pool, {})
     for k, v in single[0].items():
         assert scores[k] == pytest.approx(v, abs=1e-6), k

@@ -21,10 +21,25 @@ from mteb_contrastive.search.similarity import model_similarity, similarity_matr
 def _meta(name: str = "T"):
     from mteb.abstasks.task_metadata import TaskMetadata
 
-    return TaskMetadata(name=name, description="t", dataset={"path": "p", "revision": "1"}, type="Retrieval", category="t2t",
-                        modalities=["text"], eval_splits=["test"], eval_langs=["eng-Latn"], main_score="ndcg_at_10",
-                        reference=None, date=None, domains=None, license=None, annotations_creators=None, dialect=None,
-                        sample_creation=None, bibtex_citation="")
+    return TaskMetadata(
+        name=name,
+        description="t",
+        dataset={"path": "p", "revision": "1"},
+        type="Retrieval",
+        category="t2t",
+        modalities=["text"],
+        eval_splits=["test"],
+        eval_langs=["eng-Latn"],
+        main_score="ndcg_at_10",
+        reference=None,
+        date=None,
+        domains=None,
+        license=None,
+        annotations_creators=None,
+        dialect=None,
+        sample_creation=None,
+        bibtex_citation="",
+    )
 
 
 KW = dict(hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 2, "show_progress_bar": False})
@@ -131,7 +146,9 @@ def test_own_id_dropped_and_one_more_candidate_searched():
     assert list(got[False]["q0"]) == ["c1"]
     assert got[True]["q0"] == pytest.approx({"c1": 0.8, "c2": 0.6})
     scores = calculate_retrieval_scores(got[True], qrels, [2])
-    assert scores.recall["Recall@2"] == pytest.approx(1.0) and scores.ndcg["NDCG@2"] == pytest.approx(1 / np.log2(3), abs=1e-5)
+    assert scores.recall["Recall@2"] == pytest.approx(1.0) and scores.ndcg["NDCG@2"] == pytest.approx(
+        1 / np.log2(3), abs=1e-5
+    )
     assert calculate_retrieval_scores(got[False], qrels, [2]).recall["Recall@2"] == 0.0
 
 
@@ -185,14 +202,25 @@ def test_fast_dataloaders_give_mteb_batches():
 
     from mteb_contrastive.search.loaders import retrieval_dataloader
 
-    corpus = Dataset.from_list([{"id": "a", "title": "T", "text": " x "}, {"id": "b", "title": "", "text": " y"}, {"id": "c", "title": "U", "text": "z"}])
-    queries = Dataset.from_list([{"id": "q", "text": "find", "instruction": "now"}, {"id": "r", "text": "this", "instruction": "too"}])
+    corpus = Dataset.from_list(
+        [
+            {"id": "a", "title": "T", "text": " x "},
+            {"id": "b", "title": "", "text": " y"},
+            {"id": "c", "title": "U", "text": "z"},
+        ]
+    )
+    queries = Dataset.from_list(
+        [{"id": "q", "text": "find", "instruction": "now"}, {"id": "r", "text": "this", "instruction": "too"}]
+    )
     for data, pt in ((corpus, PromptType.document), (queries, PromptType.query)):
         ours = list(retrieval_dataloader(data, task_metadata=_meta(), prompt_type=pt, batch_size=2))
         ref = list(create_dataloader(data, task_metadata=_meta(), prompt_type=pt, batch_size=2))
         assert [b["text"] for b in ours] == [b["text"] for b in ref]
         assert [b["id"] for b in ours] == [b["id"] for b in ref]
-    assert [b["text"] for b in retrieval_dataloader(corpus, task_metadata=_meta(), prompt_type=PromptType.document, batch_size=2)] == [["T  x", "y"], ["U z"]]  # mteb: (title + " " + text).strip()
+    assert [
+        b["text"]
+        for b in retrieval_dataloader(corpus, task_metadata=_meta(), prompt_type=PromptType.document, batch_size=2)
+    ] == [["T  x", "y"], ["U z"]]  # mteb: (title + " " + text).strip()
 
 
 def test_author_retrieval_task_scores_top_k_other_candidates():
@@ -209,16 +237,27 @@ def test_author_retrieval_task_scores_top_k_other_candidates():
     from test_author_retrieval import make_task, row
 
     angles = np.linspace(0.2, 1.2, 99)
-    table = {"Q": [1, 0], "X": [1, 0], "P": [0.1, np.sqrt(1 - 0.01)], **{f"N{i}": [np.cos(a), np.sin(a)] for i, a in enumerate(angles)}}
+    table = {
+        "Q": [1, 0],
+        "X": [1, 0],
+        "P": [0.1, np.sqrt(1 - 0.01)],
+        **{f"N{i}": [np.cos(a), np.sin(a)] for i, a in enumerate(angles)},
+    }
     rows = [row("Q", "P", f"N{i}") for i in range(99)] + [row("X", "Q", "N0")]
     task = make_task("retrieval", rows, "PlusOneRetrieval")
-    s = mteb.evaluate(TableEncoder(table), task, cache=None, overwrite_strategy="always").task_results[0].scores["test"][0]
+    s = (
+        mteb.evaluate(TableEncoder(table), task, cache=None, overwrite_strategy="always")
+        .task_results[0]
+        .scores["test"][0]
+    )
     assert s["pool_size"] == 101
     assert s["recall_at_100"] == pytest.approx(0.75)
     assert s["mrr_at_100"] == pytest.approx(0.505)
 
 
-@pytest.mark.parametrize(("index", "kw"), [("hnsw", {"hnsw_m": 8, "ef_search": 1}), ("ivf", {"nlist": 64, "nprobe": 1})])
+@pytest.mark.parametrize(
+    ("index", "kw"), [("hnsw", {"hnsw_m": 8, "ef_search": 1}), ("ivf", {"nlist": 64, "nprobe": 1})]
+)
 def test_approximate_parameters_come_from_a_measured_recall_target(index, kw):
     rng = np.random.default_rng(0)
     a = rng.standard_normal((8, 32)).astype(np.float32)
@@ -239,7 +278,11 @@ def test_approximate_parameters_come_from_a_measured_recall_target(index, kw):
     high = recall(tuned.search_arrays(q, 10)[1])
     name = "efSearch" if index == "hnsw" else "nprobe"
     assert low < 0.99 and fixed.calibration == {}  # the configured setting alone misses the target
-    assert tuned.calibration["recall_at_10"] >= 0.99 and tuned.calibration[name] > 1 and tuned.calibration["sample_queries"] == 100
+    assert (
+        tuned.calibration["recall_at_10"] >= 0.99
+        and tuned.calibration[name] > 1
+        and tuned.calibration["sample_queries"] == 100
+    )
     assert high >= 0.98  # measured on the sample, holds on all 300 queries up to sampling error
 
 

@@ -43,7 +43,13 @@ def test_sampled_spans_are_substrings_of_their_document():
     docs = [
         {"id": "a", "authors": ["甲"], "text": zh, "domains": [], "language": "zh"},
         {"id": "b", "authors": ["甲"], "text": zh[::-1] + "。", "domains": [], "language": "zh"},
-        {"id": "c", "authors": ["乙"], "text": "Il est venu.  Elle est partie !\nIl pleut. Fin.", "domains": [], "language": "fr"},
+        {
+            "id": "c",
+            "authors": ["乙"],
+            "text": "Il est venu.  Elle est partie !\nIl pleut. Fin.",
+            "domains": [],
+            "language": "fr",
+        },
         {"id": "d", "authors": ["乙"], "text": "Un.\nDeux.  Trois.", "domains": [], "language": "fr"},
     ]
     rows, _ = sample_triplets(docs, 2, n_triplets=2, seed=0)
@@ -53,7 +59,11 @@ def test_sampled_spans_are_substrings_of_their_document():
         assert r["query"] in text_of[r["query_halid"]]
         assert r["positive"] in text_of[r["pos_halid"]]
         assert r["negative"] in text_of[r["neg_halids"]]
-    assert any(r["query"] in ("我喜欢苹果。你呢？", "你呢？很好！", "很好！我们走吧。") for r in rows if r["query_halid"] == "a")
+    assert any(
+        r["query"] in ("我喜欢苹果。你呢？", "你呢？很好！", "很好！我们走吧。")
+        for r in rows
+        if r["query_halid"] == "a"
+    )
 
 
 def test_word_pieces_cut_at_word_starts_and_join_back_to_the_text():

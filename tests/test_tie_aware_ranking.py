@@ -28,7 +28,11 @@ def test_constant_scorer_over_five_distinct_quotes():
     assert m["recall_at_1_tie_expected"] == pytest.approx(0.2)
     assert m["recall_at_1_optimistic"] == 1.0 and m["recall_at_1_pessimistic"] == 0.0
     assert m["recall_at_10_tie_expected"] == 1.0  # every possible rank is within 10
-    assert m["median_rank_tie_expected"] == 3.0 and m["median_rank_optimistic"] == 1.0 and m["median_rank_pessimistic"] == 5.0
+    assert (
+        m["median_rank_tie_expected"] == 3.0
+        and m["median_rank_optimistic"] == 1.0
+        and m["median_rank_pessimistic"] == 5.0
+    )
     assert m["n_gold_tied"] == 1 and m["max_gold_tie"] == 5
 
 
@@ -55,7 +59,11 @@ def test_mixed_ties_by_hand():
 def test_no_ties_all_rules_agree():
     m = tie_aware_metrics([0, 5, 200], [1, 1, 1])
     for name in ("mrr", "ndcg_at_5", "recall_at_1", "recall_at_10", "recall_at_100", "median_rank", "mean_rank"):
-        assert m[f"{name}_tie_expected"] == pytest.approx(m[f"{name}_optimistic"]) == pytest.approx(m[f"{name}_pessimistic"])
+        assert (
+            m[f"{name}_tie_expected"]
+            == pytest.approx(m[f"{name}_optimistic"])
+            == pytest.approx(m[f"{name}_pessimistic"])
+        )
     assert m["mrr_tie_expected"] == pytest.approx((1 + 1 / 6 + 1 / 201) / 3)
     assert m["n_gold_tied"] == 0
 

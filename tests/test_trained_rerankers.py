@@ -13,7 +13,9 @@ def test_ce_reranker_needs_an_explicit_trained_model(monkeypatch):
     from mteb_contrastive.search.rerank import make_reranker
 
     monkeypatch.delenv("MTEB_CONTRASTIVE_CROSS_ENCODER", raising=False)
-    with pytest.raises(ValueError, match="the ce reranker needs a trained cross-encoder: set MTEB_CONTRASTIVE_CROSS_ENCODER"):
+    with pytest.raises(
+        ValueError, match="the ce reranker needs a trained cross-encoder: set MTEB_CONTRASTIVE_CROSS_ENCODER"
+    ):
         make_reranker("ce")
     metas = {m.name: m for m in registered_model_metas()}
     ce = metas["rerank/bm25+ce@50"]
@@ -53,10 +55,21 @@ def test_quoter_reranker_trains_on_the_train_split_only(tmp_path):
     f = tmp_path / "toy.txt"
     f.write_text("\n".join(lines) + "\n")
     out = tmp_path / "rr"
-    s = train_quoter_reranker(f, out, ContrastiveConfig(base_model=bundled_minilm_path(), context_length=32, batch_size=8, epochs=1, max_steps=2, logging_steps=1), n_negatives=2, show_progress=False)
+    s = train_quoter_reranker(
+        f,
+        out,
+        ContrastiveConfig(
+            base_model=bundled_minilm_path(), context_length=32, batch_size=8, epochs=1, max_steps=2, logging_steps=1
+        ),
+        n_negatives=2,
+        show_progress=False,
+    )
     train = split_by_proportions(read_quoter_file(f))["train"]
     assert s["n_train_queries"] == len(train) == 16
     assert s["n_pairs"] == 16 * 3 and s["candidate_pool"] == 16 and s["global_step"] == 2
     cfg = json.loads((out / "training_config.json").read_text())
     assert cfg["recipe"].startswith("QuoteR reranker")
-    assert len(CrossEncoder(str(out)).predict([("left words 1 about topic1 [MASK] right 1", "quote number 1 on topic1")])) == 1
+    assert (
+        len(CrossEncoder(str(out)).predict([("left words 1 about topic1 [MASK] right 1", "quote number 1 on topic1")]))
+        == 1
+    )

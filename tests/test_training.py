@@ -8,7 +8,6 @@ import random
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pytest
 from conftest import bundled_minilm_path, run
 
@@ -69,7 +68,9 @@ def test_sampler_last_batch_kept_only_with_two_authors():
 
 def test_sampler_batch_larger_than_twice_eligible_authors():
     ds = _docs_dataset({"a": 2, "b": 2, "c": 1})
-    with pytest.raises(TrainingDataError, match=r"--batch-size: 6 texts need 3 distinct authors per batch but only 2 authors"):
+    with pytest.raises(
+        TrainingDataError, match=r"--batch-size: 6 texts need 3 distinct authors per batch but only 2 authors"
+    ):
         AuthorPairBatchSampler(ds, batch_size=6, drop_last=False)
     with pytest.raises(TrainingDataError, match="even number"):
         AuthorPairBatchSampler(ds, batch_size=3, drop_last=False)
@@ -141,7 +142,9 @@ def test_perfect_encoder_loss_is_near_zero_and_a_duplicate_author_costs_ln3(mini
     assert got == pytest.approx(2 * math.log(3) / 4, rel=1e-5)
     # the plain one-direction InfoNCE (sentence-transformers' default) has the ln 2 floor per duplicate row
     plain = build_loss(minilm, ContrastiveConfig(base_model="x", directions=("query_to_doc",)))
-    assert float(plain.compute_loss_from_embeddings([dup, dup.clone()], None)) == pytest.approx(2 * math.log(2) / 4, rel=1e-5)
+    assert float(plain.compute_loss_from_embeddings([dup, dup.clone()], None)) == pytest.approx(
+        2 * math.log(2) / 4, rel=1e-5
+    )
 
 
 # ------------------------------------------------------------------------------------ real steps
@@ -169,7 +172,16 @@ def trained(tmp_path_factory):
     train = _pan14_sample(SHARED, 3)
     val = validation_pairs(_pan14_sample(SHARED, 3, offset=10), max_words=24, pairs_per_author=1, seed=0)
     out = tmp_path_factory.mktemp("train") / "model"
-    cfg = dict(base_model=bundled_minilm_path(), context_length=32, batch_size=6, learning_rate=1e-4, warmup_ratio=0.0, rotate=False, passes=3, logging_steps=1)
+    cfg = dict(
+        base_model=bundled_minilm_path(),
+        context_length=32,
+        batch_size=6,
+        learning_rate=1e-4,
+        warmup_ratio=0.0,
+        rotate=False,
+        passes=3,
+        logging_steps=1,
+    )
     first = train_contrastive(train, val, out, ContrastiveConfig(epochs=1, **cfg), show_progress=False)
     log1 = [json.loads(x) for x in (out / "training_log.jsonl").read_text().splitlines()]
     second = train_contrastive(train, val, out, ContrastiveConfig(epochs=2, **cfg), resume=True, show_progress=False)
@@ -188,8 +200,17 @@ def test_validation_every_epoch_and_calibration_saved(trained):
     assert [r["epoch"] for r in evals] == [1.0, 2.0]
     cal = json.loads((trained["out"] / "verification_calibration.json").read_text())
     assert cal["n_validation_pairs"] == len(trained["val"])
-    assert {"threshold", "platt_coef", "platt_intercept", "abstain_delta", "validation_auc", "validation_overall"} <= set(cal)
-    assert trained["second"]["best_validation_overall"] == pytest.approx(max(r["eval_validation_overall"] for r in evals))
+    assert {
+        "threshold",
+        "platt_coef",
+        "platt_intercept",
+        "abstain_delta",
+        "validation_auc",
+        "validation_overall",
+    } <= set(cal)
+    assert trained["second"]["best_validation_overall"] == pytest.approx(
+        max(r["eval_validation_overall"] for r in evals)
+    )
 
 
 def test_resume_continues_from_the_saved_step(trained):
@@ -208,9 +229,29 @@ def test_saved_model_loads_and_runs_in_mteb_in_a_fresh_process(trained, tmp_path
     m = SentenceTransformer(str(trained["out"]), device="cpu")
     assert m.max_seq_length == 32
     assert m.encode(["a b c"]).shape == (1, 384)
-    docs = [{"id": f"{a}{i}", "author": a, "text": " ".join(f"{a}{j % 5}" for j in range(40 + i))} for a in "abcdefgh" for i in range(2)]
-    build_verification_dataset(docs, tmp_path / "v", "TinyTrain", chunk_words=20, pairs_per_author=1, split_ratios=(0.0, 0.5, 0.5))
-    res = run(["mteb", "run", "-m", str(trained["out"]), "-t", "TinyTrainVerification", "--output-folder", str(tmp_path / "r"), "--overwrite-strategy", "always"], {"MTEB_CONTRASTIVE_VERIFICATION": str(tmp_path / "v")})
+    docs = [
+        {"id": f"{a}{i}", "author": a, "text": " ".join(f"{a}{j % 5}" for j in range(40 + i))}
+        for a in "abcdefgh"
+        for i in range(2)
+    ]
+    build_verification_dataset(
+        docs, tmp_path / "v", "TinyTrain", chunk_words=20, pairs_per_author=1, split_ratios=(0.0, 0.5, 0.5)
+    )
+    res = run(
+        [
+            "mteb",
+            "run",
+            "-m",
+            str(trained["out"]),
+            "-t",
+            "TinyTrainVerification",
+            "--output-folder",
+            str(tmp_path / "r"),
+            "--overwrite-strategy",
+            "always",
+        ],
+        {"MTEB_CONTRASTIVE_VERIFICATION": str(tmp_path / "v")},
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     files = list((tmp_path / "r").rglob("TinyTrainVerification.json"))
     assert len(files) == 1
@@ -230,8 +271,16 @@ def test_validation_split_empty_or_one_class_and_context_too_long(tmp_path):
         train_contrastive(docs, [], tmp_path / "m", cfg)
     with pytest.raises(TrainingDataError, match="all same-author"):
         train_contrastive(docs, [{"pair": ["a", "b"], "same": True}], tmp_path / "m", cfg)
-    with pytest.raises(TrainingDataError, match=r"--context-length: 1024 tokens is beyond the limit of .* \(512 tokens\); use --context-length <= 512"):
-        train_contrastive(docs, [{"pair": ["a", "b"], "same": True}, {"pair": ["a", "c"], "same": False}], tmp_path / "m", ContrastiveConfig(base_model=bundled_minilm_path(), batch_size=4, context_length=1024))
+    with pytest.raises(
+        TrainingDataError,
+        match=r"--context-length: 1024 tokens is beyond the limit of .* \(512 tokens\); use --context-length <= 512",
+    ):
+        train_contrastive(
+            docs,
+            [{"pair": ["a", "b"], "same": True}, {"pair": ["a", "c"], "same": False}],
+            tmp_path / "m",
+            ContrastiveConfig(base_model=bundled_minilm_path(), batch_size=4, context_length=1024),
+        )
     assert not (tmp_path / "m").exists()
 
 
@@ -257,12 +306,29 @@ def test_split_by_author_needs_two_document_authors_on_both_sides():
 
 def test_cli_bad_input_is_one_line_and_exit_2(tmp_path):
     corpus = tmp_path / "c.jsonl"
-    rows = [{"id": f"{a}{i}", "author": a, "text": "w " * 30} for a in "abcdef" for i in range(2)] + [{"id": "solo", "author": "solo", "text": "w w"}]
+    rows = [{"id": f"{a}{i}", "author": a, "text": "w " * 30} for a in "abcdef" for i in range(2)] + [
+        {"id": "solo", "author": "solo", "text": "w w"}
+    ]
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    res = run(["mteb-contrastive", "train", "--docs", f"corpus={corpus}", "--out", str(tmp_path / "m"), "--batch-size", "40", "--validation-share", "0.34"])
+    res = run(
+        [
+            "mteb-contrastive",
+            "train",
+            "--docs",
+            f"corpus={corpus}",
+            "--out",
+            str(tmp_path / "m"),
+            "--batch-size",
+            "40",
+            "--validation-share",
+            "0.34",
+        ]
+    )
     assert res.returncode == 2, res.stderr
     err = [x for x in res.stderr.strip().splitlines() if x.startswith("error:")]
-    assert err == ["error: --batch-size: 40 texts need 20 distinct authors per batch but only 4 authors have two documents; use --batch-size <= 8"]
+    assert err == [
+        "error: --batch-size: 40 texts need 20 distinct authors per batch but only 4 authors have two documents; use --batch-size <= 8"
+    ]
     assert "Traceback" not in res.stderr
     assert "1 of 5 authors have a single document: skipped" in res.stderr  # counted, never paired with itself
     bad = tmp_path / "bad.jsonl"
@@ -279,7 +345,11 @@ def _separable_authors(n_authors: int = 16, n_docs: int = 3, seed: int = 0) -> l
     """Synthetic authors with disjoint two-word vocabularies: same-author pairs share words, others none."""
     words = "red blue green cat dog sun moon tree rock fish bird cake milk boat car road king gold snow fire rain wind star lamp door book ship bell rose salt iron wolf".split()
     rng = random.Random(seed)
-    return [{"id": f"{a}-{i}", "author": f"a{a}", "text": " ".join(rng.choice(words[2 * a : 2 * a + 2]) for _ in range(8))} for a in range(n_authors) for i in range(n_docs)]
+    return [
+        {"id": f"{a}-{i}", "author": f"a{a}", "text": " ".join(rng.choice(words[2 * a : 2 * a + 2]) for _ in range(8))}
+        for a in range(n_authors)
+        for i in range(n_docs)
+    ]
 
 
 def test_head_param_groups_give_the_fresh_head_its_own_learning_rate():
@@ -292,8 +362,14 @@ def test_head_param_groups_give_the_fresh_head_its_own_learning_rate():
     ids = {id(p): g for g in groups for p in g["params"]}
     named = dict(ce.model.named_parameters())
     assert len(ids) == len(named)  # every parameter in exactly one group
-    assert ids[id(named["classifier.weight"])]["lr"] == pytest.approx(2e-4) and ids[id(named["classifier.weight"])]["weight_decay"] == 0.01
-    assert ids[id(named["classifier.bias"])]["lr"] == pytest.approx(2e-4) and ids[id(named["classifier.bias"])]["weight_decay"] == 0.0
+    assert (
+        ids[id(named["classifier.weight"])]["lr"] == pytest.approx(2e-4)
+        and ids[id(named["classifier.weight"])]["weight_decay"] == 0.01
+    )
+    assert (
+        ids[id(named["classifier.bias"])]["lr"] == pytest.approx(2e-4)
+        and ids[id(named["classifier.bias"])]["weight_decay"] == 0.0
+    )
     assert ids[id(named["bert.pooler.dense.weight"])]["lr"] == pytest.approx(2e-4)
     assert ids[id(named["bert.embeddings.word_embeddings.weight"])]["lr"] == pytest.approx(1e-5)
     assert ids[id(named["bert.embeddings.LayerNorm.weight"])]["weight_decay"] == 0.0
@@ -309,9 +385,23 @@ def test_cross_encoder_rival_leaves_ln2_on_a_separable_set(tmp_path):
     docs = _separable_authors()
     val = [{"pair": [docs[3 * a]["text"], docs[3 * a + 1]["text"]], "same": True} for a in range(4)]
     val += [{"pair": [docs[3 * a]["text"], docs[3 * a + 4]["text"]], "same": False} for a in range(4)]
-    cfg = ContrastiveConfig(base_model=bundled_minilm_path(), context_length=24, batch_size=16, learning_rate=1e-4, epochs=2, warmup_ratio=0.0, passes=2, logging_steps=1, seed=0)
+    cfg = ContrastiveConfig(
+        base_model=bundled_minilm_path(),
+        context_length=24,
+        batch_size=16,
+        learning_rate=1e-4,
+        epochs=2,
+        warmup_ratio=0.0,
+        passes=2,
+        logging_steps=1,
+        seed=0,
+    )
     summary = train_pair_classifier(docs, val, tmp_path / "ce", cfg, show_progress=False)
-    losses = [json.loads(x)["loss"] for x in (tmp_path / "ce" / "training_log.jsonl").read_text().splitlines() if '"loss"' in x]
+    losses = [
+        json.loads(x)["loss"]
+        for x in (tmp_path / "ce" / "training_log.jsonl").read_text().splitlines()
+        if '"loss"' in x
+    ]
     assert summary["global_step"] == 8 and len(losses) == 8  # 16 authors, 8 per batch, 2 passes, 2 epochs
     assert losses[0] == pytest.approx(math.log(2), abs=0.02)  # a fresh head: p = 0.5 for every pair
     assert max(losses[-2:]) < 0.35 * math.log(2)

@@ -74,7 +74,15 @@ def _pan_folder(root: Path, seed: int = 0, *, one_class_validation: bool = False
             same = (i % 2 == 0) or (one_class_validation and split == "validation")
             s1 = styles[rng.integers(len(styles))]
             s2 = s1 if same else styles[(styles.index(s1) + 1 + rng.integers(len(styles) - 1)) % len(styles)]
-            rows.append({"id": f"{split}-{i}", "fandoms": ["f1", "f2"], "pair": [_style_text(rng, s1), _style_text(rng, s2)], "same": same, "authors": [s1, s2]})
+            rows.append(
+                {
+                    "id": f"{split}-{i}",
+                    "fandoms": ["f1", "f2"],
+                    "pair": [_style_text(rng, s1), _style_text(rng, s2)],
+                    "same": same,
+                    "authors": [s1, s2],
+                }
+            )
         write_pairs_and_truth(root / split, rows)
     return root
 
@@ -166,7 +174,9 @@ def test_protocol_steps_one_by_one(tmp_path, monkeypatch):
 
     enc = dict(hf_subset="default", encode_kwargs={"batch_size": 8}, num_proc=None)
     val_sim = task._validation_similarities(model, "encoder", val, **enc)
-    assert val_sim.shape == (24,) and val_sim == pytest.approx([cos(a, b) for a, b in zip(val["sentence1"], val["sentence2"])])
+    assert val_sim.shape == (24,) and val_sim == pytest.approx(
+        [cos(a, b) for a, b in zip(val["sentence1"], val["sentence2"])]
+    )
 
     # calibration on validation only = the calibrator fitted by hand on those cosines
     cal = task._fit_calibrator(val_sim, val["labels"])
@@ -174,7 +184,13 @@ def test_protocol_steps_one_by_one(tmp_path, monkeypatch):
     assert (cal.threshold, cal.delta) == (ref.threshold, ref.delta)
 
     distances = task._test_similarities(model, "encoder", test, hf_split="test", **enc)
-    assert set(distances) == {"similarity_scores", "cosine_scores", "euclidean_distances", "manhattan_distances", "dot_scores"}
+    assert set(distances) == {
+        "similarity_scores",
+        "cosine_scores",
+        "euclidean_distances",
+        "manhattan_distances",
+        "dot_scores",
+    }
     answers = task._test_answers(cal, distances)
     hard = (np.asarray(distances["similarity_scores"]) >= cal.threshold).astype(float)
     assert answers["hard"].tolist() == hard.tolist()
@@ -182,37 +198,79 @@ def test_protocol_steps_one_by_one(tmp_path, monkeypatch):
     labels = np.asarray(test["labels"])
     scores = task._scores(model, "encoder", distances, labels, answers, cal, n_validation_pairs=24)
     assert scores["pan_hard_accuracy"] == pytest.approx(np.mean(hard == labels))
-    assert scores["pan_platt_abstain_overall"] == pytest.approx(evaluate_all(labels, answers["platt_abstain"])["overall"])
-    assert (scores["n_pairs"], scores["n_same_author"], scores["n_validation_pairs"], scores["threshold"]) == (30, 15, 24, cal.threshold)
-    assert "cosine_accuracy" in scores.get("test_fitted_metrics", "") and "cosine_ap" not in scores["test_fitted_metrics"].split(",")
+    assert scores["pan_platt_abstain_overall"] == pytest.approx(
+        evaluate_all(labels, answers["platt_abstain"])["overall"]
+    )
+    assert (scores["n_pairs"], scores["n_same_author"], scores["n_validation_pairs"], scores["threshold"]) == (
+        30,
+        15,
+        24,
+        cal.threshold,
+    )
+    assert "cosine_accuracy" in scores.get("test_fitted_metrics", "") and "cosine_ap" not in scores[
+        "test_fitted_metrics"
+    ].split(",")
     # scores without vectors (pair scorer, cross-encoder): mteb's metrics of the similarity only
-    only_sim = task._scores(model, "pair_scorer", {"similarity_scores": distances["similarity_scores"]}, labels, answers, cal, n_validation_pairs=24)
+    only_sim = task._scores(
+        model,
+        "pair_scorer",
+        {"similarity_scores": distances["similarity_scores"]},
+        labels,
+        answers,
+        cal,
+        n_validation_pairs=24,
+    )
     assert only_sim["similarity_ap"] == scores["similarity_ap"] and "cosine_ap" not in only_sim
 
     # the two files: answers.jsonl and mteb's predictions with the labels
     ids = list(test["id"])
-    task._write_outputs(model, ids, distances, answers, labels, hf_split="test", hf_subset="default", prediction_folder=tmp_path / "pred")
-    written = read_answers(tmp_path / "pred" / "pan_answers" / "test__letters" / "PAN21Verification" / "default" / "answers.jsonl")
+    task._write_outputs(
+        model,
+        ids,
+        distances,
+        answers,
+        labels,
+        hf_split="test",
+        hf_subset="default",
+        prediction_folder=tmp_path / "pred",
+    )
+    written = read_answers(
+        tmp_path / "pred" / "pan_answers" / "test__letters" / "PAN21Verification" / "default" / "answers.jsonl"
+    )
     assert written == pytest.approx(dict(zip(ids, answers["platt_abstain"].tolist())))
-    pred = json.loads((prediction_subfolder(tmp_path / "pred", "test/letters", "1") / "PAN21Verification_predictions.json").read_text())["default"]["test"]
-    assert pred["labels"] == labels.tolist() and pred["id"] == ids and pred["similarity"] == distances["similarity_scores"]
+    pred = json.loads(
+        (
+            prediction_subfolder(tmp_path / "pred", "test/letters", "1") / "PAN21Verification_predictions.json"
+        ).read_text()
+    )["default"]["test"]
+    assert (
+        pred["labels"] == labels.tolist() and pred["id"] == ids and pred["similarity"] == distances["similarity_scores"]
+    )
 
 
 def test_pan20_task_uses_the_2020_rules(tmp_path, monkeypatch):
     folder = _pan_folder(tmp_path / "pan20", seed=1)
     monkeypatch.setenv("MTEB_CONTRASTIVE_PAN20", str(folder))
     monkeypatch.delenv("MTEB_CONTRASTIVE_ANSWERS_DIR", raising=False)
-    scores = _task("PAN20Verification").evaluate(LetterEncoder(), "test", encode_kwargs={"batch_size": 8}, prediction_folder=tmp_path / "pred")["default"]
+    scores = _task("PAN20Verification").evaluate(
+        LetterEncoder(), "test", encode_kwargs={"batch_size": 8}, prediction_folder=tmp_path / "pred"
+    )["default"]
     assert scores["pan_year"] == 2020
     keys = ("auc", "c_at_1", "f1", "f_05_u")
     assert scores["pan_platt_overall"] == pytest.approx(sum(scores[f"pan_platt_{k}"] for k in keys) / 4)
-    assert (tmp_path / "pred" / "pan_answers" / "test__letters" / "PAN20Verification" / "default" / "answers.jsonl").is_file()
-    (pred_file,) = (tmp_path / "pred" / "test__letters").glob("*/PAN20Verification_predictions.json")  # per model: <model>/<revision>/
+    assert (
+        tmp_path / "pred" / "pan_answers" / "test__letters" / "PAN20Verification" / "default" / "answers.jsonl"
+    ).is_file()
+    (pred_file,) = (tmp_path / "pred" / "test__letters").glob(
+        "*/PAN20Verification_predictions.json"
+    )  # per model: <model>/<revision>/
     preds = json.loads(pred_file.read_text())
     assert len(preds["default"]["test"]["platt_abstain"]) == 30
 
 
-@pytest.mark.parametrize(("name", "env"), [("PAN20Verification", "MTEB_CONTRASTIVE_PAN20"), ("PAN21Verification", "MTEB_CONTRASTIVE_PAN21")])
+@pytest.mark.parametrize(
+    ("name", "env"), [("PAN20Verification", "MTEB_CONTRASTIVE_PAN20"), ("PAN21Verification", "MTEB_CONTRASTIVE_PAN21")]
+)
 def test_missing_pan_folder_is_a_one_line_message(monkeypatch, tmp_path, name, env):
     monkeypatch.delenv(env, raising=False)
     with pytest.raises(FileNotFoundError, match=f"{name}: the PAN texts are not on the Hub; set {env}") as e:
@@ -255,15 +313,52 @@ def test_stock_mteb_run_end_to_end(tmp_path):
     env.pop("MTEB_CONTRASTIVE_ANSWERS_DIR", None)
     t0 = time.monotonic()
     subprocess.run(
-        [str(BIN / "mteb-contrastive"), "build-verification", "eltec", str(SHARED / "eltec" / "eng_novels.jsonl.gz"), "--name", "TinyEltec", "--out", str(tmp_path / "datasets"), "--chunk-words", "40", "--pairs-per-author", "2", "--split-ratios", "0", "0.5", "0.5"],
-        check=True, env=env, capture_output=True, text=True,
+        [
+            str(BIN / "mteb-contrastive"),
+            "build-verification",
+            "eltec",
+            str(SHARED / "eltec" / "eng_novels.jsonl.gz"),
+            "--name",
+            "TinyEltec",
+            "--out",
+            str(tmp_path / "datasets"),
+            "--chunk-words",
+            "40",
+            "--pairs-per-author",
+            "2",
+            "--split-ratios",
+            "0",
+            "0.5",
+            "0.5",
+        ],
+        check=True,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     folder = tmp_path / "datasets" / "TinyEltec"
     info = json.loads((folder / "mteb_contrastive.json").read_text())
     assert info["counts"]["test"]["same_author"] == 10 and info["counts"]["test"]["different_author"] == 10
     proc = subprocess.run(
-        [str(BIN / "mteb"), "run", "-m", "sentence-transformers/all-MiniLM-L6-v2", "-t", "TinyEltecVerification", "--output-folder", str(tmp_path / "results"), "--prediction-folder", str(tmp_path / "pred"), "--overwrite-strategy", "always", "-v", "1"],
-        env=env, capture_output=True, text=True,
+        [
+            str(BIN / "mteb"),
+            "run",
+            "-m",
+            "sentence-transformers/all-MiniLM-L6-v2",
+            "-t",
+            "TinyEltecVerification",
+            "--output-folder",
+            str(tmp_path / "results"),
+            "--prediction-folder",
+            str(tmp_path / "pred"),
+            "--overwrite-strategy",
+            "always",
+            "-v",
+            "1",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     [result] = list((tmp_path / "results").rglob("TinyEltecVerification.json"))
@@ -276,7 +371,12 @@ def test_stock_mteb_run_end_to_end(tmp_path):
     assert 0 <= scores["cosine_ap"] <= 1
     # the answers file re-scored with the PAN rules gives the reported Platt+abstain numbers
     [answers_file] = list((tmp_path / "pred" / "pan_answers").rglob("answers.jsonl"))
-    assert answers_file.parts[-4:] == ("sentence-transformers__all-MiniLM-L6-v2", "TinyEltecVerification", "default", "answers.jsonl")
+    assert answers_file.parts[-4:] == (
+        "sentence-transformers__all-MiniLM-L6-v2",
+        "TinyEltecVerification",
+        "default",
+        "answers.jsonl",
+    )
     truth = read_truth(folder / "test" / "truth.jsonl")
     answers = read_answers(answers_file)
     r = evaluate_all([int(t["same"]) for t in truth], [answers[t["id"]] for t in truth])
@@ -287,5 +387,7 @@ def test_stock_mteb_run_end_to_end(tmp_path):
 
     table = pan_table(tmp_path / "results").splitlines()
     assert len(table) == 5 and all("TinyEltecVerification" in line for line in table[2:])
-    assert f"| {scores['pan_platt_abstain_overall']:.3f} | {scores['pan_platt_abstain_n_unanswered']} | 20 |" in table[4]
+    assert (
+        f"| {scores['pan_platt_abstain_overall']:.3f} | {scores['pan_platt_abstain_n_unanswered']} | 20 |" in table[4]
+    )
     assert time.monotonic() - t0 < 120

@@ -17,11 +17,36 @@ def test_default_abstention_grid_is_the_papers():
 
 
 def test_keys_fitted_on_test():
-    keys = ["cosine_accuracy", "cosine_accuracy_threshold", "cosine_f1", "cosine_f1_threshold", "cosine_precision",
-            "cosine_recall", "cosine_ap", "cosine_ap_weighted", "max_ap", "max_f1", "similarity_accuracy",
-            "similarity_ap", "pan_hard_accuracy", "threshold", "n_pairs"]
-    assert fitted_keys(keys) == sorted(["cosine_accuracy", "cosine_accuracy_threshold", "cosine_f1", "cosine_f1_threshold",
-                                        "cosine_precision", "cosine_recall", "max_ap", "max_f1", "similarity_accuracy"])
+    keys = [
+        "cosine_accuracy",
+        "cosine_accuracy_threshold",
+        "cosine_f1",
+        "cosine_f1_threshold",
+        "cosine_precision",
+        "cosine_recall",
+        "cosine_ap",
+        "cosine_ap_weighted",
+        "max_ap",
+        "max_f1",
+        "similarity_accuracy",
+        "similarity_ap",
+        "pan_hard_accuracy",
+        "threshold",
+        "n_pairs",
+    ]
+    assert fitted_keys(keys) == sorted(
+        [
+            "cosine_accuracy",
+            "cosine_accuracy_threshold",
+            "cosine_f1",
+            "cosine_f1_threshold",
+            "cosine_precision",
+            "cosine_recall",
+            "max_ap",
+            "max_f1",
+            "similarity_accuracy",
+        ]
+    )
 
 
 class RoleEncoder(LetterEncoder):
@@ -49,7 +74,10 @@ def test_pan_hard_accuracy_and_flags(tmp_path, monkeypatch):
     model = RoleEncoder()
     scores = _task("PAN21Verification").evaluate(model, "test", encode_kwargs={"batch_size": 8})["default"]
 
-    rows = {s: [json.loads(x) for x in (folder / s / "pairs.jsonl").read_text().splitlines()] for s in ("validation", "test")}
+    rows = {
+        s: [json.loads(x) for x in (folder / s / "pairs.jsonl").read_text().splitlines()]
+        for s in ("validation", "test")
+    }
 
     def cosines(split):
         e = LetterEncoder()

@@ -170,7 +170,9 @@ def _author_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
     desc = info.get("description") or f"Author triplets built from {info.get('source', folder)}"
     out = []
     for suffix, (protocol, task_type, main_score, what) in local.TASKS.items():
-        metadata = TaskMetadata(name=f"{name}{suffix}", description=f"{desc} -- {what}", type=task_type, main_score=main_score, **common)
+        metadata = TaskMetadata(
+            name=f"{name}{suffix}", description=f"{desc} -- {what}", type=task_type, main_score=main_score, **common
+        )
         out.append(_make(f"{name}{suffix}", AuthorTripletsFolder, protocol, folder, info, metadata, local.__name__))
     return out
 
@@ -192,16 +194,18 @@ def _verification_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
 
 def _ir_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
     name = f"{info['name']}IRTriplets"
-    metadata = paragraph_vector.CranfieldIRTriplets.metadata.model_copy(update=dict(
-        name=name,
-        description=f"Paragraph Vector IR triplets (Le & Mikolov 2014, 3.3) built from {info.get('source') or folder}; "
-                    "accuracy (main score) and error_rate = 100 * (1 - accuracy); test split evaluated.",
-        dataset={"path": str(folder), "revision": info["build_id"]},
-        eval_langs=[info.get("language", "eng-Latn")],
-        date=None,
-        domains=None,
-        annotations_creators="derived",
-    ))
+    metadata = paragraph_vector.CranfieldIRTriplets.metadata.model_copy(
+        update=dict(
+            name=name,
+            description=f"Paragraph Vector IR triplets (Le & Mikolov 2014, 3.3) built from {info.get('source') or folder}; "
+            "accuracy (main score) and error_rate = 100 * (1 - accuracy); test split evaluated.",
+            dataset={"path": str(folder), "revision": info["build_id"]},
+            eval_langs=[info.get("language", "eng-Latn")],
+            date=None,
+            domains=None,
+            annotations_creators="derived",
+        )
+    )
     return [_make(name, IRTripletsFolder, AbsTaskIRTriplets, folder, info, metadata, paragraph_vector.__name__)]
 
 
@@ -216,7 +220,7 @@ def _quoter_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
     metadata = TaskMetadata(
         name=name,
         description=f"Quote recommendation (QuoteR format) from your file {info['source']} ({info['n_lines']} lines), {rule}; "
-                    "test split evaluated." + quoter.PROTOCOL,
+        "test split evaluated." + quoter.PROTOCOL,
         dataset={"path": str(folder), "revision": info["build_id"]},
         reference=None,
         eval_langs=[info["language"]],
@@ -239,9 +243,20 @@ def _quoter_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
     return [_make(name, QuoteRFolder, AbsTaskQuoteRetrieval, folder, info, metadata, quoter.__name__, **attrs)]
 
 
-def _make(name: str, source: type, protocol: type, folder: Path, info: dict[str, Any], metadata: TaskMetadata, module: str, **attrs: Any) -> type:
+def _make(
+    name: str,
+    source: type,
+    protocol: type,
+    folder: Path,
+    info: dict[str, Any],
+    metadata: TaskMetadata,
+    module: str,
+    **attrs: Any,
+) -> type:
     """A task class ``name`` = ``source`` (a built-folder mixin) + ``protocol``, for ``folder``."""
-    return type(name, (source, protocol), {"metadata": metadata, "folder": folder, "info": info, "__module__": module, **attrs})
+    return type(
+        name, (source, protocol), {"metadata": metadata, "folder": folder, "info": info, "__module__": module, **attrs}
+    )
 
 
 #: ``kind`` of a dataset folder's ``mteb_contrastive.json`` -> the factory of its task classes

@@ -28,23 +28,69 @@ from typing import Any
 
 #: private function -> parameters the project relies on
 EXPECTED = {
-    "mteb._create_dataloaders:create_dataloader": ("dataset", "task_metadata", "prompt_type", "input_column", "batch_size", "num_proc"),
+    "mteb._create_dataloaders:create_dataloader": (
+        "dataset",
+        "task_metadata",
+        "prompt_type",
+        "input_column",
+        "batch_size",
+        "num_proc",
+    ),
     "mteb._create_dataloaders:_combine_queries_with_instruction_text": ("dataset",),
-    "mteb.abstasks.pair_classification:AbsTaskPairClassification._compute_metrics": ("self", "similarity_scores", "labels"),
-    "mteb.abstasks.abstask:AbsTask._save_task_predictions": ("self", "predictions", "model", "prediction_folder", "hf_split", "hf_subset"),
-    "mteb.abstasks.abstask:AbsTask._evaluate_subset": ("self", "model", "data_split", "hf_split", "hf_subset", "encode_kwargs", "prediction_folder", "num_proc", "timer"),
-    "mteb.abstasks.retrieval:AbsTaskRetrieval._evaluate_subset": ("self", "model", "data_split", "encode_kwargs", "hf_split", "hf_subset", "prediction_folder", "num_proc", "timer"),
-    "mteb.abstasks.abstask:AbsTask._calculate_descriptive_statistics_from_split": ("self", "split", "hf_subset", "compute_overall", "num_proc"),
+    "mteb.abstasks.pair_classification:AbsTaskPairClassification._compute_metrics": (
+        "self",
+        "similarity_scores",
+        "labels",
+    ),
+    "mteb.abstasks.abstask:AbsTask._save_task_predictions": (
+        "self",
+        "predictions",
+        "model",
+        "prediction_folder",
+        "hf_split",
+        "hf_subset",
+    ),
+    "mteb.abstasks.abstask:AbsTask._evaluate_subset": (
+        "self",
+        "model",
+        "data_split",
+        "hf_split",
+        "hf_subset",
+        "encode_kwargs",
+        "prediction_folder",
+        "num_proc",
+        "timer",
+    ),
+    "mteb.abstasks.retrieval:AbsTaskRetrieval._evaluate_subset": (
+        "self",
+        "model",
+        "data_split",
+        "encode_kwargs",
+        "hf_split",
+        "hf_subset",
+        "prediction_folder",
+        "num_proc",
+        "timer",
+    ),
+    "mteb.abstasks.abstask:AbsTask._calculate_descriptive_statistics_from_split": (
+        "self",
+        "split",
+        "hf_subset",
+        "compute_overall",
+        "num_proc",
+    ),
 }
 
 #: the methods a custom mteb task implements (mteb's documented way to write a task): the
 #: protocols override them and call the retrieval one through ``super()``. Not wrapped; their
 #: signatures are checked with the rest of :data:`EXPECTED`, so an mteb change fails in tests/test_compat.py.
-TASK_HOOKS = frozenset({
-    "mteb.abstasks.abstask:AbsTask._evaluate_subset",
-    "mteb.abstasks.retrieval:AbsTaskRetrieval._evaluate_subset",
-    "mteb.abstasks.abstask:AbsTask._calculate_descriptive_statistics_from_split",
-})
+TASK_HOOKS = frozenset(
+    {
+        "mteb.abstasks.abstask:AbsTask._evaluate_subset",
+        "mteb.abstasks.retrieval:AbsTaskRetrieval._evaluate_subset",
+        "mteb.abstasks.abstask:AbsTask._calculate_descriptive_statistics_from_split",
+    }
+)
 
 _checked: set[str] = set()
 
@@ -74,7 +120,9 @@ def check(target: str) -> Any:
         params = set(inspect.signature(fn).parameters)
         missing = [p for p in EXPECTED[target] if p not in params]
         if missing:
-            raise RuntimeError(f"mteb changed: {target} has no parameter(s) {missing} (has {sorted(params)}); adapt mteb_contrastive/compat.py")
+            raise RuntimeError(
+                f"mteb changed: {target} has no parameter(s) {missing} (has {sorted(params)}); adapt mteb_contrastive/compat.py"
+            )
         _checked.add(target)
     return fn
 
@@ -95,7 +143,9 @@ def pair_classification_metrics(task: Any, distances: dict[str, list[float]], la
     return fn(task, distances, labels)
 
 
-def save_task_predictions(task: Any, predictions: Any, model: Any, prediction_folder: Any, *, hf_split: str, hf_subset: str) -> None:
+def save_task_predictions(
+    task: Any, predictions: Any, model: Any, prediction_folder: Any, *, hf_split: str, hf_subset: str
+) -> None:
     """Write ``predictions`` into ``<prediction_folder>/<task>_predictions.json`` under ``[hf_subset][hf_split]``."""
     fn = check("mteb.abstasks.abstask:AbsTask._save_task_predictions")
     fn(task, predictions, model, prediction_folder, hf_split=hf_split, hf_subset=hf_subset)
@@ -103,14 +153,22 @@ def save_task_predictions(task: Any, predictions: Any, model: Any, prediction_fo
 
 # --------------------------------------------------------------------------- protocols
 
-EXPECTED["mteb.abstasks.pair_classification:AbsTaskPairClassification._compute_metrics_values"] = ("self", "scores", "labels", "high_score_more_similar")
+EXPECTED["mteb.abstasks.pair_classification:AbsTaskPairClassification._compute_metrics_values"] = (
+    "self",
+    "scores",
+    "labels",
+    "high_score_more_similar",
+)
 
 
-def pair_classification_metric_values(task: Any, scores: list[float], labels: Any, high_score_more_similar: bool = True) -> dict[str, float]:
+def pair_classification_metric_values(
+    task: Any, scores: list[float], labels: Any, high_score_more_similar: bool = True
+) -> dict[str, float]:
     """mteb's pair-classification scores (``accuracy``, ``f1``, ``ap``, ... unprefixed) of one list of pair
     scores (shape (n_pairs,)) against 0/1 ``labels``; ``high_score_more_similar`` False for distances."""
     fn = check("mteb.abstasks.pair_classification:AbsTaskPairClassification._compute_metrics_values")
     return fn(task, scores, labels, high_score_more_similar)
+
 
 # ---------------------------------------------------------------------------------------------
 # Every other private mteb name the project touches, wrapped here once.
@@ -124,19 +182,33 @@ EVALUATE_TASK = "mteb.evaluate:_evaluate_task"
 BUILD_BENCHMARK_REGISTRY = "mteb.benchmarks.get_benchmark:_build_registry"
 SAVE_TASK_PREDICTIONS = "mteb.abstasks.abstask:AbsTask._save_task_predictions"
 MTEB_CLI_RUN = "mteb.cli.build_cli:run"  # public name, but mteb's CLI looks it up when parsing
-GET_MODEL_META = "mteb.models.get_model_meta:get_model_meta"  # public name, but mteb.get_model looks it up in its module
+GET_MODEL_META = (
+    "mteb.models.get_model_meta:get_model_meta"  # public name, but mteb.get_model looks it up in its module
+)
 
-EXPECTED.update({
-    CHECK_CACHE: ("task", "meta", "cache", "overwrite_strategy"),
-    EVALUATE_TASK: ("model", "task"),
-    BUILD_BENCHMARK_REGISTRY: (),
-    MTEB_CLI_RUN: ("args",),
-    GET_MODEL_META: ("model_name", "revision"),
-    "mteb._evaluators.retrieval_metrics:calculate_retrieval_scores": ("results", "qrels", "k_values"),
-    "mteb._evaluators.retrieval_metrics:make_score_dict": ("ndcg", "_map", "recall", "precision", "mrr", "naucs", "naucs_mrr", "hit_rate", "task_scores"),
-    "mteb.languages.iso_mappings:_hf_lang_to_iso_lang_script": ("hf_lang",),
-    "mteb.models.model_implementations.bm25:BM25Search.index": ("self", "corpus", "task_metadata"),
-})
+EXPECTED.update(
+    {
+        CHECK_CACHE: ("task", "meta", "cache", "overwrite_strategy"),
+        EVALUATE_TASK: ("model", "task"),
+        BUILD_BENCHMARK_REGISTRY: (),
+        MTEB_CLI_RUN: ("args",),
+        GET_MODEL_META: ("model_name", "revision"),
+        "mteb._evaluators.retrieval_metrics:calculate_retrieval_scores": ("results", "qrels", "k_values"),
+        "mteb._evaluators.retrieval_metrics:make_score_dict": (
+            "ndcg",
+            "_map",
+            "recall",
+            "precision",
+            "mrr",
+            "naucs",
+            "naucs_mrr",
+            "hit_rate",
+            "task_scores",
+        ),
+        "mteb.languages.iso_mappings:_hf_lang_to_iso_lang_script": ("hf_lang",),
+        "mteb.models.model_implementations.bm25:BM25Search.index": ("self", "corpus", "task_metadata"),
+    }
+)
 
 #: private attributes of mteb objects read or set here (checked by tests/test_compat.py)
 PRIVATE_ATTRIBUTES = {
@@ -220,7 +292,9 @@ def allow_cross_encoders(cls: type) -> None:
     setattr(cls, name, True)
 
 
-def retrieval_scores(qrels: dict[str, dict[str, int]], results: dict[str, dict[str, float]], k_values: Any) -> dict[str, float]:
+def retrieval_scores(
+    qrels: dict[str, dict[str, int]], results: dict[str, dict[str, float]], k_values: Any
+) -> dict[str, float]:
     """mteb's retrieval metrics (its own ``calculate_retrieval_scores`` / ``make_score_dict``) of a run.
 
     Args:
@@ -234,7 +308,17 @@ def retrieval_scores(qrels: dict[str, dict[str, int]], results: dict[str, dict[s
     calculate = check("mteb._evaluators.retrieval_metrics:calculate_retrieval_scores")
     make_score_dict = check("mteb._evaluators.retrieval_metrics:make_score_dict")
     _, ndcg, _map, recall, precision, naucs, mrr, naucs_mrr, hit_rate = calculate(results, qrels, list(k_values))
-    d = make_score_dict(ndcg=ndcg, _map=_map, recall=recall, precision=precision, mrr=mrr, naucs=naucs, naucs_mrr=naucs_mrr, hit_rate=hit_rate, task_scores={})
+    d = make_score_dict(
+        ndcg=ndcg,
+        _map=_map,
+        recall=recall,
+        precision=precision,
+        mrr=mrr,
+        naucs=naucs,
+        naucs_mrr=naucs_mrr,
+        hit_rate=hit_rate,
+        task_scores={},
+    )
     keep = ("ndcg_at_", "map_at_", "recall_at_", "precision_at_", "mrr_at_", "hit_rate_at_")
     return {k: v for k, v in d.items() if k.startswith(keep)}
 

@@ -42,7 +42,11 @@ ANSWERS_ENV = "MTEB_CONTRASTIVE_ANSWERS_DIR"
 EMBEDDING_CACHE_ENV = "MTEB_CONTRASTIVE_EMBEDDING_CACHE"
 EMBEDDING_CACHE_DIR_ENV = "MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR"
 #: reranker models of the ``rerank/...`` names (a model name or a folder)
-RERANKER_ENV = {"ce": "MTEB_CONTRASTIVE_CROSS_ENCODER", "li": "MTEB_CONTRASTIVE_LI_MODEL", "bi": "MTEB_CONTRASTIVE_BI_ENCODER"}
+RERANKER_ENV = {
+    "ce": "MTEB_CONTRASTIVE_CROSS_ENCODER",
+    "li": "MTEB_CONTRASTIVE_LI_MODEL",
+    "bi": "MTEB_CONTRASTIVE_BI_ENCODER",
+}
 #: "1": third-party loggers quiet (set by ``evaluate`` for its ``mteb run``\\ s)
 QUIET_ENV = "MTEB_CONTRASTIVE_QUIET_LIBRARIES"
 #: "1": the start-up hook does nothing (mteb as shipped)

@@ -45,14 +45,30 @@ class Protocol:
 FAMILIES: dict[str, Family] = {
     f.name: f
     for f in (
-        Family("author", "authorship", "Author tasks (HALvest protocol: author retrieval, author triplets)",
-               "Author retrieval and author-triplet accuracy, HALvest-Contrastive protocol (Kulumba et al. 2024)."),
-        Family("verification", "verification", "Authorship verification (PAN metrics)",
-               "Authorship verification with the official PAN metrics, validation-fitted threshold, Platt scaling and abstention."),
-        Family("quotes", "quotes", "Quote recommendation (QuoteR)",
-               "Quote recommendation, QuoteR protocol (Qi et al., ACL 2022): MRR over all quotes."),
-        Family("ir-triplets", "ir-triplets", "Paragraph Vector IR triplets",
-               "Paragraph Vector IR triplets (Le & Mikolov 2014, section 3.3): triplet accuracy and error rate."),
+        Family(
+            "author",
+            "authorship",
+            "Author tasks (HALvest protocol: author retrieval, author triplets)",
+            "Author retrieval and author-triplet accuracy, HALvest-Contrastive protocol (Kulumba et al. 2024).",
+        ),
+        Family(
+            "verification",
+            "verification",
+            "Authorship verification (PAN metrics)",
+            "Authorship verification with the official PAN metrics, validation-fitted threshold, Platt scaling and abstention.",
+        ),
+        Family(
+            "quotes",
+            "quotes",
+            "Quote recommendation (QuoteR)",
+            "Quote recommendation, QuoteR protocol (Qi et al., ACL 2022): MRR over all quotes.",
+        ),
+        Family(
+            "ir-triplets",
+            "ir-triplets",
+            "Paragraph Vector IR triplets",
+            "Paragraph Vector IR triplets (Le & Mikolov 2014, section 3.3): triplet accuracy and error rate.",
+        ),
         Family("retrieval", "retrieval", "Other retrieval tasks", None),
         Family("other", "other", "Other tasks", None),
     )
@@ -62,13 +78,23 @@ FAMILIES: dict[str, Family] = {
 PROTOCOLS: dict[str, Protocol] = {
     p.name: p
     for p in (
-        Protocol("author-retrieval", "author", "ranking by pytrec_eval (mteb): equal scores ordered by document id", "query"),
+        Protocol(
+            "author-retrieval", "author", "ranking by pytrec_eval (mteb): equal scores ordered by document id", "query"
+        ),
         Protocol("author-triplets", "author", "strict >: a tie counts as an error", "anchor author"),
-        Protocol("author-pairs", "author",
-                 "average precision (scikit-learn): tied scores form one threshold; accuracy/F1 at the validation threshold", "pair"),
+        Protocol(
+            "author-pairs",
+            "author",
+            "average precision (scikit-learn): tied scores form one threshold; accuracy/F1 at the validation threshold",
+            "pair",
+        ),
         Protocol("verification", "verification", "answer 0.5 = non-answer (c@1, F0.5u); Platt band around 0.5", "pair"),
-        Protocol("quote-retrieval", "quotes",
-                 "expected value under a random order within ties (exact); optimistic / pessimistic bounds beside it", "query"),
+        Protocol(
+            "quote-retrieval",
+            "quotes",
+            "expected value under a random order within ties (exact); optimistic / pessimistic bounds beside it",
+            "query",
+        ),
         Protocol("ir-triplets", "ir-triplets", "strict >: a tie counts as an error (d(p1,p2) >= d(p1,p3))", "IR query"),
     )
 }

@@ -62,7 +62,9 @@ def fingerprint(*parts: Any, length: int = 16) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:length]
 
 
-def file_fingerprint(paths: Iterable[str | os.PathLike], *, root: str | os.PathLike | None = None, length: int = 16) -> str:
+def file_fingerprint(
+    paths: Iterable[str | os.PathLike], *, root: str | os.PathLike | None = None, length: int = 16
+) -> str:
     """Fingerprint of the bytes of ``paths`` (and their names relative to ``root``), in sorted order.
 
     Raises:
@@ -79,7 +81,9 @@ def file_fingerprint(paths: Iterable[str | os.PathLike], *, root: str | os.PathL
     return h.hexdigest()[:length]
 
 
-def folder_fingerprint(folder: str | os.PathLike, *, patterns: tuple[str, ...] = ("**/*",), exclude_hidden: bool = True, length: int = 16) -> str:
+def folder_fingerprint(
+    folder: str | os.PathLike, *, patterns: tuple[str, ...] = ("**/*",), exclude_hidden: bool = True, length: int = 16
+) -> str:
     """Fingerprint of every file under ``folder`` matching ``patterns`` (names and bytes).
 
     Hidden files and folders (a leading ``.``) are skipped by default, so temporaries and caches
@@ -103,7 +107,17 @@ def folder_fingerprint(folder: str | os.PathLike, *, patterns: tuple[str, ...] =
 # --- revisions of folders on disk (models, PAN folders, local copies) --------------------------
 
 #: file patterns that make a sentence-transformers / transformers model: weights, configs, tokenizer.
-MODEL_FILE_PATTERNS = ("**/*.json", "**/*.safetensors", "**/*.bin", "**/*.pt", "**/*.pth", "**/*.model", "**/*.txt", "**/*.onnx")
+MODEL_FILE_PATTERNS = (
+    "**/*.json",
+    "**/*.safetensors",
+    "**/*.bin",
+    "**/*.pt",
+    "**/*.pth",
+    "**/*.model",
+    "**/*.txt",
+    "**/*.onnx",
+)
+
 
 def _digest_cache_file() -> Path:
     return cache_root() / "file_digests.json"

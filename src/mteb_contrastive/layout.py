@@ -53,7 +53,9 @@ def prediction_subfolder(prediction_folder: str | os.PathLike, model_name: str, 
     return model_folder(prediction_folder, model_name, revision)
 
 
-def predictions_file(prediction_dir: str | os.PathLike, task: str, revision: str | None = None, kind: str = "predictions") -> Path:
+def predictions_file(
+    prediction_dir: str | os.PathLike, task: str, revision: str | None = None, kind: str = "predictions"
+) -> Path:
     """The prediction file of ``task`` in one model's folder (``kind="per_item"``: the per-item file a
     protocol writes beside mteb's own, ``<task>_per_item.json``).
 

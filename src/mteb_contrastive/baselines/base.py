@@ -58,7 +58,15 @@ class FittedBaseline(abc.ABC):
 
     sparse: bool = False
 
-    def __init__(self, model_name: str | None = None, revision: str | None = None, *, seed: int = 0, device: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        model_name: str | None = None,
+        revision: str | None = None,
+        *,
+        seed: int = 0,
+        device: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         self.model_name = model_name
         self.seed = seed
         self.fitted = False
@@ -68,7 +76,13 @@ class FittedBaseline(abc.ABC):
         self.mteb_model_meta: Any = None
 
     # -- fitting -----------------------------------------------------------------------------
-    def fit(self, texts: Sequence[str], *, train_texts: Sequence[str] | None = None, candidate_texts: Sequence[str] | None = None) -> None:
+    def fit(
+        self,
+        texts: Sequence[str],
+        *,
+        train_texts: Sequence[str] | None = None,
+        candidate_texts: Sequence[str] | None = None,
+    ) -> None:
         """Fit on the evaluated collection's ``texts`` (and, for trained models, ``train_texts``).
 
         Args:
@@ -87,7 +101,9 @@ class FittedBaseline(abc.ABC):
         """Dense: float array (n, dim). Sparse: (query-side csr, document-side csr). Every baseline
         that scores through this class's ``score_pairs`` / ``index`` / ``search`` defines it; one that
         overrides all three (``BM25sTripletBaseline``: bm25s' own scoring) has no vectors."""
-        raise NotImplementedError(f"{type(self).__name__} scores without vectors (it overrides score_pairs, index and search)")
+        raise NotImplementedError(
+            f"{type(self).__name__} scores without vectors (it overrides score_pairs, index and search)"
+        )
 
     def _check_fitted(self) -> None:
         if not self.fitted:
@@ -131,7 +147,17 @@ class FittedBaseline(abc.ABC):
         return np.einsum("ij,ij->i", q[qi], d[di])
 
     # -- mteb SearchProtocol -----------------------------------------------------------------
-    def index(self, corpus: Any, *, task_metadata: Any = None, hf_split: str | None = None, hf_subset: str | None = None, encode_kwargs: Any = None, num_proc: int | None = None, **kwargs: Any) -> None:
+    def index(
+        self,
+        corpus: Any,
+        *,
+        task_metadata: Any = None,
+        hf_split: str | None = None,
+        hf_subset: str | None = None,
+        encode_kwargs: Any = None,
+        num_proc: int | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Fit on the corpus texts of the evaluated split and store their document-side vectors."""
         texts = [_corpus_text(r) for r in corpus]
         self._corpus_ids = [str(r["id"]) for r in corpus]
@@ -139,7 +165,19 @@ class FittedBaseline(abc.ABC):
         self.fit_summary["fit_on_retrieval_corpus"] = 1
         self._corpus_vecs = self._sides(texts)[1]
 
-    def search(self, queries: Any, *, task_metadata: Any = None, hf_split: str | None = None, hf_subset: str | None = None, top_k: int = 100, encode_kwargs: Any = None, top_ranked: Any = None, num_proc: int | None = None, **kwargs: Any) -> dict[str, dict[str, float]]:
+    def search(
+        self,
+        queries: Any,
+        *,
+        task_metadata: Any = None,
+        hf_split: str | None = None,
+        hf_subset: str | None = None,
+        top_k: int = 100,
+        encode_kwargs: Any = None,
+        top_ranked: Any = None,
+        num_proc: int | None = None,
+        **kwargs: Any,
+    ) -> dict[str, dict[str, float]]:
         """Exact top-``top_k`` candidates per query, in chunks of queries.
 
         Without ``top_ranked``: over the whole indexed corpus. With ``top_ranked`` (query id -> its

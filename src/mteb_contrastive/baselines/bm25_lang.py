@@ -43,7 +43,16 @@ class LanguageBM25Search:
         k1, b: BM25 parameters (``bm25s`` method ``lucene``).
     """
 
-    def __init__(self, model_name: str | None = None, revision: str | None = None, *, language: str | None = None, k1: float = K1, b: float = B, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        model_name: str | None = None,
+        revision: str | None = None,
+        *,
+        language: str | None = None,
+        k1: float = K1,
+        b: float = B,
+        **kwargs: Any,
+    ) -> None:
         self.language_cfg, self.k1, self.b = language, k1, b
         self.language: str = "und"
         self.retriever: Any = None
@@ -56,7 +65,11 @@ class LanguageBM25Search:
         """Index the candidates (rows ``{"id", "text"[, "title"]}``)."""
         import bm25s
 
-        self.language = self.language_cfg or (task_language(task_metadata, hf_subset) if task_metadata is not None else None) or "und"
+        self.language = (
+            self.language_cfg
+            or (task_language(task_metadata, hf_subset) if task_metadata is not None else None)
+            or "und"
+        )
         self.corpus_ids = [row["id"] for row in corpus]
         texts = ["\n".join([row.get("title") or "", row["text"]]) for row in corpus]
         self.retriever = bm25s.BM25(k1=self.k1, b=self.b, method=METHOD)
@@ -72,7 +85,9 @@ class LanguageBM25Search:
             raise ValueError("call index() before pool_scores()")
         return {q: self._scores(t) for q, t in zip(queries["id"], queries["text"]) if only is None or q in only}
 
-    def search(self, queries: Any, *, top_k: int, top_ranked: dict[str, list[str]] | None = None, **kwargs: Any) -> dict[str, dict[str, float]]:
+    def search(
+        self, queries: Any, *, top_k: int, top_ranked: dict[str, list[str]] | None = None, **kwargs: Any
+    ) -> dict[str, dict[str, float]]:
         """Each query's ``top_k`` candidates by BM25 score (ties in index order), as mteb expects."""
         out = {}
         for qid, scores in self.pool_scores(queries).items():

@@ -67,12 +67,26 @@ def stable_hash(s: str) -> int:
 
 def _summary(texts: list[str], train_texts: list[str] | None) -> tuple[list[str], dict[str, float]]:
     if train_texts:
-        return train_texts, {"fit_n_texts": len(train_texts), "fit_on_train_split": 1, "fit_unsupervised_on_evaluated_texts": 0}
+        return train_texts, {
+            "fit_n_texts": len(train_texts),
+            "fit_on_train_split": 1,
+            "fit_unsupervised_on_evaluated_texts": 0,
+        }
     return texts, {"fit_n_texts": len(texts), "fit_on_train_split": 0, "fit_unsupervised_on_evaluated_texts": 1}
 
 
 class Word2VecAverage(FittedBaseline):
-    def __init__(self, model_name: str | None = None, revision: str | None = None, *, vector_size: int = 100, window: int = 5, min_count: int = 2, epochs: int = 20, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        model_name: str | None = None,
+        revision: str | None = None,
+        *,
+        vector_size: int = 100,
+        window: int = 5,
+        min_count: int = 2,
+        epochs: int = 20,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(model_name, revision, **kwargs)
         self.params = dict(vector_size=vector_size, window=window, min_count=min_count, epochs=epochs)
         self.model: Any = None
@@ -116,7 +130,18 @@ def _stable_inference():
 class Doc2VecBaseline(FittedBaseline):
     """Paragraph Vector; ``variant`` is one of :data:`DOC2VEC_VARIANTS` (default: the paper's PV-DM concat + PV-DBOW)."""
 
-    def __init__(self, model_name: str | None = None, revision: str | None = None, *, variant: str = "dm-concat+dbow", vector_size: int = 100, window: int = 5, min_count: int = 2, epochs: int = 20, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        model_name: str | None = None,
+        revision: str | None = None,
+        *,
+        variant: str = "dm-concat+dbow",
+        vector_size: int = 100,
+        window: int = 5,
+        min_count: int = 2,
+        epochs: int = 20,
+        **kwargs: Any,
+    ) -> None:
         if variant not in DOC2VEC_VARIANTS:
             raise ValueError(f"unknown Doc2Vec variant {variant!r}; choose one of {sorted(DOC2VEC_VARIANTS)}")
         super().__init__(model_name, revision, **kwargs)

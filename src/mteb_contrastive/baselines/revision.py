@@ -81,13 +81,19 @@ LIBRARIES: dict[str, tuple[str, ...]] = {
 PROBE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "eng-Latn": (
         ("The wind blows over London at night.", "Dogs bark at the postman."),
-        ("Windy nights in London are cold.", "The postman fears the dogs of London.",
-         "Birds sing at dawn in the garden."),
+        (
+            "Windy nights in London are cold.",
+            "The postman fears the dogs of London.",
+            "Birds sing at dawn in the garden.",
+        ),
     ),
     "fra-Latn": (
         ("Le vent souffle sur Paris en été.", "Les élèves étudient à l'école."),
-        ("L'été à Paris est chaud et venté.", "À l'école, les élèves préfèrent l'été.",
-         "Le château médiéval domine la forêt."),
+        (
+            "L'été à Paris est chaud et venté.",
+            "À l'école, les élèves préfèrent l'été.",
+            "Le château médiéval domine la forêt.",
+        ),
     ),
     "cmn-Hans": (
         ("我们今天去北京大学。", "他们喜欢吃苹果。"),
@@ -99,7 +105,7 @@ _TITLES = {"eng-Latn": "London", "fra-Latn": "Paris", "cmn-Hans": "北京"}
 
 
 # -- inputs of the revision -------------------------------------------------------------------------
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _installed_version(dist: str) -> str:
     return importlib.metadata.version(dist)
 
@@ -121,8 +127,9 @@ def library_versions(class_path: str) -> dict[str, str]:
         importlib.metadata.PackageNotFoundError: one of them is not installed.
     """
     if class_path not in LIBRARIES:
-        raise ValueError(f"no library list for {class_path!r}: add the libraries it computes with to "
-                         "baselines.revision.LIBRARIES")
+        raise ValueError(
+            f"no library list for {class_path!r}: add the libraries it computes with to baselines.revision.LIBRARIES"
+        )
     return {dist: library_version(dist) for dist in LIBRARIES[class_path]}
 
 
@@ -208,8 +215,10 @@ def probe_outputs(model: Any) -> dict[str, Any]:
         kw = dict(task_metadata=meta, hf_split="test", hf_subset="default", encode_kwargs={})
         model.index(corpus, **kw)
         res = model.search(qs, top_k=len(docs), **kw)
-        out["search"][lang] = {"hits": {q: dict(zip(hits, rounded(hits.values()))) for q, hits in res.items()},
-                               "fit": _summary(getattr(model, "fit_summary", {}))}
+        out["search"][lang] = {
+            "hits": {q: dict(zip(hits, rounded(hits.values()))) for q, hits in res.items()},
+            "fit": _summary(getattr(model, "fit_summary", {})),
+        }
     return out
 
 

@@ -66,7 +66,9 @@ class TfidfBaseline(FittedBaseline):
 
     sparse = True
 
-    def __init__(self, model_name: str | None = None, revision: str | None = None, *, kind: str = "words", **kwargs: Any) -> None:
+    def __init__(
+        self, model_name: str | None = None, revision: str | None = None, *, kind: str = "words", **kwargs: Any
+    ) -> None:
         if kind not in TFIDF_KINDS:
             raise ValueError(f"unknown TF-IDF kind {kind!r}; choose one of {sorted(TFIDF_KINDS)}")
         super().__init__(model_name, revision, **kwargs)
@@ -80,12 +82,16 @@ class TfidfBaseline(FittedBaseline):
             raise ValueError("TF-IDF: nothing to fit on (no text)")
         self.vectorizer = TfidfVectorizer(lowercase=True, dtype=np.float64, **TFIDF_KINDS[self.kind])
         self.vectorizer.fit(texts)
-        self.fit_summary = {"fit_n_texts": len(texts), "fit_on_evaluated_texts": 1, "fit_on_train_split": 0, "vocabulary_size": len(self.vectorizer.vocabulary_)}
+        self.fit_summary = {
+            "fit_n_texts": len(texts),
+            "fit_on_evaluated_texts": 1,
+            "fit_on_train_split": 0,
+            "vocabulary_size": len(self.vectorizer.vocabulary_),
+        }
 
     def _represent(self, texts: list[str]) -> Any:
         x = self.vectorizer.transform(texts).tocsr()
         return x, x
-
 
 
 class BM25TripletBaseline(FittedBaseline):
@@ -93,7 +99,16 @@ class BM25TripletBaseline(FittedBaseline):
 
     sparse = True
 
-    def __init__(self, model_name: str | None = None, revision: str | None = None, *, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        model_name: str | None = None,
+        revision: str | None = None,
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        epsilon: float = 0.25,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(model_name, revision, **kwargs)
         self.k1, self.b, self.epsilon = k1, b, epsilon
         self.vocab: dict[str, int] = {}
@@ -123,7 +138,13 @@ class BM25TripletBaseline(FittedBaseline):
         idf[~in_background] = 0.0
         self.idf = idf
         self.avgdl = float(np.mean(lengths)) if lengths else 0.0
-        self.fit_summary = {"bm25_background_n_texts": n, "bm25_background_is_candidates": int(bool(candidate_texts)), "fit_n_texts": len(texts), "fit_on_train_split": 0, "bm25_avgdl": self.avgdl}
+        self.fit_summary = {
+            "bm25_background_n_texts": n,
+            "bm25_background_is_candidates": int(bool(candidate_texts)),
+            "fit_n_texts": len(texts),
+            "fit_on_train_split": 0,
+            "bm25_avgdl": self.avgdl,
+        }
 
     def _counts(self, texts: list[str]) -> Any:
         import scipy.sparse as sp
@@ -180,7 +201,15 @@ class BM25sTripletBaseline(FittedBaseline):
     background (a triplet's candidates always are).
     """
 
-    def __init__(self, model_name: str | None = None, revision: str | None = None, *, k1: float = 1.5, b: float = 0.75, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        model_name: str | None = None,
+        revision: str | None = None,
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(model_name, revision, **kwargs)
         self.k1, self.b = k1, b
         self.retriever: Any = None
@@ -200,7 +229,12 @@ class BM25sTripletBaseline(FittedBaseline):
         self._position = {t: i for i, t in enumerate(background)}
         self.retriever = bm25s.BM25(k1=self.k1, b=self.b, method="atire", idf_method="lucene")
         self.retriever.index([self.tokens(t) for t in background], show_progress=False)
-        self.fit_summary = {"bm25_background_n_texts": len(background), "bm25_background_is_candidates": int(bool(candidate_texts)), "fit_n_texts": len(texts), "fit_on_train_split": 0}
+        self.fit_summary = {
+            "bm25_background_n_texts": len(background),
+            "bm25_background_is_candidates": int(bool(candidate_texts)),
+            "fit_n_texts": len(texts),
+            "fit_on_train_split": 0,
+        }
 
     def _query_scores(self, text: str) -> np.ndarray:
         """BM25 scores of every background document for ``text`` as the query (float64, background order)."""

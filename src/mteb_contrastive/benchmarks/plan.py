@@ -60,7 +60,9 @@ def plan(out: Path, shared: Path, suite: str, *, hub: bool | None = None) -> lis
     """
     benches = _declared(hub) + _shared_data(out, shared)
     order = list(FAMILIES)
-    benches.sort(key=lambda b: order.index(b.family) if b.family in order else len(order))  # stable: declared before built
+    benches.sort(
+        key=lambda b: order.index(b.family) if b.family in order else len(order)
+    )  # stable: declared before built
     benches += user_folders()
     for b in benches:
         if not b.default and suite == "default" and b.missing is None:
@@ -70,9 +72,15 @@ def plan(out: Path, shared: Path, suite: str, *, hub: bool | None = None) -> lis
 
 def _bench_of(classes: list[type], name: str, *, default: bool, hub: bool | None = None) -> Bench:
     missing = next((m for m in (c.missing(hub_reachable=hub) for c in classes) if m is not None), None)
-    return Bench(name, family_of(classes[0]), [c.metadata.name for c in classes], default=default,
-                 source=classes[0].source_location(), missing=None if missing is None else missing.reason,
-                 retrieval_tasks=[c.metadata.name for c in classes if c.metadata.type == "Retrieval"])
+    return Bench(
+        name,
+        family_of(classes[0]),
+        [c.metadata.name for c in classes],
+        default=default,
+        source=classes[0].source_location(),
+        missing=None if missing is None else missing.reason,
+        retrieval_tasks=[c.metadata.name for c in classes if c.metadata.type == "Retrieval"],
+    )
 
 
 def _groups(classes: list[type]) -> dict[str, list[type]]:
@@ -83,7 +91,10 @@ def _groups(classes: list[type]) -> dict[str, list[type]]:
 
 
 def _declared(hub: bool | None) -> list[Bench]:
-    return [_bench_of(classes, name, default=name in DEFAULT_SUITE, hub=hub) for name, classes in _groups(catalog.declared_task_classes()).items()]
+    return [
+        _bench_of(classes, name, default=name in DEFAULT_SUITE, hub=hub)
+        for name, classes in _groups(catalog.declared_task_classes()).items()
+    ]
 
 
 def _shared_data(out: Path, shared: Path) -> list[Bench]:
@@ -91,9 +102,15 @@ def _shared_data(out: Path, shared: Path) -> list[Bench]:
     benches = []
     taln = shared / TALN_FILE
     for recipe in reversed(TALN_RECIPES):
-        b = Bench(recipe.name, "author", [f"{recipe.name}AuthorRetrieval", f"{recipe.name}AuthorTripletClassification"],
-                  default=recipe.name in DEFAULT_SUITE, source=f"built from {taln} [{recipe.view}]", built_folder=out / "datasets" / recipe.name,
-                  retrieval_tasks=[f"{recipe.name}AuthorRetrieval"])
+        b = Bench(
+            recipe.name,
+            "author",
+            [f"{recipe.name}AuthorRetrieval", f"{recipe.name}AuthorTripletClassification"],
+            default=recipe.name in DEFAULT_SUITE,
+            source=f"built from {taln} [{recipe.view}]",
+            built_folder=out / "datasets" / recipe.name,
+            retrieval_tasks=[f"{recipe.name}AuthorRetrieval"],
+        )
         if taln.is_file():
             b.build = lambda r=recipe: build_taln_benchmark(shared, out / "datasets", r)
         else:
@@ -101,8 +118,14 @@ def _shared_data(out: Path, shared: Path) -> list[Bench]:
         benches.append(b)
     for name in ("PAN14Known", "ELTeCEng"):
         src = shared / VERIFICATION_RECIPES[name][1]
-        b = Bench(name, "verification", [f"{name}Verification"], default=name in DEFAULT_SUITE, source=f"built from {src}",
-                  built_folder=out / "verification" / name)
+        b = Bench(
+            name,
+            "verification",
+            [f"{name}Verification"],
+            default=name in DEFAULT_SUITE,
+            source=f"built from {src}",
+            built_folder=out / "verification" / name,
+        )
         if src.is_file():
             b.build = lambda n=name: build_verification_benchmark(shared, out / "verification", n)
         else:
@@ -120,5 +143,8 @@ def user_folders() -> list[Bench]:
             b = _bench_of(group, name, default=True)
             b.source = f"{b.source} (${env})"
             out.append(b)
-        out += [Bench(folder.name, "other", [], default=True, source=f"user folder {folder}", missing=reason) for folder, reason in problems]
+        out += [
+            Bench(folder.name, "other", [], default=True, source=f"user folder {folder}", missing=reason)
+            for folder, reason in problems
+        ]
     return out

@@ -45,13 +45,33 @@ TALN_RECIPES = (
 #: the verification benchmarks: name -> (document source kind, path under the shared data, builder options)
 VERIFICATION_RECIPES: dict[str, tuple[str, str, dict[str, Any]]] = {
     # ELTeC has only 10 authors with more than one novel: all go to validation and test (5 + 5), no train split.
-    "ELTeCEng": ("eltec", "eltec/eng_novels.jsonl.gz", dict(
-        chunk_words=1000, pairs_per_author=30, split_ratios=(0.0, 0.5, 0.5), positive_ratio=0.5, seed=0, languages=("eng-Latn",),
-        description="ELTeC English novels 1840-1920: 1000-word chunks, same-author pairs from two different novels")),
-    "PAN14Known": ("pan14", "pan/pan14_known.jsonl.gz", dict(
-        chunk_words=400, pairs_per_author=2, split_ratios=(0.4, 0.3, 0.3), positive_ratio=0.5, seed=0, languages=("eng-Latn", "spa-Latn"),
-        description="PAN 2014 known documents (English essays and novels, Spanish articles): 400-word chunks, author = PAN problem, "
-                    "same-author pairs from two different documents, negatives within a genre")),
+    "ELTeCEng": (
+        "eltec",
+        "eltec/eng_novels.jsonl.gz",
+        dict(
+            chunk_words=1000,
+            pairs_per_author=30,
+            split_ratios=(0.0, 0.5, 0.5),
+            positive_ratio=0.5,
+            seed=0,
+            languages=("eng-Latn",),
+            description="ELTeC English novels 1840-1920: 1000-word chunks, same-author pairs from two different novels",
+        ),
+    ),
+    "PAN14Known": (
+        "pan14",
+        "pan/pan14_known.jsonl.gz",
+        dict(
+            chunk_words=400,
+            pairs_per_author=2,
+            split_ratios=(0.4, 0.3, 0.3),
+            positive_ratio=0.5,
+            seed=0,
+            languages=("eng-Latn", "spa-Latn"),
+            description="PAN 2014 known documents (English essays and novels, Spanish articles): 400-word chunks, author = PAN problem, "
+            "same-author pairs from two different documents, negatives within a genre",
+        ),
+    ),
 }
 
 
@@ -60,8 +80,18 @@ def build_taln_benchmark(shared: Path, out: Path, recipe: TALNRecipe, *, seed: i
     src = shared / TALN_FILE
     rows, counts = taln_corpus(src, recipe.view)
     desc = f"TALN/RECITAL papers 1997-2015, view {recipe.view} ({counts['kept']} of {counts['papers']} papers kept)"
-    return build_halvest_dataset(rows, out, recipe.name, ks=recipe.ks, language=recipe.language, mteb_language=recipe.mteb_language,
-                                 n_triplets=n_triplets, seed=seed, source=f"{src} [{recipe.view}]", description=desc)
+    return build_halvest_dataset(
+        rows,
+        out,
+        recipe.name,
+        ks=recipe.ks,
+        language=recipe.language,
+        mteb_language=recipe.mteb_language,
+        n_triplets=n_triplets,
+        seed=seed,
+        source=f"{src} [{recipe.view}]",
+        description=desc,
+    )
 
 
 def build_verification_benchmark(shared: Path, out: Path, name: str) -> Path:

@@ -36,11 +36,19 @@ def available_task_classes() -> list[type]:
 def benchmarks() -> dict[str, Any]:
     """name -> ``mteb.Benchmark`` (see module docstring)."""
     classes = available_task_classes()
-    out = {SUITE: Benchmark(name=SUITE, tasks=[c() for c in classes], description="Every mteb-contrastive task whose data is present on this machine.",
-                            reference="https://arxiv.org/abs/2407.20595")}
+    out = {
+        SUITE: Benchmark(
+            name=SUITE,
+            tasks=[c() for c in classes],
+            description="Every mteb-contrastive task whose data is present on this machine.",
+            reference="https://arxiv.org/abs/2407.20595",
+        )
+    }
     for fam in FAMILIES.values():
         if fam.description is None:
             continue
         name = f"{SUITE}-{fam.label}"
-        out[name] = Benchmark(name=name, tasks=[c() for c in classes if family_of(c) == fam.name], description=fam.description)
+        out[name] = Benchmark(
+            name=name, tasks=[c() for c in classes if family_of(c) == fam.name], description=fam.description
+        )
     return out

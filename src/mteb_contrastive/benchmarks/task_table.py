@@ -20,5 +20,7 @@ def task_table(classes: list[type] | None = None) -> str:
         source = cls.source_kind() if issubclass(cls, DataSource) else ""
         main = cls.metadata.main_score
         direction = "higher is better" if higher_is_better(main) else "lower is better"
-        lines.append(f"| {cls.metadata.name} | {family_label(family_of(cls))} | `{main}` | {direction} | {rule} | {source} |")
+        lines.append(
+            f"| {cls.metadata.name} | {family_label(family_of(cls))} | `{main}` | {direction} | {rule} | {source} |"
+        )
     return "\n".join(lines)

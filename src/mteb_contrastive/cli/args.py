@@ -30,12 +30,23 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = (action.help or "").strip()
-        if action.option_strings and action.default is not None and action.default is not argparse.SUPPRESS and "%(default)" not in text and not isinstance(action, argparse._HelpAction):
+        if (
+            action.option_strings
+            and action.default is not None
+            and action.default is not argparse.SUPPRESS
+            and "%(default)" not in text
+            and not isinstance(action, argparse._HelpAction)
+        ):
             text = f"{text} (default: %(default)s)".strip()
         return text
 
     def _format_action(self, action: argparse.Action) -> str:
-        if action.help is None and action.option_strings and action.default is not None and action.default is not argparse.SUPPRESS:
+        if (
+            action.help is None
+            and action.option_strings
+            and action.default is not None
+            and action.default is not argparse.SUPPRESS
+        ):
             action.help = "(default: %(default)s)"
         return super()._format_action(action)
 
@@ -94,7 +105,9 @@ def dataset_name(value: str) -> str:
     if not _NAME_RE.match(value):
         suggestion = re.sub(r"[^A-Za-z0-9]+", " ", value).title().replace(" ", "")
         suggestion = suggestion if suggestion[:1].isalpha() else "D" + suggestion
-        raise argparse.ArgumentTypeError(f"{value!r} must be letters and digits starting with a letter (it becomes the task names); give e.g. {suggestion or 'MyCorpus'}")
+        raise argparse.ArgumentTypeError(
+            f"{value!r} must be letters and digits starting with a letter (it becomes the task names); give e.g. {suggestion or 'MyCorpus'}"
+        )
     return value
 
 

@@ -42,7 +42,9 @@ def is_search_only(meta) -> bool:
     return getattr(meta.loader, "__name__", "") == "bm25_loader"
 
 
-def cached_result(results: Path, model_name: str, model_revision: str | None, task: str, dataset_revision: str | None) -> Path | None:
+def cached_result(
+    results: Path, model_name: str, model_revision: str | None, task: str, dataset_revision: str | None
+) -> Path | None:
     """The result file of (model, task) when it exists with the task's current dataset revision."""
     f = result_file(results, model_name, model_revision, task)
     if not f.is_file():
@@ -58,8 +60,17 @@ def _say(msg: str) -> None:
     print(msg, flush=True)
 
 
-def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "default", reference: str | None = None,
-                   rerun: bool = False, batch_size: int | None = None, verbose: bool = False) -> int:
+def run_evaluation(
+    models: list[str],
+    out: Path,
+    *,
+    shared: Path,
+    suite: str = "default",
+    reference: str | None = None,
+    rerun: bool = False,
+    batch_size: int | None = None,
+    verbose: bool = False,
+) -> int:
     """The command (module docstring). Returns the exit status.
 
     Unless ``verbose``, library loggers are quiet here and in each ``mteb run``
@@ -104,7 +115,10 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
     todo = [b for b in benches if not b.missing]
     skipped = [(b.name, b.missing) for b in benches if b.missing]
     if not todo:
-        print("error: no benchmark has its data here; see the skip lines above (docs/environment.md lists the variables)", file=sys.stderr)
+        print(
+            "error: no benchmark has its data here; see the skip lines above (docs/environment.md lists the variables)",
+            file=sys.stderr,
+        )
         return 2
 
     # built benchmarks: once, into the output folder
@@ -122,7 +136,10 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
         try:
             metas[m] = mteb.get_model_meta(m)
         except Exception as exc:
-            print(f"error: -m {m}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__} (an mteb model name, a registered baseline or a sentence-transformers folder)", file=sys.stderr)
+            print(
+                f"error: -m {m}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__} (an mteb model name, a registered baseline or a sentence-transformers folder)",
+                file=sys.stderr,
+            )
             return 2
     if reference is not None and reference not in models and reference not in {x.name for x in metas.values()}:
         print(f"error: --reference {reference} is not one of the -m models ({', '.join(models)})", file=sys.stderr)
@@ -137,7 +154,9 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
         if is_search_only(meta):
             dropped = [t for b in todo for t in b.tasks if t not in b.retrieval_tasks]
             if dropped:
-                _say(f"{meta.name}: a search model (no embeddings): retrieval tasks only; not run: {', '.join(dropped)}")
+                _say(
+                    f"{meta.name}: a search model (no embeddings): retrieval tasks only; not run: {', '.join(dropped)}"
+                )
         pred_dir = model_root(predictions, meta.name)
         prediction_dirs[meta.name] = pred_dir
         left = []
@@ -154,22 +173,50 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
             _say(f"{meta.name}: every result is already there, nothing to run")
             continue
         pred_dir.mkdir(parents=True, exist_ok=True)
-        cmd = [mteb_bin, "run", "-m", m, "-t", *left, "--output-folder", str(results), "--prediction-folder", str(predictions),
-               "--overwrite-strategy", "always", "-v", "2" if verbose else "1"]  # only tasks not cached for their current revision are listed
+        cmd = [
+            mteb_bin,
+            "run",
+            "-m",
+            m,
+            "-t",
+            *left,
+            "--output-folder",
+            str(results),
+            "--prediction-folder",
+            str(predictions),
+            "--overwrite-strategy",
+            "always",
+            "-v",
+            "2" if verbose else "1",
+        ]  # only tasks not cached for their current revision are listed
         if batch_size:
             cmd += ["--batch-size", str(batch_size)]
         _say("$ " + " ".join(cmd))
         rc = subprocess.call(cmd, env=dict(os.environ))
         if rc != 0:
-            print(f"error: mteb run of {m} failed (exit {rc}); the results already written are kept, rerun to resume", file=sys.stderr)
+            print(
+                f"error: mteb run of {m} failed (exit {rc}); the results already written are kept, rerun to resume",
+                file=sys.stderr,
+            )
             return rc
 
     from mteb_contrastive.report.write import write_report
 
     names = [metas[m].name for m in models]
     ref = metas[reference].name if reference in metas else reference
-    _say("writing the report" + (" (loading each task's qrels/labels for chance levels and comparisons)" if len(names) > 1 else ""))
-    md = write_report(results, out, models=names, prediction_dirs=prediction_dirs, reference_model=ref, skipped=skipped, load_references=True)
+    _say(
+        "writing the report"
+        + (" (loading each task's qrels/labels for chance levels and comparisons)" if len(names) > 1 else "")
+    )
+    md = write_report(
+        results,
+        out,
+        models=names,
+        prediction_dirs=prediction_dirs,
+        reference_model=ref,
+        skipped=skipped,
+        load_references=True,
+    )
     _say(f"report: {md}")
     return 0
 
@@ -177,18 +224,54 @@ def run_evaluation(models: list[str], out: Path, *, shared: Path, suite: str = "
 def add_parser(sub) -> None:
     """The ``evaluate`` subcommand of ``mteb-contrastive``."""
 
-    e = sub.add_parser("evaluate", help="release evaluation: every benchmark available here, one mteb run per model, one report",
-                       description="Release evaluation: plan (run/skip per benchmark), build, one mteb run per model (resumable), report.md/.json/.csv with plots. See docs/report.md.")
-    e.add_argument("-m", "--model", dest="models", action="append", required=True, metavar="MODEL",
-                   help="an mteb model name, a registered baseline (mteb-contrastive/...) or a sentence-transformers folder; repeat for several models (default: none, at least one required)")
-    e.add_argument("--out", type=Path, default=Path("build/release"), help="output folder: results/, predictions/, datasets/, report.md/.json/.csv, plots/ (default: %(default)s)")
-    e.add_argument("--suite", choices=["default", "full"], default="default", help="default: one benchmark per family (make run); full: every benchmark whose data is here (default: %(default)s)")
-    e.add_argument("--shared", help="the shared data folder (default: $MTEB_CONTRASTIVE_SHARED, else ../shared/data beside the checkout)")
+    e = sub.add_parser(
+        "evaluate",
+        help="release evaluation: every benchmark available here, one mteb run per model, one report",
+        description="Release evaluation: plan (run/skip per benchmark), build, one mteb run per model (resumable), report.md/.json/.csv with plots. See docs/report.md.",
+    )
+    e.add_argument(
+        "-m",
+        "--model",
+        dest="models",
+        action="append",
+        required=True,
+        metavar="MODEL",
+        help="an mteb model name, a registered baseline (mteb-contrastive/...) or a sentence-transformers folder; repeat for several models (default: none, at least one required)",
+    )
+    e.add_argument(
+        "--out",
+        type=Path,
+        default=Path("build/release"),
+        help="output folder: results/, predictions/, datasets/, report.md/.json/.csv, plots/ (default: %(default)s)",
+    )
+    e.add_argument(
+        "--suite",
+        choices=["default", "full"],
+        default="default",
+        help="default: one benchmark per family (make run); full: every benchmark whose data is here (default: %(default)s)",
+    )
+    e.add_argument(
+        "--shared",
+        help="the shared data folder (default: $MTEB_CONTRASTIVE_SHARED, else ../shared/data beside the checkout)",
+    )
     e.add_argument("--reference", help="the model every other one is compared with (default: the first -m)")
     e.add_argument("--rerun", action="store_true", help="recompute results that already exist (default: off, resume)")
     e.add_argument("--batch-size", type=int, help="encoding batch size passed to mteb run (default: mteb's)")
-    e.add_argument("--verbose", action="store_true", help="let libraries log DEBUG/INFO lines and mteb run log INFO (default: off: progress bars, warnings and errors only)")
+    e.add_argument(
+        "--verbose",
+        action="store_true",
+        help="let libraries log DEBUG/INFO lines and mteb run log INFO (default: off: progress bars, warnings and errors only)",
+    )
 
 
 def main(args) -> int:
-    return run_evaluation(args.models, args.out, shared=config.shared_data_dir(args.shared), suite=args.suite, reference=args.reference, rerun=args.rerun, batch_size=args.batch_size, verbose=args.verbose)
+    return run_evaluation(
+        args.models,
+        args.out,
+        shared=config.shared_data_dir(args.shared),
+        suite=args.suite,
+        reference=args.reference,
+        rerun=args.rerun,
+        batch_size=args.batch_size,
+        verbose=args.verbose,
+    )

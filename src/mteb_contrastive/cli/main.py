@@ -67,21 +67,43 @@ def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
 
     apply_environment({"HF_DATASETS_DISABLE_PROGRESS_BARS": os.environ.get("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")})
     if config.hub_reachable():
-        print(f"main job: HuggingFace Hub reachable -> HALvestRetrieval + HALvestTripletClassification from the Hub, results in {results}", flush=True)
+        print(
+            f"main job: HuggingFace Hub reachable -> HALvestRetrieval + HALvestTripletClassification from the Hub, results in {results}",
+            flush=True,
+        )
         tasks = ["HALvestRetrieval", "HALvestTripletClassification"]
         env = dict(os.environ)
     elif (shared / "taln" / "articles.jsonl.gz").is_file():
-        print(f"main job: HuggingFace Hub not reachable -> building TALN tasks from {shared} and evaluating them instead, results in {results}", flush=True)
+        print(
+            f"main job: HuggingFace Hub not reachable -> building TALN tasks from {shared} and evaluating them instead, results in {results}",
+            flush=True,
+        )
         folders = build_taln(shared, out / "datasets")
         env = dict(os.environ, MTEB_CONTRASTIVE_DATASETS=str(out / "datasets"), HF_HUB_OFFLINE="1")
         tasks = [f"{f.name}{kind}" for f in folders for kind in ("AuthorRetrieval", "AuthorTripletClassification")]
     else:
-        print(f"main job: needs either the HuggingFace Hub (almanach/HALvest-Contrastive) or the shared data at {shared}/taln/articles.jsonl.gz (set MTEB_CONTRASTIVE_SHARED); found neither.", flush=True)
+        print(
+            f"main job: needs either the HuggingFace Hub (almanach/HALvest-Contrastive) or the shared data at {shared}/taln/articles.jsonl.gz (set MTEB_CONTRASTIVE_SHARED); found neither.",
+            flush=True,
+        )
         return 2
     for model in models:
         # BM25 is a search model: retrieval tasks only
         model_tasks = [t for t in tasks if not (model == "mteb/baseline-bm25s" and "Triplet" in t)]
-        cmd = ["mteb", "run", "-m", model, "-t", *model_tasks, "--output-folder", str(results), "--overwrite-strategy", "always", "-v", "1"]
+        cmd = [
+            "mteb",
+            "run",
+            "-m",
+            model,
+            "-t",
+            *model_tasks,
+            "--output-folder",
+            str(results),
+            "--overwrite-strategy",
+            "always",
+            "-v",
+            "1",
+        ]
         print("$ " + " ".join(cmd), flush=True)
         rc = subprocess.call(cmd, env=env)
         if rc != 0:
@@ -102,39 +124,96 @@ def build_parser() -> OneLineParser:
     sub.add_parser("seed-model", help="copy the bundled all-MiniLM-L6-v2 into the HF cache")
     b = sub.add_parser("build-triplets", help="HALvest-format triplets from an author-labelled JSONL corpus")
     b.add_argument("corpus", help="JSONL (or .jsonl.gz) rows {id, authors, text[, domains, year, language]}")
-    b.add_argument("--name", required=True, type=dataset_name, help="letters and digits; the tasks are <name>AuthorRetrieval and <name>AuthorTripletClassification")
+    b.add_argument(
+        "--name",
+        required=True,
+        type=dataset_name,
+        help="letters and digits; the tasks are <name>AuthorRetrieval and <name>AuthorTripletClassification",
+    )
     b.add_argument("--out", required=True)
-    b.add_argument("--k", type=positive_int, nargs="+", default=[2, 4, 8], help="sentences per span, any k >= 1 (one config base-<k> each)")
-    b.add_argument("--language", default=None, help="ISO 639-1 code of the texts (sentence splitting) for rows without a 'language' field; required when no row has one")
-    b.add_argument("--mteb-language", default=None, help="mteb language-script code recorded in the tasks (default: from the rows' 'language', else from --language)")
-    b.add_argument("--n-triplets", type=positive_int, default=2, help="positives per anchor document and negatives per positive")
+    b.add_argument(
+        "--k",
+        type=positive_int,
+        nargs="+",
+        default=[2, 4, 8],
+        help="sentences per span, any k >= 1 (one config base-<k> each)",
+    )
+    b.add_argument(
+        "--language",
+        default=None,
+        help="ISO 639-1 code of the texts (sentence splitting) for rows without a 'language' field; required when no row has one",
+    )
+    b.add_argument(
+        "--mteb-language",
+        default=None,
+        help="mteb language-script code recorded in the tasks (default: from the rows' 'language', else from --language)",
+    )
+    b.add_argument(
+        "--n-triplets", type=positive_int, default=2, help="positives per anchor document and negatives per positive"
+    )
     b.add_argument("--seed", type=int, default=0)
     t = sub.add_parser("build-taln", help="the TALN author-triplet folders from shared/data")
-    t.add_argument("--shared", help="shared data folder (default: $MTEB_CONTRASTIVE_SHARED, else ../shared/data beside the checkout)")
+    t.add_argument(
+        "--shared",
+        help="shared data folder (default: $MTEB_CONTRASTIVE_SHARED, else ../shared/data beside the checkout)",
+    )
     t.add_argument("--out", default="build/datasets")
-    ir = sub.add_parser("build-ir-triplets", help="Paragraph Vector IR triplets (Le & Mikolov 2014, 3.3) from a BEIR folder or an mteb retrieval task")
+    ir = sub.add_parser(
+        "build-ir-triplets",
+        help="Paragraph Vector IR triplets (Le & Mikolov 2014, 3.3) from a BEIR folder or an mteb retrieval task",
+    )
     ir.add_argument("beir_folder", nargs="?", help="folder with corpus.jsonl, queries.jsonl, qrels/")
     ir.add_argument("--mteb-task", help="an installed mteb retrieval task instead of a folder")
     ir.add_argument("--mteb-split", default="test")
-    ir.add_argument("--qrels", help="qrels file relative to the folder (default qrels/test_gain.tsv if present, else qrels/test.tsv); scores are gains")
+    ir.add_argument(
+        "--qrels",
+        help="qrels file relative to the folder (default qrels/test_gain.tsv if present, else qrels/test.tsv); scores are gains",
+    )
     ir.add_argument("--name", required=True, type=dataset_name, help="letters and digits; the task is <name>IRTriplets")
     ir.add_argument("--out", required=True)
     ir.add_argument("--seed", type=int, default=0)
     ir.add_argument("--min-grade", type=non_negative_float, default=1, help="smallest qrels gain counted as relevant")
-    ir.add_argument("--max-per-query", type=positive_int, default=None, help="most (p1, p2) pairs per query (default: mteb_contrastive.data.ir_triplets.DEFAULT_MAX_PER_QUERY = 50)")
+    ir.add_argument(
+        "--max-per-query",
+        type=positive_int,
+        default=None,
+        help="most (p1, p2) pairs per query (default: mteb_contrastive.data.ir_triplets.DEFAULT_MAX_PER_QUERY = 50)",
+    )
     ir.add_argument("--negative", choices=["other-query", "random"], default="other-query")
-    ir.add_argument("--language", default=None, help="mteb language-script code of the collection (default: the mteb task's language; for a folder, eng-Latn, stated in one line)")
+    ir.add_argument(
+        "--language",
+        default=None,
+        help="mteb language-script code of the collection (default: the mteb task's language; for a folder, eng-Latn, stated in one line)",
+    )
     m = sub.add_parser("main", help="the main job (see README)")
     m.add_argument("--out", default="build")
     m.add_argument("--shared")
     m.add_argument("--models", nargs="+", default=["sentence-transformers/all-MiniLM-L6-v2", "mteb/baseline-bm25s"])
-    r = sub.add_parser("report", help="the report (every task family, chance levels) of an mteb --output-folder; printed, or written with --out")
+    r = sub.add_parser(
+        "report",
+        help="the report (every task family, chance levels) of an mteb --output-folder; printed, or written with --out",
+    )
     r.add_argument("results", help="an mteb --output-folder")
-    r.add_argument("--out", help="write report.md/.json/.csv and plots/ here instead of printing the Markdown (default: print)")
-    r.add_argument("--predictions", nargs="+", default=[], metavar="MODEL=DIR", help="prediction folder of a model, for per-item comparisons and plots (default: none)")
+    r.add_argument(
+        "--out", help="write report.md/.json/.csv and plots/ here instead of printing the Markdown (default: print)"
+    )
+    r.add_argument(
+        "--predictions",
+        nargs="+",
+        default=[],
+        metavar="MODEL=DIR",
+        help="prediction folder of a model, for per-item comparisons and plots (default: none)",
+    )
     r.add_argument("--reference", help="the model the others are compared with (default: the first found)")
-    r.add_argument("--author-table", action="store_true", help="print only the author-task table (pool, triplets, nDCG@10, Recall@10, accuracy, wall time)")
-    r.add_argument("--timings", help="JSON {'<model> <task>': seconds} for the author table's wall-time column (default: mteb's stored phases)")
+    r.add_argument(
+        "--author-table",
+        action="store_true",
+        help="print only the author-task table (pool, triplets, nDCG@10, Recall@10, accuracy, wall time)",
+    )
+    r.add_argument(
+        "--timings",
+        help="JSON {'<model> <task>': seconds} for the author table's wall-time column (default: mteb's stored phases)",
+    )
     sub.add_parser("tasks", help="Markdown table of the tasks (main score, direction, tie rule, data source)")
     evaluate_cmd.add_parser(sub)
     pan_cli.add_parsers(sub)
@@ -164,9 +243,32 @@ def main(argv: list[str] | None = None) -> int:
 
             docs = read_corpus(args.corpus)
             given = [args.mteb_language] if args.mteb_language else ([args.language] if args.language else None)
-            if resolve_languages(languages_from_rows(docs, args.corpus), given, source=args.corpus, option="--mteb-language/--language") is None:
-                raise DataError(args.corpus, "no row has a 'language' field; pass --language (ISO 639-1 of the texts, e.g. fr) or give each row a 'language'")
-            print(build_halvest_dataset(docs, args.out, args.name, ks=tuple(args.k), language=args.language, mteb_language=args.mteb_language, n_triplets=args.n_triplets, seed=args.seed, source=str(args.corpus)))
+            if (
+                resolve_languages(
+                    languages_from_rows(docs, args.corpus),
+                    given,
+                    source=args.corpus,
+                    option="--mteb-language/--language",
+                )
+                is None
+            ):
+                raise DataError(
+                    args.corpus,
+                    "no row has a 'language' field; pass --language (ISO 639-1 of the texts, e.g. fr) or give each row a 'language'",
+                )
+            print(
+                build_halvest_dataset(
+                    docs,
+                    args.out,
+                    args.name,
+                    ks=tuple(args.k),
+                    language=args.language,
+                    mteb_language=args.mteb_language,
+                    n_triplets=args.n_triplets,
+                    seed=args.seed,
+                    source=str(args.corpus),
+                )
+            )
         elif args.cmd == "build-taln":
             build_taln(shared_data_dir(args.shared), Path(args.out))
         elif args.cmd == "build-ir-triplets":
@@ -191,9 +293,25 @@ def main(argv: list[str] | None = None) -> int:
                 source = str(Path(args.beir_folder).resolve())
             if language is None:
                 language = "eng-Latn"
-                print(f"build-ir-triplets: {source} names no language; recorded as eng-Latn (pass --language to state it)", file=sys.stderr)
-            print(irt.build_ir_triplets(corpus, qrels, args.out, args.name, queries=queries, seed=args.seed, min_grade=args.min_grade,
-                                        max_per_query=irt.DEFAULT_MAX_PER_QUERY if args.max_per_query is None else args.max_per_query, negative=args.negative, language=mteb_language(language), source=source))
+                print(
+                    f"build-ir-triplets: {source} names no language; recorded as eng-Latn (pass --language to state it)",
+                    file=sys.stderr,
+                )
+            print(
+                irt.build_ir_triplets(
+                    corpus,
+                    qrels,
+                    args.out,
+                    args.name,
+                    queries=queries,
+                    seed=args.seed,
+                    min_grade=args.min_grade,
+                    max_per_query=irt.DEFAULT_MAX_PER_QUERY if args.max_per_query is None else args.max_per_query,
+                    negative=args.negative,
+                    language=mteb_language(language),
+                    source=source,
+                )
+            )
         elif args.cmd == "main":
             return main_job(Path(args.out), args.shared, args.models)
         elif args.cmd == "tasks":

@@ -19,26 +19,63 @@ from mteb_contrastive.cli.args import dataset_name, non_negative_float, open_fra
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add the PAN subcommands to ``mteb-contrastive``'s subparsers."""
-    b = sub.add_parser("build-verification", help="PAN-format verification pairs from an author-labelled corpus of long documents")
-    b.add_argument("kind", choices=["eltec", "pan14", "corpus"], help="eltec: eltec/eng_novels.jsonl.gz; pan14: pan/pan14_known.jsonl.gz; corpus: JSONL {id, author, text[, group, language]}")
+    b = sub.add_parser(
+        "build-verification", help="PAN-format verification pairs from an author-labelled corpus of long documents"
+    )
+    b.add_argument(
+        "kind",
+        choices=["eltec", "pan14", "corpus"],
+        help="eltec: eltec/eng_novels.jsonl.gz; pan14: pan/pan14_known.jsonl.gz; corpus: JSONL {id, author, text[, group, language]}",
+    )
     b.add_argument("path")
-    b.add_argument("--name", required=True, type=dataset_name, help="letters and digits; the task is <name>Verification")
+    b.add_argument(
+        "--name", required=True, type=dataset_name, help="letters and digits; the task is <name>Verification"
+    )
     b.add_argument("--out", required=True)
-    b.add_argument("--chunk-words", type=positive_int, default=1000, help="chunk length in words: whitespace tokens; jieba words (Chinese) or characters (Japanese, Thai, ...) in text written without spaces")
+    b.add_argument(
+        "--chunk-words",
+        type=positive_int,
+        default=1000,
+        help="chunk length in words: whitespace tokens; jieba words (Chinese) or characters (Japanese, Thai, ...) in text written without spaces",
+    )
     b.add_argument("--min-words", type=positive_int, default=None, help="shortest chunk kept (default chunk-words/2)")
-    b.add_argument("--split-ratios", type=non_negative_float, nargs=3, default=[0.4, 0.3, 0.3], metavar=("TRAIN", "VALIDATION", "TEST"))
+    b.add_argument(
+        "--split-ratios",
+        type=non_negative_float,
+        nargs=3,
+        default=[0.4, 0.3, 0.3],
+        metavar=("TRAIN", "VALIDATION", "TEST"),
+    )
     b.add_argument("--pairs-per-author", type=positive_int, default=20)
     b.add_argument("--positive-ratio", type=open_fraction, default=0.5)
     b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--languages", nargs="+", default=None, help="mteb language-script codes of the texts (default: from the rows' 'language' or, for ELTeC, the id prefix; required when the data does not say)")
-    p = sub.add_parser("build-pan-benchmarks", help="the README's verification benchmarks (ELTeCEng, PAN14Known) from shared/data")
+    b.add_argument(
+        "--languages",
+        nargs="+",
+        default=None,
+        help="mteb language-script codes of the texts (default: from the rows' 'language' or, for ELTeC, the id prefix; required when the data does not say)",
+    )
+    p = sub.add_parser(
+        "build-pan-benchmarks", help="the README's verification benchmarks (ELTeCEng, PAN14Known) from shared/data"
+    )
     p.add_argument("--shared")
     p.add_argument("--out", default="build/verification")
     s = sub.add_parser("pan-score", help="score a PAN answers file against a truth file (official PAN metrics)")
     s.add_argument("truth")
     s.add_argument("answers")
-    s.add_argument("--year", type=int, choices=[2020, 2021], default=2021, help="2020: F0.5u with 0.5 -> same, overall of four; 2021: 0.5 = non-answer, overall of five")
-    s.add_argument("--single-class-auc", choices=["undefined", "pan"], default="undefined", help="single-class truth: AUC undefined (null, overall of the other metrics; default) or 0.0 as the PAN evaluator (leaderboard comparisons)")
+    s.add_argument(
+        "--year",
+        type=int,
+        choices=[2020, 2021],
+        default=2021,
+        help="2020: F0.5u with 0.5 -> same, overall of four; 2021: 0.5 = non-answer, overall of five",
+    )
+    s.add_argument(
+        "--single-class-auc",
+        choices=["undefined", "pan"],
+        default="undefined",
+        help="single-class truth: AUC undefined (null, overall of the other metrics; default) or 0.0 as the PAN evaluator (leaderboard comparisons)",
+    )
     r = sub.add_parser("pan-report", help="markdown table of the verification results in an mteb --output-folder")
     r.add_argument("results")
 
@@ -53,12 +90,33 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
         from mteb_contrastive.data.languages import languages_from_rows, resolve_languages
 
         docs = load_documents(args.kind, args.path)
-        langs = resolve_languages(languages_from_rows(docs, args.path), args.languages, source=args.path, option="--languages")
+        langs = resolve_languages(
+            languages_from_rows(docs, args.path), args.languages, source=args.path, option="--languages"
+        )
         if langs is None:
-            raise DataError(args.path, "the documents name no language; pass --languages (mteb codes of the texts, e.g. fra-Latn) or give each row a 'language'")
+            raise DataError(
+                args.path,
+                "the documents name no language; pass --languages (mteb codes of the texts, e.g. fra-Latn) or give each row a 'language'",
+            )
         if args.min_words is not None and args.min_words > args.chunk_words:
-            raise ValueError(f"--min-words {args.min_words} is more than --chunk-words {args.chunk_words}; give --min-words <= --chunk-words")
-        print(build_verification_dataset(docs, args.out, args.name, chunk_words=args.chunk_words, min_words=args.min_words, split_ratios=tuple(args.split_ratios), pairs_per_author=args.pairs_per_author, positive_ratio=args.positive_ratio, seed=args.seed, languages=tuple(langs), source=str(args.path)))
+            raise ValueError(
+                f"--min-words {args.min_words} is more than --chunk-words {args.chunk_words}; give --min-words <= --chunk-words"
+            )
+        print(
+            build_verification_dataset(
+                docs,
+                args.out,
+                args.name,
+                chunk_words=args.chunk_words,
+                min_words=args.min_words,
+                split_ratios=tuple(args.split_ratios),
+                pairs_per_author=args.pairs_per_author,
+                positive_ratio=args.positive_ratio,
+                seed=args.seed,
+                languages=tuple(langs),
+                source=str(args.path),
+            )
+        )
         return 0
     if args.cmd == "build-pan-benchmarks":
         from mteb_contrastive.benchmarks.shared_data import VERIFICATION_RECIPES, build_verification_benchmark

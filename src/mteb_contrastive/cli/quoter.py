@@ -18,15 +18,45 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add ``build-quoter`` to ``mteb-contrastive``'s subparsers."""
     from mteb_contrastive.data.quoter import SHARED_PROPORTIONS, SHUFFLE_SEED, SPLIT_RULES
 
-    q = sub.add_parser("build-quoter", help="a QuoteR task (<NAME>QuoteRRetrieval) from your own left<TAB>quote<TAB>right file")
+    q = sub.add_parser(
+        "build-quoter", help="a QuoteR task (<NAME>QuoteRRetrieval) from your own left<TAB>quote<TAB>right file"
+    )
     q.add_argument("file", help="QuoteR line file: left_context<TAB>quote<TAB>right_context per line, UTF-8")
     q.add_argument("--name", required=True, help="letters and digits; the task is <NAME>QuoteRRetrieval")
-    q.add_argument("--language", required=True, help="mteb language tag, e.g. eng-Latn (lower-cased, as the official English script), cmn-Hans, lzh-Hant")
-    q.add_argument("--out", required=True, help="parent folder; the task folder is OUT/NAME (point MTEB_CONTRASTIVE_DATASETS at OUT)")
-    q.add_argument("--split", choices=SPLIT_RULES, default="shuffled", help="shuffled: fixed-seed shuffle then cut (default); line-order: cut in file order, for files already ordered for a disjoint split")
-    q.add_argument("--proportions", type=float, nargs=2, default=list(SHARED_PROPORTIONS), metavar=("TRAIN_END", "VALID_END"), help="cut points as fractions of the lines (default 0.8 0.9: 80/10/10)")
-    q.add_argument("--seed", type=int, default=SHUFFLE_SEED, help=f"shuffle seed (default {SHUFFLE_SEED}, the shared files')")
-    q.add_argument("--boundaries", type=int, nargs=2, metavar=("TRAIN_END", "VALID_END"), help="line-order only: explicit cut lines, e.g. 101171 113942 for the official english.txt")
+    q.add_argument(
+        "--language",
+        required=True,
+        help="mteb language tag, e.g. eng-Latn (lower-cased, as the official English script), cmn-Hans, lzh-Hant",
+    )
+    q.add_argument(
+        "--out",
+        required=True,
+        help="parent folder; the task folder is OUT/NAME (point MTEB_CONTRASTIVE_DATASETS at OUT)",
+    )
+    q.add_argument(
+        "--split",
+        choices=SPLIT_RULES,
+        default="shuffled",
+        help="shuffled: fixed-seed shuffle then cut (default); line-order: cut in file order, for files already ordered for a disjoint split",
+    )
+    q.add_argument(
+        "--proportions",
+        type=float,
+        nargs=2,
+        default=list(SHARED_PROPORTIONS),
+        metavar=("TRAIN_END", "VALID_END"),
+        help="cut points as fractions of the lines (default 0.8 0.9: 80/10/10)",
+    )
+    q.add_argument(
+        "--seed", type=int, default=SHUFFLE_SEED, help=f"shuffle seed (default {SHUFFLE_SEED}, the shared files')"
+    )
+    q.add_argument(
+        "--boundaries",
+        type=int,
+        nargs=2,
+        metavar=("TRAIN_END", "VALID_END"),
+        help="line-order only: explicit cut lines, e.g. 101171 113942 for the official english.txt",
+    )
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int | None:
@@ -36,7 +66,16 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int | None
     from mteb_contrastive.data.quoter import build_quoter_folder
 
     try:
-        folder = build_quoter_folder(args.file, args.out, args.name, args.language, split=args.split, proportions=tuple(args.proportions), seed=args.seed, boundaries=tuple(args.boundaries) if args.boundaries else None)
+        folder = build_quoter_folder(
+            args.file,
+            args.out,
+            args.name,
+            args.language,
+            split=args.split,
+            proportions=tuple(args.proportions),
+            seed=args.seed,
+            boundaries=tuple(args.boundaries) if args.boundaries else None,
+        )
     except FileNotFoundError as exc:
         parser.exit(2, f"error: {exc.filename or args.file}: no such file; give the path of your QuoteR file\n")
     except OSError as exc:

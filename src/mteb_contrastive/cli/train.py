@@ -25,14 +25,22 @@ COMMANDS = ("train", "train-cross-encoder", "train-reranker")
 
 
 def _head_opt(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--head-lr-multiplier", type=non_negative_float, default=20.0,
-                   help="the classification head (new and randomly initialised unless --base-model is already a "
-                        "cross-encoder) learns at this x --learning-rate")
+    p.add_argument(
+        "--head-lr-multiplier",
+        type=non_negative_float,
+        default=20.0,
+        help="the classification head (new and randomly initialised unless --base-model is already a "
+        "cross-encoder) learns at this x --learning-rate",
+    )
 
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="output model folder (checkpoints go to OUT.checkpoints)")
-    p.add_argument("--base-model", default=None, help="sentence-transformers model name or folder (default: the bundled all-MiniLM-L6-v2)")
+    p.add_argument(
+        "--base-model",
+        default=None,
+        help="sentence-transformers model name or folder (default: the bundled all-MiniLM-L6-v2)",
+    )
     p.add_argument("--context-length", type=int, default=256, help="tokens per text (pair for a cross-encoder)")
     p.add_argument("--batch-size", type=int, default=32, help="texts per batch: two per author")
     p.add_argument("--learning-rate", type=float, default=2e-5)
@@ -45,11 +53,27 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _author_opts(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--docs", action="append", required=True, metavar="KIND=PATH", help="documents; KIND in corpus, eltec, pan14, taln, pan-folder; repeatable")
-    p.add_argument("--holdout", action="append", default=[], metavar="FOLDER", help="a PAN-format benchmark: its validation/test authors are removed from training, its validation pairs validate")
-    p.add_argument("--validation-share", type=float, default=0.2, help="share of authors held out for validation when no --holdout")
+    p.add_argument(
+        "--docs",
+        action="append",
+        required=True,
+        metavar="KIND=PATH",
+        help="documents; KIND in corpus, eltec, pan14, taln, pan-folder; repeatable",
+    )
+    p.add_argument(
+        "--holdout",
+        action="append",
+        default=[],
+        metavar="FOLDER",
+        help="a PAN-format benchmark: its validation/test authors are removed from training, its validation pairs validate",
+    )
+    p.add_argument(
+        "--validation-share", type=float, default=0.2, help="share of authors held out for validation when no --holdout"
+    )
     p.add_argument("--validation-pairs-per-author", type=int, default=4)
-    p.add_argument("--max-validation-pairs", type=int, default=None, help="a seeded, class-balanced sample of the validation pairs")
+    p.add_argument(
+        "--max-validation-pairs", type=int, default=None, help="a seeded, class-balanced sample of the validation pairs"
+    )
     p.add_argument("--no-rotation", action="store_true", help="no random span rotation (the paper's ablation)")
     p.add_argument("--passes", type=int, default=1, help="times each author is drawn per epoch")
     p.add_argument("--resume", action="store_true", help="continue from the last checkpoint in OUT.checkpoints")
@@ -74,7 +98,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--n-negatives", type=int, default=3)
     r.add_argument("--max-queries", type=int, default=None)
     r.add_argument("--language", default="en", choices=["en", "zh"])
-    r.add_argument("--official", default=None, choices=["english", "modern_chinese", "ancient_chinese"], help="an official QuoteR file's split boundaries")
+    r.add_argument(
+        "--official",
+        default=None,
+        choices=["english", "modern_chinese", "ancient_chinese"],
+        help="an official QuoteR file's split boundaries",
+    )
 
 
 def _config(args: argparse.Namespace) -> Any:
@@ -144,12 +173,19 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
             validation += load_split(folder, "validation")
         before = len(docs)
         docs = [d for d in docs if d["author"] not in excluded]
-        counts.update(holdout=list(args.holdout), held_out_authors=len(excluded), documents_removed_held_out=before - len(docs))
+        counts.update(
+            holdout=list(args.holdout), held_out_authors=len(excluded), documents_removed_held_out=before - len(docs)
+        )
         if not docs:
-            raise TrainingDataError("--holdout", f"every training document's author is held out by {', '.join(args.holdout)}: nothing left to train on")
+            raise TrainingDataError(
+                "--holdout",
+                f"every training document's author is held out by {', '.join(args.holdout)}: nothing left to train on",
+            )
     else:
         docs, val_docs = split_documents_by_author(docs, args.validation_share, args.seed)
-        validation = validation_pairs(val_docs, max_words=args.context_length, pairs_per_author=args.validation_pairs_per_author, seed=args.seed)
+        validation = validation_pairs(
+            val_docs, max_words=args.context_length, pairs_per_author=args.validation_pairs_per_author, seed=args.seed
+        )
         counts.update(validation_share=args.validation_share, validation_documents=len(val_docs))
     validation = balanced_sample(validation, args.max_validation_pairs, args.seed)
     if not validation:
@@ -171,7 +207,16 @@ def run(args: argparse.Namespace) -> int | None:
         if args.cmd == "train-reranker":
             from mteb_contrastive.training.cross_encoder import train_quoter_reranker
 
-            summary = train_quoter_reranker(args.quoter_file, args.out, cfg, n_negatives=args.n_negatives, max_queries=args.max_queries, language=args.language, official=args.official, show_progress=not args.no_progress)
+            summary = train_quoter_reranker(
+                args.quoter_file,
+                args.out,
+                cfg,
+                n_negatives=args.n_negatives,
+                max_queries=args.max_queries,
+                language=args.language,
+                official=args.official,
+                show_progress=not args.no_progress,
+            )
         else:
             docs, validation, counts = author_data(args)
             print(json.dumps({"data": counts}), flush=True)
@@ -179,7 +224,15 @@ def run(args: argparse.Namespace) -> int | None:
                 from mteb_contrastive.training.contrastive import train_contrastive as fn
             else:
                 from mteb_contrastive.training.cross_encoder import train_pair_classifier as fn
-            summary = fn(docs, validation, args.out, cfg, resume=args.resume, show_progress=not args.no_progress, source=" ".join(args.docs))
+            summary = fn(
+                docs,
+                validation,
+                args.out,
+                cfg,
+                resume=args.resume,
+                show_progress=not args.no_progress,
+                source=" ".join(args.docs),
+            )
             summary["data"] = counts
     except DataError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -22,8 +22,29 @@ from mteb_contrastive.identity import nfc
 #: Abbreviations after which a sentence break is undone -- ``MERGE_TRIGGERS`` of the
 #: HALvest-Contrastive sampler (``halvesting_contrastive/utils/data/sampler.py``).
 MERGE_TRIGGERS = (
-    "et al.", "e.g.", "i.e.", "vs.", "cf.", "etc.", "approx.", "fig.", "figs.", "tab.", "sec.",
-    "chap.", "dr.", "mr.", "mrs.", "ms.", "prof.", "p.", "pp.", "vol.", "no.", "a.d.", "b.c.",
+    "et al.",
+    "e.g.",
+    "i.e.",
+    "vs.",
+    "cf.",
+    "etc.",
+    "approx.",
+    "fig.",
+    "figs.",
+    "tab.",
+    "sec.",
+    "chap.",
+    "dr.",
+    "mr.",
+    "mrs.",
+    "ms.",
+    "prof.",
+    "p.",
+    "pp.",
+    "vol.",
+    "no.",
+    "a.d.",
+    "b.c.",
 )
 
 

@@ -44,12 +44,17 @@ def documents_from_pan_folder(folder: str | os.PathLike, split: str = "train") -
     for i, r in enumerate(rows):
         authors = r.get("authors")
         if not isinstance(authors, list) or len(authors) != 2:
-            raise DataError(truth, "needs the two authors of the pair (\"authors\": [a, b])", row=i, field="authors")
+            raise DataError(truth, 'needs the two authors of the pair ("authors": [a, b])', row=i, field="authors")
         for text, author, fandom in zip(r["pair"], authors, r.get("fandoms") or ["", ""]):
             old = docs.get(text)
             if old is not None and old["author"] != str(author):
-                raise DataError(truth, f"the same text is labelled {old['author']!r} and {author!r}", row=i, field="authors")
-            docs.setdefault(text, {"id": f"{split}-{len(docs)}", "author": str(author), "text": text, "group": "", "title": str(fandom)})
+                raise DataError(
+                    truth, f"the same text is labelled {old['author']!r} and {author!r}", row=i, field="authors"
+                )
+            docs.setdefault(
+                text,
+                {"id": f"{split}-{len(docs)}", "author": str(author), "text": text, "group": "", "title": str(fandom)},
+            )
     return list(docs.values())
 
 

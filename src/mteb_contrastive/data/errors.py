@@ -41,7 +41,11 @@ def not_utf8(path: object, exc: UnicodeDecodeError, row: int | None = None) -> D
     if row is None and isinstance(exc.object, (bytes, bytearray)):  # a whole file decoded at once: find the line
         row = exc.object[: exc.start].count(b"\n")
         where = f"line {row + 1}: "
-    return DataError(path, f"{where}not UTF-8 text (byte {exc.start}: {bad!r}); re-encode the file as UTF-8, e.g. iconv -f latin1 -t utf-8", row=row)
+    return DataError(
+        path,
+        f"{where}not UTF-8 text (byte {exc.start}: {bad!r}); re-encode the file as UTF-8, e.g. iconv -f latin1 -t utf-8",
+        row=row,
+    )
 
 
 @contextlib.contextmanager
@@ -57,13 +61,17 @@ def reading(path: str | os.PathLike, *, what: str = "file") -> Iterator[None]:
     except FileNotFoundError:
         raise DataError(path, f"{what} not found; check the path (or create it)") from None
     except (IsADirectoryError, NotADirectoryError):
-        raise DataError(path, f"expected a {what}, found a folder (or a path through a file); give the {what} itself") from None
+        raise DataError(
+            path, f"expected a {what}, found a folder (or a path through a file); give the {what} itself"
+        ) from None
     except PermissionError:
         raise DataError(path, f"{what} not readable (permission denied); fix its permissions") from None
     except UnicodeDecodeError as exc:
         raise not_utf8(path, exc) from None
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-        raise DataError(path, f"truncated or corrupt gzip file ({exc}); re-download or re-compress it (gzip -t checks it)") from None
+        raise DataError(
+            path, f"truncated or corrupt gzip file ({exc}); re-download or re-compress it (gzip -t checks it)"
+        ) from None
 
 
 def read_text(path: str | os.PathLike, *, what: str = "file") -> str:

@@ -54,9 +54,16 @@ HUB_REVISION = "4c222e5249d318133cf0cfead7230955d0cf3409"
 TRIPLETS_REPO = "Madjakul/HALvest-Contrastive"
 #: every config the pairs release's dataset card lists (revision 4c222e5).
 HUB_CONFIGS = (
-    "base-2", "base-4", "base-6", "base-8",
-    "base-soft-2", "base-soft-4", "base-soft-6", "base-soft-8",
-    "ict-2", "ict-4",
+    "base-2",
+    "base-4",
+    "base-6",
+    "base-8",
+    "base-soft-2",
+    "base-soft-4",
+    "base-soft-6",
+    "base-soft-8",
+    "ict-2",
+    "ict-4",
 )
 #: environment variable naming a local copy of the Hub repository (same layout and schema).
 LOCAL_COPY_ENV = config.HALVEST_PATH_ENV
@@ -264,7 +271,9 @@ def validate_pairs(rows: list[dict[str, Any]], source: object) -> tuple[list[dic
     kept, dropped = [], 0
     for i, row in enumerate(rows):
         if row.get("author_label") not in (0, 1):
-            raise DataError(source, f"author_label must be 0 or 1, got {row.get('author_label')!r}", row=i, field="author_label")
+            raise DataError(
+                source, f"author_label must be 0 or 1, got {row.get('author_label')!r}", row=i, field="author_label"
+            )
         if any(not isinstance(row.get(f), str) or not row[f].strip() for f in PAIR_TEXT_FIELDS):
             dropped += 1
             continue
@@ -331,7 +340,9 @@ def triplets_from_dataset(ds: Any, source: object) -> tuple[list[dict[str, Any]]
     return rows, info
 
 
-def resolve_source(default_path: str, default_revision: str | None, path: str | None = None, revision: str | None = None) -> tuple[str, str | None]:
+def resolve_source(
+    default_path: str, default_revision: str | None, path: str | None = None, revision: str | None = None
+) -> tuple[str, str | None]:
     """The repository and revision a HALvest task loads.
 
     Precedence: the Python arguments ``path`` / ``revision``, then the environment variables
@@ -379,7 +390,9 @@ def _load_split(path: str, config: str, split: str, revision: str | None) -> tup
     return ds, source
 
 
-def load_rows(path: str, config: str, split: str, revision: str | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def load_rows(
+    path: str, config: str, split: str, revision: str | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Load one config/split of a HALvest-format dataset in its own schema (pairs or triplets).
 
     ``path`` is a Hub repository id (loaded with ``datasets.load_dataset(path, config,
@@ -396,7 +409,9 @@ def load_rows(path: str, config: str, split: str, revision: str | None = None) -
     return rows_from_dataset(ds, source)
 
 
-def load_triplets(path: str, config: str, split: str, revision: str | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def load_triplets(
+    path: str, config: str, split: str, revision: str | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Like :func:`load_rows`, but a pairs split is joined into triplets (:func:`pairs_to_triplets`).
 
     Raises:

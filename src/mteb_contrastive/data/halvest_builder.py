@@ -38,7 +38,15 @@ KIND = "halvest-triplets"
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 
 
-def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, seed: int = 0, language: str | None = "en", sentence_cache: dict[str, list[tuple[int, int]]] | None = None) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def sample_triplets(
+    docs: list[dict[str, Any]],
+    k: int,
+    *,
+    n_triplets: int = 2,
+    seed: int = 0,
+    language: str | None = "en",
+    sentence_cache: dict[str, list[tuple[int, int]]] | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Triplets of k-sentence spans from validated corpus rows (see module docstring).
 
     Returns:
@@ -66,7 +74,9 @@ def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, 
         # source's own separators are kept (none between CJK sentences)
         d = docs[i]
         if d["id"] not in sentence_cache:
-            sentence_cache[d["id"]] = sentence_offsets(d["text"], splitter_language(d.get("language") or language or "en"))
+            sentence_cache[d["id"]] = sentence_offsets(
+                d["text"], splitter_language(d.get("language") or language or "en")
+            )
         offs = sentence_cache[d["id"]]
         if not offs:
             return d["text"].strip()
@@ -118,7 +128,19 @@ def sample_triplets(docs: list[dict[str, Any]], k: int, *, n_triplets: int = 2, 
     return rows, counts
 
 
-def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike, name: str, *, ks: tuple[int, ...] = (2, 4, 8), language: str | None = None, mteb_language: str | None = None, n_triplets: int = 2, seed: int = 0, source: str = "", description: str = "") -> Path:
+def build_halvest_dataset(
+    docs: list[dict[str, Any]],
+    out_dir: str | os.PathLike,
+    name: str,
+    *,
+    ks: tuple[int, ...] = (2, 4, 8),
+    language: str | None = None,
+    mteb_language: str | None = None,
+    n_triplets: int = 2,
+    seed: int = 0,
+    source: str = "",
+    description: str = "",
+) -> Path:
     """Write a HALvest-format dataset folder ``<out_dir>/<name>`` (atomically).
 
     Args:
@@ -144,7 +166,14 @@ def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike
     import datasets
 
     given = [mteb_language] if mteb_language else ([language] if language else None)
-    langs = stated_fallback(resolve_languages(languages_from_rows(docs, source or name), given, source=source or name, option="mteb_language"), ["eng-Latn"], source=source or name, option="mteb_language")
+    langs = stated_fallback(
+        resolve_languages(
+            languages_from_rows(docs, source or name), given, source=source or name, option="mteb_language"
+        ),
+        ["eng-Latn"],
+        source=source or name,
+        option="mteb_language",
+    )
     language = language or splitter_language(langs[0])
     target = Path(out_dir) / name
     cache: dict[str, list[tuple[int, int]]] = {}
@@ -152,7 +181,9 @@ def build_halvest_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike
     content = {}
     with atomic_folder(target) as tmp:
         for k in ks:
-            rows, counts = sample_triplets(docs, k, n_triplets=n_triplets, seed=seed, language=language, sentence_cache=cache)
+            rows, counts = sample_triplets(
+                docs, k, n_triplets=n_triplets, seed=seed, language=language, sentence_cache=cache
+            )
             if not rows:
                 raise DataError(source or name, f"k={k}: no triplet could be sampled ({counts})")
             (tmp / f"base-{k}").mkdir()
@@ -197,5 +228,7 @@ def _card(info: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|",
     ]
     for cfg, c in info["configs"].items():
-        lines.append(f"| {cfg} | {c['documents']} | {c['skipped_no_positive']} | {c['skipped_no_negative']} | {c['query_documents']} | {c['triplets']} |")
+        lines.append(
+            f"| {cfg} | {c['documents']} | {c['skipped_no_positive']} | {c['skipped_no_negative']} | {c['query_documents']} | {c['triplets']} |"
+        )
     return "\n".join(lines) + "\n"

@@ -48,7 +48,17 @@ from mteb_contrastive.identity import fingerprint, nfc
 KIND = "ir-triplets"
 SPLITS = ("train", "valid", "test")
 NEGATIVE_KINDS = ("other-query", "random")
-COLUMNS = ("query", "positive", "negative", "query_halid", "pos_halid", "neg_halids", "ir_query_id", "neg_ir_query_id", "pos_grades")
+COLUMNS = (
+    "query",
+    "positive",
+    "negative",
+    "query_halid",
+    "pos_halid",
+    "neg_halids",
+    "ir_query_id",
+    "neg_ir_query_id",
+    "pos_grades",
+)
 
 
 #: the one default of ``max_per_query`` (library, ``mteb-contrastive build-ir-triplets`` and the
@@ -104,14 +114,21 @@ def read_qrels(path: str | os.PathLike) -> dict[str, dict[str, float]]:
             if (qid, did) in first_row:
                 prev = qrels[qid][did]
                 if prev != score:
-                    raise DataError(path, f"query {qid!r}, document {did!r} already graded {prev:g} at row {first_row[qid, did]}, here {score:g}; keep one row per (query-id, corpus-id)", row=i, field="score")
+                    raise DataError(
+                        path,
+                        f"query {qid!r}, document {did!r} already graded {prev:g} at row {first_row[qid, did]}, here {score:g}; keep one row per (query-id, corpus-id)",
+                        row=i,
+                        field="score",
+                    )
                 continue
             first_row[qid, did] = i
             qrels.setdefault(qid, {})[did] = score
     return qrels
 
 
-def read_beir_folder(folder: str | os.PathLike, qrels_file: str | None = None) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]:
+def read_beir_folder(
+    folder: str | os.PathLike, qrels_file: str | None = None
+) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]:
     """(corpus, queries, qrels) of a BEIR-layout folder, validated (see :func:`validate_collection`).
 
     ``qrels_file`` is relative to ``folder``; default ``qrels/test_gain.tsv`` when it exists
@@ -127,7 +144,13 @@ def read_beir_folder(folder: str | os.PathLike, qrels_file: str | None = None) -
     return corpus, queries, qrels
 
 
-def validate_collection(corpus: dict[str, str], queries: dict[str, str] | None, qrels: dict[str, dict[str, float]], *, source: object = "collection") -> None:
+def validate_collection(
+    corpus: dict[str, str],
+    queries: dict[str, str] | None,
+    qrels: dict[str, dict[str, float]],
+    *,
+    source: object = "collection",
+) -> None:
     """Raise :class:`DataError` for an empty corpus or qrels naming unknown corpus / query ids."""
     if not corpus:
         raise DataError(source, "empty corpus: no document to build triplets from")
@@ -136,10 +159,16 @@ def validate_collection(corpus: dict[str, str], queries: dict[str, str] | None, 
             raise DataError(source, f"qrels name query id {qid!r}, absent from the queries", field="query-id")
         unknown = sorted(d for d in docs if d not in corpus)
         if unknown:
-            raise DataError(source, f"qrels of query {qid!r} name {len(unknown)} corpus id(s) absent from the corpus: {unknown[:5]}", field="corpus-id")
+            raise DataError(
+                source,
+                f"qrels of query {qid!r} name {len(unknown)} corpus id(s) absent from the corpus: {unknown[:5]}",
+                field="corpus-id",
+            )
 
 
-def collection_from_mteb_task(task_name: str, split: str = "test", hf_subset: str = "default") -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]:
+def collection_from_mteb_task(
+    task_name: str, split: str = "test", hf_subset: str = "default"
+) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, float]]]:
     """(corpus, queries, qrels) of an installed mteb retrieval task (its data must be loadable)."""
     import mteb
 
@@ -152,23 +181,37 @@ def collection_from_mteb_task(task_name: str, split: str = "test", hf_subset: st
         if did in corpus:
             raise DataError(task_name, f"duplicate corpus id {row['id']!r}", row=i, field="id")
         corpus[did] = _doc_text(row.get("title", "") or "", row.get("text", "") or "")
-    queries = {nfc(str(row["id"])): row["text"] if isinstance(row["text"], str) else " ".join(row["text"]) for row in data["queries"]}
+    queries = {
+        nfc(str(row["id"])): row["text"] if isinstance(row["text"], str) else " ".join(row["text"])
+        for row in data["queries"]
+    }
     qrels = {nfc(str(q)): {nfc(str(d)): float(s) for d, s in docs.items()} for q, docs in data["relevant_docs"].items()}
     validate_collection(corpus, queries, qrels, source=task_name)
     return corpus, queries, qrels
 
 
-def split_queries(query_ids: list[str], seed: int, fractions: tuple[float, float, float] = (0.8, 0.1, 0.1)) -> dict[str, list[str]]:
+def split_queries(
+    query_ids: list[str], seed: int, fractions: tuple[float, float, float] = (0.8, 0.1, 0.1)
+) -> dict[str, list[str]]:
     """Seeded shuffle of the sorted query ids, cut into train/valid/test by ``fractions``."""
     ids = sorted(query_ids, key=lambda q: (len(q), q))
     random.Random(seed).shuffle(ids)
     n = len(ids)
     n_train = round(fractions[0] * n)
     n_valid = round(fractions[1] * n)
-    return {"train": ids[:n_train], "valid": ids[n_train:n_train + n_valid], "test": ids[n_train + n_valid:]}
+    return {"train": ids[:n_train], "valid": ids[n_train : n_train + n_valid], "test": ids[n_train + n_valid :]}
 
 
-def sample_ir_triplets(corpus: dict[str, str], qrels: dict[str, dict[str, float]], *, seed: int = 0, min_grade: float = 1, max_per_query: int = DEFAULT_MAX_PER_QUERY, negative: str = "other-query", fractions: tuple[float, float, float] = (0.8, 0.1, 0.1)) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
+def sample_ir_triplets(
+    corpus: dict[str, str],
+    qrels: dict[str, dict[str, float]],
+    *,
+    seed: int = 0,
+    min_grade: float = 1,
+    max_per_query: int = DEFAULT_MAX_PER_QUERY,
+    negative: str = "other-query",
+    fractions: tuple[float, float, float] = (0.8, 0.1, 0.1),
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
     """Triplet rows per split, and counts (see the module docstring for the rules).
 
     Returns:
@@ -189,8 +232,7 @@ def sample_ir_triplets(corpus: dict[str, str], qrels: dict[str, dict[str, float]
     validate_collection(corpus, None, qrels)
     empty = {d for d, t in corpus.items() if not t.strip()}
     relevant = {
-        q: {d: g for d, g in docs.items() if g > 0 and g >= min_grade and d not in empty}
-        for q, docs in qrels.items()
+        q: {d: g for d, g in docs.items() if g > 0 and g >= min_grade and d not in empty} for q, docs in qrels.items()
     }
     judged_positive = {q: {d for d, g in docs.items() if g > 0} for q, docs in qrels.items()}
     kept = [q for q, docs in relevant.items() if len(docs) >= 2]
@@ -231,19 +273,44 @@ def sample_ir_triplets(corpus: dict[str, str], qrels: dict[str, dict[str, float]
                 owner = None
                 if negative == "other-query":
                     owner = rng.choice(sorted((o for o in doc_owner[n] if o != q), key=lambda o: (len(o), o)))
-                rows.append({
-                    "query": corpus[a], "positive": corpus[b], "negative": corpus[n],
-                    "query_halid": a, "pos_halid": b, "neg_halids": [n],
-                    "ir_query_id": q, "neg_ir_query_id": owner,
-                    "pos_grades": [float(relevant[q][a]), float(relevant[q][b])],
-                })
+                rows.append(
+                    {
+                        "query": corpus[a],
+                        "positive": corpus[b],
+                        "negative": corpus[n],
+                        "query_halid": a,
+                        "pos_halid": b,
+                        "neg_halids": [n],
+                        "ir_query_id": q,
+                        "neg_ir_query_id": owner,
+                        "pos_grades": [float(relevant[q][a]), float(relevant[q][b])],
+                    }
+                )
         out[split] = rows
-        counts[split] = {"queries": len(qids), "queries_without_negative": no_negative, "triplets": len(rows),
-                         "unique_texts": len({t for r in rows for t in (r["query"], r["positive"], r["negative"])})}
+        counts[split] = {
+            "queries": len(qids),
+            "queries_without_negative": no_negative,
+            "triplets": len(rows),
+            "unique_texts": len({t for r in rows for t in (r["query"], r["positive"], r["negative"])}),
+        }
     return out, counts
 
 
-def build_ir_triplets(corpus: dict[str, str], qrels: dict[str, dict[str, float]], out_dir: str | os.PathLike, name: str, *, queries: dict[str, str] | None = None, seed: int = 0, min_grade: float = 1, max_per_query: int = DEFAULT_MAX_PER_QUERY, negative: str = "other-query", language: str = "eng-Latn", source: str = "", description: str = "") -> Path:
+def build_ir_triplets(
+    corpus: dict[str, str],
+    qrels: dict[str, dict[str, float]],
+    out_dir: str | os.PathLike,
+    name: str,
+    *,
+    queries: dict[str, str] | None = None,
+    seed: int = 0,
+    min_grade: float = 1,
+    max_per_query: int = DEFAULT_MAX_PER_QUERY,
+    negative: str = "other-query",
+    language: str = "eng-Latn",
+    source: str = "",
+    description: str = "",
+) -> Path:
     """Write the IR-triplet dataset folder ``<out_dir>/<name>`` atomically and return its path.
 
     Raises:
@@ -252,10 +319,18 @@ def build_ir_triplets(corpus: dict[str, str], qrels: dict[str, dict[str, float]]
     import datasets
 
     validate_collection(corpus, queries, qrels, source=source or name)
-    splits, counts = sample_ir_triplets(corpus, qrels, seed=seed, min_grade=min_grade, max_per_query=max_per_query, negative=negative)
+    splits, counts = sample_ir_triplets(
+        corpus, qrels, seed=seed, min_grade=min_grade, max_per_query=max_per_query, negative=negative
+    )
     if not splits["test"]:
         raise DataError(source or name, f"no triplet in the test split ({counts})")
-    params = {"seed": seed, "min_grade": min_grade, "max_per_query": max_per_query, "negative": negative, "split": [0.8, 0.1, 0.1]}
+    params = {
+        "seed": seed,
+        "min_grade": min_grade,
+        "max_per_query": max_per_query,
+        "negative": negative,
+        "split": [0.8, 0.1, 0.1],
+    }
     # the revision is the content: every triplet row of every split, the parameters, the language
     build_id = fingerprint(KIND, params, language, splits)
     target = Path(out_dir) / name
@@ -264,14 +339,25 @@ def build_ir_triplets(corpus: dict[str, str], qrels: dict[str, dict[str, float]]
         for split, rows in splits.items():
             ds = datasets.Dataset.from_list(rows) if rows else datasets.Dataset.from_dict({c: [] for c in COLUMNS})
             ds.to_parquet(str(tmp / "default" / f"{split}.parquet"))
-        info = {"kind": KIND, "name": name, "description": description, "language": language, "configs": {"default": counts},
-                "splits": list(SPLITS), "source": source, "params": params, "build_id": build_id}
+        info = {
+            "kind": KIND,
+            "name": name,
+            "description": description,
+            "language": language,
+            "configs": {"default": counts},
+            "splits": list(SPLITS),
+            "source": source,
+            "params": params,
+            "build_id": build_id,
+        }
         (tmp / "mteb_contrastive.json").write_text(json.dumps(info, indent=2, ensure_ascii=False))
         (tmp / "README.md").write_text(_card(info))
     return target
 
 
-def load_ir_triplets(folder: str | os.PathLike, hf_subset: str, split: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def load_ir_triplets(
+    folder: str | os.PathLike, hf_subset: str, split: str
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(rows, numeric load info) of one subset/split of a built IR-triplet folder."""
     import pyarrow.parquet as pq
 
@@ -284,7 +370,10 @@ def load_ir_triplets(folder: str | os.PathLike, hf_subset: str, split: str) -> t
         raise DataError(path, "split file not found")
     rows = pq.read_table(path).to_pylist()
     counts = info["configs"][hf_subset]
-    load = {"queries_skipped_lt2_relevant": counts["queries_skipped_lt2_relevant"], "n_ir_queries": counts[split]["queries"]}
+    load = {
+        "queries_skipped_lt2_relevant": counts["queries_skipped_lt2_relevant"],
+        "n_ir_queries": counts[split]["queries"],
+    }
     return rows, load
 
 

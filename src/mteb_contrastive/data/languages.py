@@ -78,14 +78,26 @@ def languages_from_rows(rows: Iterable[dict[str, Any]], source: object, field: s
             continue
         code = mteb_language(v)
         if code is None:
-            raise DataError(source, f"unknown language code {v!r}; write an ISO 639-1/639-3 code (fr, fra) or an mteb code (fra-Latn)", row=i, field=field)
+            raise DataError(
+                source,
+                f"unknown language code {v!r}; write an ISO 639-1/639-3 code (fr, fra) or an mteb code (fra-Latn)",
+                row=i,
+                field=field,
+            )
         found.setdefault(code, i)
     if found and missing is not None:
-        raise DataError(source, f"no language, while other rows have one ({sorted(found)}); give every row a {field!r}", row=missing, field=field)
+        raise DataError(
+            source,
+            f"no language, while other rows have one ({sorted(found)}); give every row a {field!r}",
+            row=missing,
+            field=field,
+        )
     return sorted(found)
 
 
-def resolve_languages(from_data: Sequence[str], given: Sequence[str] | None, *, source: object, option: str) -> list[str] | None:
+def resolve_languages(
+    from_data: Sequence[str], given: Sequence[str] | None, *, source: object, option: str
+) -> list[str] | None:
     """The dataset's mteb language codes: the data's, else the caller's; None when neither says.
 
     Raises:
@@ -96,12 +108,17 @@ def resolve_languages(from_data: Sequence[str], given: Sequence[str] | None, *, 
         for g in given:
             code = mteb_language(g)
             if code is None:
-                raise DataError(source, f"{option} {g!r} is not a language code mteb knows; give e.g. eng-Latn or fra-Latn")
+                raise DataError(
+                    source, f"{option} {g!r} is not a language code mteb knows; give e.g. eng-Latn or fra-Latn"
+                )
             norm.append(code)
         given = sorted(set(norm))
     if from_data:
         if given and set(given) != set(from_data):
-            raise DataError(source, f"the rows' language is {', '.join(from_data)} but {option} says {', '.join(given)}; drop {option} or fix the rows")
+            raise DataError(
+                source,
+                f"the rows' language is {', '.join(from_data)} but {option} says {', '.join(given)}; drop {option} or fix the rows",
+            )
         return list(from_data)
     return list(given) if given else None
 
@@ -110,5 +127,7 @@ def stated_fallback(codes: list[str] | None, default: Sequence[str], *, source: 
     """``codes``, or ``default`` with one warning line saying so (Python API builders)."""
     if codes:
         return codes
-    logger.warning("%s: the data names no language; building as %s (pass %s to state it)", source, ", ".join(default), option)
+    logger.warning(
+        "%s: the data names no language; building as %s (pass %s to state it)", source, ", ".join(default), option
+    )
     return list(default)

@@ -130,7 +130,9 @@ def read_answers(path: str | os.PathLike) -> dict[str, float]:
     return out
 
 
-def check_aligned(pairs: list[dict[str, Any]], truth: list[dict[str, Any]], pairs_source: object, truth_source: object) -> None:
+def check_aligned(
+    pairs: list[dict[str, Any]], truth: list[dict[str, Any]], pairs_source: object, truth_source: object
+) -> None:
     """Pairs and truth must hold the same ids in the same number.
 
     Raises:
@@ -165,7 +167,9 @@ def read_pairs_with_truth(pairs_path: str | os.PathLike, truth_path: str | os.Pa
     return [{**p, "same": by_id[p["id"]]["same"], "authors": by_id[p["id"]]["authors"]} for p in pairs]
 
 
-def align_answers(truth: list[dict[str, Any]], answers: dict[str, float], answers_source: object = "answers") -> tuple[list[int], list[float]]:
+def align_answers(
+    truth: list[dict[str, Any]], answers: dict[str, float], answers_source: object = "answers"
+) -> tuple[list[int], list[float]]:
     """(labels, values) in truth order; a truth id without an answer gets 0.5 (PAN evaluator rule).
 
     Raises:
@@ -174,7 +178,9 @@ def align_answers(truth: list[dict[str, Any]], answers: dict[str, float], answer
     ids = {r["id"] for r in truth}
     extra = [k for k in answers if k not in ids]
     if extra:
-        raise DataError(answers_source, f"{len(extra)} answered ids are not in the truth file, e.g. {extra[0]!r}", field="id")
+        raise DataError(
+            answers_source, f"{len(extra)} answered ids are not in the truth file, e.g. {extra[0]!r}", field="id"
+        )
     return [int(r["same"]) for r in truth], [answers.get(r["id"], 0.5) for r in truth]
 
 
@@ -189,7 +195,9 @@ def load_split(folder: str | os.PathLike, split: str) -> list[dict[str, Any]]:
     pairs, truth = base / "pairs.jsonl", base / "truth.jsonl"
     for f in (pairs, truth):
         if not f.is_file():
-            raise FileNotFoundError(f"{f}: missing (a PAN-format folder holds <split>/pairs.jsonl and <split>/truth.jsonl)")
+            raise FileNotFoundError(
+                f"{f}: missing (a PAN-format folder holds <split>/pairs.jsonl and <split>/truth.jsonl)"
+            )
     return read_pairs_with_truth(pairs, truth)
 
 
@@ -217,7 +225,12 @@ def write_pairs_and_truth(folder: str | os.PathLike, rows: list[dict[str, Any]])
     """Write ``pairs.jsonl`` and ``truth.jsonl`` for rows ``{"id", "fandoms", "pair", "same", "authors"}``."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    pairs = "".join(json.dumps({"id": r["id"], "fandoms": r["fandoms"], "pair": r["pair"]}, ensure_ascii=False) + "\n" for r in rows)
-    truth = "".join(json.dumps({"id": r["id"], "same": bool(r["same"]), "authors": r["authors"]}, ensure_ascii=False) + "\n" for r in rows)
+    pairs = "".join(
+        json.dumps({"id": r["id"], "fandoms": r["fandoms"], "pair": r["pair"]}, ensure_ascii=False) + "\n" for r in rows
+    )
+    truth = "".join(
+        json.dumps({"id": r["id"], "same": bool(r["same"]), "authors": r["authors"]}, ensure_ascii=False) + "\n"
+        for r in rows
+    )
     write_text_atomic(folder / "pairs.jsonl", pairs)
     write_text_atomic(folder / "truth.jsonl", truth)

@@ -111,7 +111,9 @@ def read_quoter_file(path: str | os.PathLike) -> list[QuoteRExample]:
     for i, raw in enumerate(lines):
         parts = raw.split("\t")
         if len(parts) != 3:
-            raise DataError(path, f"line {i + 1}: expected 3 tab-separated fields (left, quote, right), found {len(parts)}", row=i)
+            raise DataError(
+                path, f"line {i + 1}: expected 3 tab-separated fields (left, quote, right), found {len(parts)}", row=i
+            )
         left, quote, right = parts[0].lstrip(), parts[1], parts[2].rstrip()  # the official line.strip()
         if not quote.strip():
             raise DataError(path, f"line {i + 1}: empty quote", row=i, field="quote")
@@ -119,7 +121,9 @@ def read_quoter_file(path: str | os.PathLike) -> list[QuoteRExample]:
     return out
 
 
-def split_by_boundaries(examples: Sequence[QuoteRExample], train_end: int, valid_end: int, *, source: Any = "<examples>") -> dict[str, list[QuoteRExample]]:
+def split_by_boundaries(
+    examples: Sequence[QuoteRExample], train_end: int, valid_end: int, *, source: Any = "<examples>"
+) -> dict[str, list[QuoteRExample]]:
     """Official split: ``train = [:train_end]``, ``valid = [train_end:valid_end]``, ``test = [valid_end:]`` in line order.
 
     Raises:
@@ -128,13 +132,28 @@ def split_by_boundaries(examples: Sequence[QuoteRExample], train_end: int, valid
     n = len(examples)
     for name, b in (("train_end", train_end), ("valid_end", valid_end)):
         if b > n:
-            raise DataError(source, f"split boundary {name}={b} is past the end of the file (line {b + 1} requested, the file has {n} lines)", row=b)
+            raise DataError(
+                source,
+                f"split boundary {name}={b} is past the end of the file (line {b + 1} requested, the file has {n} lines)",
+                row=b,
+            )
     if not 0 <= train_end <= valid_end:
         raise DataError(source, f"split boundaries out of order: train_end={train_end}, valid_end={valid_end}")
-    return {"train": list(examples[:train_end]), "valid": list(examples[train_end:valid_end]), "test": list(examples[valid_end:])}
+    return {
+        "train": list(examples[:train_end]),
+        "valid": list(examples[train_end:valid_end]),
+        "test": list(examples[valid_end:]),
+    }
 
 
-def split_by_proportions(examples: Sequence[QuoteRExample], proportions: tuple[float, float] = SHARED_PROPORTIONS, *, seed: int = SHUFFLE_SEED, source: Any = "<examples>", shuffle: bool = True) -> dict[str, list[QuoteRExample]]:
+def split_by_proportions(
+    examples: Sequence[QuoteRExample],
+    proportions: tuple[float, float] = SHARED_PROPORTIONS,
+    *,
+    seed: int = SHUFFLE_SEED,
+    source: Any = "<examples>",
+    shuffle: bool = True,
+) -> dict[str, list[QuoteRExample]]:
     """Proportional split: shuffle with ``random.Random(seed).shuffle`` (when ``shuffle``; else keep the
     line order, for files already ordered for a disjoint split), then cut at ``int(p n)`` for each
     ``p`` of ``proportions`` (train end, valid end; fractions in [0, 1])."""
@@ -160,7 +179,9 @@ def build_pool(examples: Sequence[QuoteRExample], fmt: QueryFormat) -> tuple[lis
     return [{"id": i, "text": t} for t, i in ids.items()], ids
 
 
-def build_retrieval_data(examples: Sequence[QuoteRExample], splits: dict[str, list[QuoteRExample]], fmt: QueryFormat, split: str = "test") -> tuple[dict[str, Any], dict[str, int]]:
+def build_retrieval_data(
+    examples: Sequence[QuoteRExample], splits: dict[str, list[QuoteRExample]], fmt: QueryFormat, split: str = "test"
+) -> tuple[dict[str, Any], dict[str, int]]:
     """Corpus (pool of the whole file), queries and qrels of one split.
 
     Query ids are ``q<line>`` (0-based line of the file); each query has exactly one relevant
@@ -175,7 +196,12 @@ def build_retrieval_data(examples: Sequence[QuoteRExample], splits: dict[str, li
         qid = f"q{ex.line}"
         queries.append({"id": qid, "text": fmt.query(ex.left, ex.right)})
         qrels[qid] = {ids[nfc(fmt.quote(ex.quote))]: 1}
-    stats = {"n_lines": len(examples), **{f"n_{s}": len(splits[s]) for s in SPLITS}, "pool_size": len(corpus), "n_queries": len(queries)}
+    stats = {
+        "n_lines": len(examples),
+        **{f"n_{s}": len(splits[s]) for s in SPLITS},
+        "pool_size": len(corpus),
+        "n_queries": len(queries),
+    }
     return {"corpus": corpus, "queries": queries, "qrels": qrels}, stats
 
 
@@ -240,7 +266,9 @@ def build_quoter_folder(
     if not _NAME.match(name):
         raise ValueError(f"--name must be letters and digits starting with a letter, got {name!r}")
     if not _LANG_TAG.match(language):
-        raise ValueError(f"--language must be an mteb language tag xxx-Xxxx (ISO 639-3 code and script), e.g. eng-Latn, cmn-Hans, lzh-Hant; got {language!r}")
+        raise ValueError(
+            f"--language must be an mteb language tag xxx-Xxxx (ISO 639-3 code and script), e.g. eng-Latn, cmn-Hans, lzh-Hant; got {language!r}"
+        )
     if split not in SPLIT_RULES:
         raise ValueError(f"--split must be one of {', '.join(SPLIT_RULES)}, got {split!r}")
     a, b = proportions
@@ -278,5 +306,7 @@ def build_quoter_folder(
     target = Path(out) / name
     with atomic_folder(target) as tmp:
         (tmp / BUILT_FILE).write_bytes(raw)
-        (tmp / "mteb_contrastive.json").write_text(json.dumps(info, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        (tmp / "mteb_contrastive.json").write_text(
+            json.dumps(info, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
     return target

@@ -49,6 +49,10 @@ def taln_corpus(path: str | os.PathLike, view: str) -> tuple[list[dict[str, Any]
         if not text.strip():
             counts["dropped_empty"] += 1
             continue
-        rows.append(validate_corpus_row({"id": p["id"], "authors": p["authors"], "text": text, "year": p.get("year"), "language": lang}, path, i))
+        rows.append(
+            validate_corpus_row(
+                {"id": p["id"], "authors": p["authors"], "text": text, "year": p.get("year"), "language": lang}, path, i
+            )
+        )
         counts["kept"] += 1
     return rows, counts

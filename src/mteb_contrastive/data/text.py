@@ -54,7 +54,9 @@ def _jieba():
 
 #: ISO 639-3 codes of languages written without spaces between words (Chinese varieties, classical
 #: Chinese, Japanese, Thai, Lao, Khmer, Burmese, Tibetan)
-UNSEGMENTED_LANGUAGES = frozenset({"zho", "cmn", "lzh", "yue", "wuu", "hak", "nan", "jpn", "tha", "lao", "khm", "mya", "bod"})
+UNSEGMENTED_LANGUAGES = frozenset(
+    {"zho", "cmn", "lzh", "yue", "wuu", "hak", "nan", "jpn", "tha", "lao", "khm", "mya", "bod"}
+)
 
 
 def unsegmented_language(languages: list[str]) -> bool:

@@ -101,7 +101,16 @@ def validate_documents(docs: list[dict[str, Any]], source: object = "documents")
         if did in seen:
             raise DataError(source, f"duplicate id {did!r} (first at row {seen[did]})", row=i, field="id")
         seen[did] = i
-        out.append({"id": did, "author": nfc(str(d["author"]).strip()), "text": str(d["text"]), "title": str(d.get("title") or ""), "group": nfc(str(d.get("group") or "")), "language": d.get("language")})
+        out.append(
+            {
+                "id": did,
+                "author": nfc(str(d["author"]).strip()),
+                "text": str(d["text"]),
+                "title": str(d.get("title") or ""),
+                "group": nfc(str(d.get("group") or "")),
+                "language": d.get("language"),
+            }
+        )
     if not out:
         raise DataError(source, "no documents")
     return out
@@ -127,7 +136,16 @@ def split_authors(docs: list[dict[str, Any]], split_ratios: tuple[float, float, 
     return out
 
 
-def sample_split_pairs(docs: list[dict[str, Any]], chunks: dict[str, list[str]], split: str, *, name: str, pairs_per_author: int, positive_ratio: float, seed: int) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def sample_split_pairs(
+    docs: list[dict[str, Any]],
+    chunks: dict[str, list[str]],
+    split: str,
+    *,
+    name: str,
+    pairs_per_author: int,
+    positive_ratio: float,
+    seed: int,
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Same-author (different works) and different-author pairs of one split's documents."""
     rng = random.Random(f"{seed}-{split}")
     by_author: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -203,7 +221,21 @@ def sample_split_pairs(docs: list[dict[str, Any]], chunks: dict[str, list[str]],
     return rows, counts
 
 
-def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.PathLike, name: str, *, chunk_words: int = 1000, min_words: int | None = None, split_ratios: tuple[float, float, float] = (0.4, 0.3, 0.3), pairs_per_author: int = 20, positive_ratio: float = 0.5, seed: int = 0, languages: tuple[str, ...] | None = None, source: str = "", description: str = "") -> Path:
+def build_verification_dataset(
+    docs: list[dict[str, Any]],
+    out_dir: str | os.PathLike,
+    name: str,
+    *,
+    chunk_words: int = 1000,
+    min_words: int | None = None,
+    split_ratios: tuple[float, float, float] = (0.4, 0.3, 0.3),
+    pairs_per_author: int = 20,
+    positive_ratio: float = 0.5,
+    seed: int = 0,
+    languages: tuple[str, ...] | None = None,
+    source: str = "",
+    description: str = "",
+) -> Path:
     """Write a PAN-format verification dataset ``<out_dir>/<name>`` (atomically).
 
     Args:
@@ -226,14 +258,23 @@ def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.Pat
     if not _NAME_RE.match(name):
         raise ValueError(f"dataset name must be letters and digits starting with a letter, got {name!r}")
     if len(split_ratios) != 3 or any(r < 0 for r in split_ratios) or split_ratios[1] <= 0 or split_ratios[2] <= 0:
-        raise ValueError(f"split_ratios must be three shares (train, validation, test) with validation and test > 0, got {split_ratios}")
+        raise ValueError(
+            f"split_ratios must be three shares (train, validation, test) with validation and test > 0, got {split_ratios}"
+        )
     if not 0 < positive_ratio < 1:
         raise ValueError(f"positive_ratio must be in (0, 1), got {positive_ratio}")
     if pairs_per_author < 1:
         raise ValueError(f"pairs_per_author must be >= 1, got {pairs_per_author}")
     min_words = min_words or max(1, chunk_words // 2)
     docs = validate_documents(docs, source or name)
-    languages = stated_fallback(resolve_languages(languages_from_rows(docs, source or name), languages, source=source or name, option="languages"), ["eng-Latn"], source=source or name, option="languages")
+    languages = stated_fallback(
+        resolve_languages(
+            languages_from_rows(docs, source or name), languages, source=source or name, option="languages"
+        ),
+        ["eng-Latn"],
+        source=source or name,
+        option="languages",
+    )
     chunks = {d["id"]: chunk_text(d["text"], chunk_words, min_words) for d in docs}
     assignment = split_authors([d for d in docs if chunks[d["id"]]], split_ratios, seed)
     params = {
@@ -251,9 +292,20 @@ def build_verification_dataset(docs: list[dict[str, Any]], out_dir: str | os.Pat
     with atomic_folder(target) as tmp:
         for split in SPLITS:
             split_docs = [d for d in docs if assignment.get(d["author"]) == split]
-            rows, c = sample_split_pairs(split_docs, chunks, split, name=name, pairs_per_author=pairs_per_author, positive_ratio=positive_ratio, seed=seed)
+            rows, c = sample_split_pairs(
+                split_docs,
+                chunks,
+                split,
+                name=name,
+                pairs_per_author=pairs_per_author,
+                positive_ratio=positive_ratio,
+                seed=seed,
+            )
             if split != "train" and (c["same_author"] == 0 or c["different_author"] == 0):
-                raise DataError(source or name, f"split {split}: {c['same_author']} same-author and {c['different_author']} different-author pairs; both are needed (more authors with two works, or other split_ratios)")
+                raise DataError(
+                    source or name,
+                    f"split {split}: {c['same_author']} same-author and {c['different_author']} different-author pairs; both are needed (more authors with two works, or other split_ratios)",
+                )
             if not rows:
                 continue
             write_pairs_and_truth(tmp / split, rows)
@@ -302,7 +354,9 @@ def _card(info: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for split, c in info["counts"].items():
-        lines.append(f"| {split} | {c['authors']} | {c['authors_with_2_works']} | {c['documents']} | {c['chunks']} | {c['pairs']} | {c['same_author']} | {c['different_author']} |")
+        lines.append(
+            f"| {split} | {c['authors']} | {c['authors_with_2_works']} | {c['documents']} | {c['chunks']} | {c['pairs']} | {c['same_author']} | {c['different_author']} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -323,7 +377,15 @@ def eltec_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
         for f in ("id", "author", "text"):
             if not obj.get(f):
                 raise DataError(path, "missing or empty", row=i, field=f)
-        docs.append({"id": obj["id"], "author": obj["author"], "title": obj.get("title", ""), "text": obj["text"], "language": obj.get("language") or eltec_language(obj["id"])})
+        docs.append(
+            {
+                "id": obj["id"],
+                "author": obj["author"],
+                "title": obj.get("title", ""),
+                "text": obj["text"],
+                "language": obj.get("language") or eltec_language(obj["id"]),
+            }
+        )
     return validate_documents(docs, path)
 
 
@@ -341,7 +403,15 @@ def pan14_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
         for f in ("problem", "file", "text"):
             if not obj.get(f):
                 raise DataError(path, "missing or empty", row=i, field=f)
-        docs.append({"id": obj["file"].removesuffix(".txt"), "author": obj["problem"], "group": obj.get("genre", ""), "text": obj["text"], "language": obj.get("language")})
+        docs.append(
+            {
+                "id": obj["file"].removesuffix(".txt"),
+                "author": obj["problem"],
+                "group": obj.get("genre", ""),
+                "text": obj["text"],
+                "language": obj.get("language"),
+            }
+        )
     return validate_documents(docs, path)
 
 

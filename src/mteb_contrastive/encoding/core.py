@@ -50,7 +50,9 @@ def n_windows(n_tokens: int, window: int, stride: int) -> int:
     return 1 + math.ceil(max(n_tokens - window, 0) / stride)
 
 
-def mean_of_windows(ids: list[list[int]], window: int, stride: int, encode_windows: Any, batch_windows: int = 4096) -> tuple[np.ndarray, list[int]]:
+def mean_of_windows(
+    ids: list[list[int]], window: int, stride: int, encode_windows: Any, batch_windows: int = 4096
+) -> tuple[np.ndarray, list[int]]:
     """Embed each token-id list as the mean of its windows' embeddings.
 
     Args:

@@ -116,7 +116,14 @@ def quantize_int8(model: Any) -> Any:
     return model
 
 
-def wrap_sentence_transformer(inner: Any, settings: EncodingSettings, *, identity: dict[str, Any] | None, meta: Any = None, cache_dir: str | Path | None = None) -> Any:
+def wrap_sentence_transformer(
+    inner: Any,
+    settings: EncodingSettings,
+    *,
+    identity: dict[str, Any] | None,
+    meta: Any = None,
+    cache_dir: str | Path | None = None,
+) -> Any:
     """Wrap a loaded mteb ``SentenceTransformerEncoderWrapper`` in an ``EncodingModel``.
 
     Applies ``precision`` (``bf16``: ``model.to(torch.bfloat16)``; ``int8``: :func:`quantize_int8`,
@@ -131,7 +138,13 @@ def wrap_sentence_transformer(inner: Any, settings: EncodingSettings, *, identit
         inner.model.to("cpu")
         quantize_int8(inner.model)
     core = SentenceTransformerCore(inner)
-    return EncodingModel(core, settings, identity=identity, meta=meta if meta is not None else getattr(inner, "mteb_model_meta", None), cache_dir=cache_dir)
+    return EncodingModel(
+        core,
+        settings,
+        identity=identity,
+        meta=meta if meta is not None else getattr(inner, "mteb_model_meta", None),
+        cache_dir=cache_dir,
+    )
 
 
 def _identity(name: str, revision: str | None, folder: Path | None, backend: str) -> dict[str, Any] | None:
@@ -156,7 +169,9 @@ def make_loader(original: Any, base_options: dict[str, Any], base_revision: str 
         inner = original(model_name, revision=base_revision, **kwargs)
         if not isinstance(inner, SentenceTransformerEncoderWrapper):
             return inner
-        return wrap_sentence_transformer(inner, settings, identity=_identity(model_name, base_revision, folder, settings.backend))
+        return wrap_sentence_transformer(
+            inner, settings, identity=_identity(model_name, base_revision, folder, settings.backend)
+        )
 
     loader._encoding_wrapped = True  # type: ignore[attr-defined]
     return loader

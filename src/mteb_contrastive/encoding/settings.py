@@ -82,15 +82,23 @@ class EncodingSettings:
         if self.max_seq_length is not None and (not isinstance(self.max_seq_length, int) or self.max_seq_length < 8):
             raise EncodingSettingsError(f"encoding option max_seq_length={self.max_seq_length!r}: give an integer >= 8")
         if self.long_document not in LONG_MODES:
-            raise EncodingSettingsError(f"encoding option long_document={self.long_document!r}: choose one of {', '.join(LONG_MODES)}")
+            raise EncodingSettingsError(
+                f"encoding option long_document={self.long_document!r}: choose one of {', '.join(LONG_MODES)}"
+            )
         if self.stride is not None and (not isinstance(self.stride, int) or self.stride < 1):
             raise EncodingSettingsError(f"encoding option stride={self.stride!r}: give an integer >= 1")
         if self.stride is not None and self.long_document == "off":
-            raise EncodingSettingsError("encoding option stride is only used with long_document=mean: add long_document=mean or drop stride")
+            raise EncodingSettingsError(
+                "encoding option stride is only used with long_document=mean: add long_document=mean or drop stride"
+            )
         if self.precision not in PRECISIONS:
-            raise EncodingSettingsError(f"encoding option precision={self.precision!r}: choose one of {', '.join(PRECISIONS)}")
+            raise EncodingSettingsError(
+                f"encoding option precision={self.precision!r}: choose one of {', '.join(PRECISIONS)}"
+            )
         if self.backend not in BACKENDS:
-            raise EncodingSettingsError(f"encoding option backend={self.backend!r}: choose one of {', '.join(BACKENDS)}")
+            raise EncodingSettingsError(
+                f"encoding option backend={self.backend!r}: choose one of {', '.join(BACKENDS)}"
+            )
         if self.precision == "int8" and self.backend != "torch":
             raise EncodingSettingsError(
                 "encoding option precision=int8 is torch dynamic quantisation: use it with backend=torch "
@@ -184,12 +192,16 @@ def split_model_name(name: str) -> tuple[str, dict[str, Any]]:
     for part in filter(None, (p.strip() for p in suffix.split(","))):
         key, eq, value = part.partition("=")
         if not eq:
-            raise EncodingSettingsError(f"model name {name!r}: option {part!r} is not key=value (e.g. max_seq_length=512)")
+            raise EncodingSettingsError(
+                f"model name {name!r}: option {part!r} is not key=value (e.g. max_seq_length=512)"
+            )
         opts[key.strip()] = _coerce(key.strip(), value, f"model name {name!r}")
     return base, opts
 
 
-def settings_from(options: dict[str, Any] | None = None, *, where: str = "encoding options", env: dict[str, str] | None = None) -> EncodingSettings:
+def settings_from(
+    options: dict[str, Any] | None = None, *, where: str = "encoding options", env: dict[str, str] | None = None
+) -> EncodingSettings:
     """Settings from options (name suffix or keyword arguments); the cache default comes from the env.
 
     Raises:

@@ -53,7 +53,13 @@ def text_key(item: dict[str, Any] | str) -> str:
 class MemoryEmbeddingStore:
     """In-memory store with ``CacheBackendProtocol``'s interface (nothing is written to disk)."""
 
-    def __init__(self, directory: str | Path | None = None, namespace: str = "", description: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        directory: str | Path | None = None,
+        namespace: str = "",
+        description: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         self.namespace = namespace
         self._vectors: dict[str, np.ndarray] = {}
 
@@ -95,7 +101,14 @@ class SqliteEmbeddingStore:
         sqlite3.DatabaseError: the file exists but is not a SQLite database.
     """
 
-    def __init__(self, directory: str | Path, namespace: str = "", description: dict[str, Any] | None = None, timeout: float = 600.0, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        directory: str | Path,
+        namespace: str = "",
+        description: dict[str, Any] | None = None,
+        timeout: float = 600.0,
+        **kwargs: Any,
+    ) -> None:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / DB_NAME
@@ -123,7 +136,10 @@ class SqliteEmbeddingStore:
         arr = np.asarray(vectors, dtype=np.float32)
         if arr.ndim == 1:
             arr = arr[None, :]
-        rows = [(self.namespace, text_key(it), int(v.shape[0]), np.ascontiguousarray(v).tobytes()) for it, v in zip(item, arr, strict=True)]
+        rows = [
+            (self.namespace, text_key(it), int(v.shape[0]), np.ascontiguousarray(v).tobytes())
+            for it, v in zip(item, arr, strict=True)
+        ]
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
@@ -148,7 +164,9 @@ class SqliteEmbeddingStore:
 
     def __len__(self) -> int:
         with self._lock:
-            return int(self._conn.execute("SELECT COUNT(*) FROM vectors WHERE namespace = ?", (self.namespace,)).fetchone()[0])
+            return int(
+                self._conn.execute("SELECT COUNT(*) FROM vectors WHERE namespace = ?", (self.namespace,)).fetchone()[0]
+            )
 
     def save(self) -> None:
         """Every :meth:`add` is already committed."""

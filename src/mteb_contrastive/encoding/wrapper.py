@@ -39,6 +39,7 @@ from mteb_contrastive.identity import MODEL_FILE_PATTERNS, fingerprint, folder_f
 
 logger = logging.getLogger(__name__)
 
+
 def folder_identity(folder: str | Path, backend: str = "torch") -> dict[str, str]:
     """``{"folder_sha256": ...}``: fingerprint of the folder's weights, tokenizer and config files
     (:data:`mteb_contrastive.identity.MODEL_FILE_PATTERNS`, the rule of every model folder's identity;
@@ -46,7 +47,9 @@ def folder_identity(folder: str | Path, backend: str = "torch") -> dict[str, str
     return {"folder_sha256": folder_fingerprint(folder, patterns=MODEL_FILE_PATTERNS, length=32)}
 
 
-def cache_namespace(identity: dict[str, Any], settings: dict[str, Any], prompt: str | None, route: str | None) -> tuple[str, dict[str, Any]]:
+def cache_namespace(
+    identity: dict[str, Any], settings: dict[str, Any], prompt: str | None, route: str | None
+) -> tuple[str, dict[str, Any]]:
     """(fingerprint, description) of everything but the text that decides a vector.
 
     Args:
@@ -86,7 +89,9 @@ class SharedEmbeddingCache(CachedEmbeddingWrapper):
     def use_namespace(self, namespace: str, description: dict[str, Any]) -> None:
         self._namespace = (namespace, description)
 
-    def _get_or_create_cache(self, task_name: str, prompt_type: Any, encode_kwargs: dict[str, Any] | None = None) -> Any:
+    def _get_or_create_cache(
+        self, task_name: str, prompt_type: Any, encode_kwargs: dict[str, Any] | None = None
+    ) -> Any:
         if self._namespace is None:
             raise RuntimeError("SharedEmbeddingCache.use_namespace() must be called before encode()")
         ns, desc = self._namespace
@@ -143,7 +148,16 @@ class EncodingModel:
             of under one token.
     """
 
-    def __init__(self, core: Any, settings: EncodingSettings, *, identity: dict[str, Any] | None, meta: Any = None, cache_dir: str | Path | None = None, similarity_model: Any = None) -> None:
+    def __init__(
+        self,
+        core: Any,
+        settings: EncodingSettings,
+        *,
+        identity: dict[str, Any] | None,
+        meta: Any = None,
+        cache_dir: str | Path | None = None,
+        similarity_model: Any = None,
+    ) -> None:
         self.core = core
         self.settings = settings
         self.model_max_seq_length = int(core.max_seq_length)
@@ -158,17 +172,24 @@ class EncodingModel:
         self.window = int(core.max_seq_length) - int(core.n_special)
         self.stride = settings.stride or self.window
         if self.window < 1:
-            raise EncodingSettingsError(f"encoding option max_seq_length={core.max_seq_length} leaves no token for text")
+            raise EncodingSettingsError(
+                f"encoding option max_seq_length={core.max_seq_length} leaves no token for text"
+            )
         self.identity = identity
         on_disk = settings.cache and identity is not None
         if settings.cache and identity is None:
-            warnings.warn("embedding cache: this model has no revision or folder to identify it; caching in memory only", stacklevel=2)
+            warnings.warn(
+                "embedding cache: this model has no revision or folder to identify it; caching in memory only",
+                stacklevel=2,
+            )
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self._similarity_model = similarity_model if similarity_model is not None else getattr(core, "wrapper", None)
         self._cache = SharedEmbeddingCache(_Misses(self), self.cache_dir if on_disk else None)
         self.n_encoded = 0
         self._last_encoded = 0
-        self._stats: dict[tuple[str, str, str], dict[str, Any]] = defaultdict(lambda: {"lengths": {}, "encoded": 0, "requested": 0})
+        self._stats: dict[tuple[str, str, str], dict[str, Any]] = defaultdict(
+            lambda: {"lengths": {}, "encoded": 0, "requested": 0}
+        )
         self._meta = None
         if meta is not None:
             self.mteb_model_meta = meta
@@ -207,7 +228,9 @@ class EncodingModel:
         return cache_namespace(ident, self.settings.identity(self.model_max_seq_length), prompt, route)
 
     # -- encoding -------------------------------------------------------------------------
-    def encode(self, inputs: Any, *, task_metadata: Any, hf_split: str, hf_subset: str, prompt_type: Any = None, **kwargs: Any) -> np.ndarray:
+    def encode(
+        self, inputs: Any, *, task_metadata: Any, hf_split: str, hf_subset: str, prompt_type: Any = None, **kwargs: Any
+    ) -> np.ndarray:
         """Embeddings (len(inputs.dataset), dim) float32; each distinct text encoded at most once.
 
         Args: as mteb's ``EncoderProtocol.encode`` (an mteb dataloader of ``{"text": ...}`` rows).
@@ -219,16 +242,37 @@ class EncodingModel:
         self._record(task_metadata.name, hf_split, hf_subset, distinct, len(texts), task_metadata, prompt_type)
         self._cache.use_namespace(*self.namespace(task_metadata, prompt_type))
         # CachedEmbeddingWrapper only reads ``inputs.dataset`` and builds the misses' loader itself
-        dl = SimpleNamespace(dataset=Dataset.from_dict({"id": [str(i) for i in range(len(distinct))], "text": distinct}))
+        dl = SimpleNamespace(
+            dataset=Dataset.from_dict({"id": [str(i) for i in range(len(distinct))], "text": distinct})
+        )
         self._last_encoded = 0
-        emb = np.asarray(self._cache.encode(dl, task_metadata=task_metadata, hf_split=hf_split, hf_subset=hf_subset, prompt_type=prompt_type, **kwargs), dtype=np.float32)
+        emb = np.asarray(
+            self._cache.encode(
+                dl,
+                task_metadata=task_metadata,
+                hf_split=hf_split,
+                hf_subset=hf_subset,
+                prompt_type=prompt_type,
+                **kwargs,
+            ),
+            dtype=np.float32,
+        )
         self._stats[(task_metadata.name, hf_split, hf_subset)]["encoded"] += self._last_encoded
         if len(distinct) == len(texts):
             return emb
         pos = {t: i for i, t in enumerate(distinct)}
         return emb[[pos[t] for t in texts]]
 
-    def _record(self, task: str, split: str, subset: str, distinct: list[str], requested: int, task_metadata: Any, prompt_type: Any) -> None:
+    def _record(
+        self,
+        task: str,
+        split: str,
+        subset: str,
+        distinct: list[str],
+        requested: int,
+        task_metadata: Any,
+        prompt_type: Any,
+    ) -> None:
         st = self._stats[(task, split, subset)]
         st["requested"] += requested
         prompt = self.core.prompt(task_metadata, prompt_type)
@@ -258,7 +302,11 @@ class EncodingModel:
         extras = np.asarray([e for (_, e) in st["lengths"]], dtype=np.int64)
         over = (lens + extras) > msl
         long_mode = self.settings.long_document == "mean"
-        windows = [n_windows(n - int(self.core.n_special), self.window - int(e), self.stride) for n, e in zip(lens, extras)] if long_mode else [1] * len(lens)
+        windows = (
+            [n_windows(n - int(self.core.n_special), self.window - int(e), self.stride) for n, e in zip(lens, extras)]
+            if long_mode
+            else [1] * len(lens)
+        )
         n = len(lens)
         return {
             "encoding_n_texts": n,

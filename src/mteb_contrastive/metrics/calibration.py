@@ -117,7 +117,7 @@ def _sklearn_sigmoid(z: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     from sklearn.model_selection import KFold
 
     class _Identity(ClassifierMixin, BaseEstimator):
-        def fit(self, X: Any, y: Any) -> "_Identity":
+        def fit(self, X: Any, y: Any) -> _Identity:
             self.classes_ = np.array([0, 1])
             return self
 
@@ -206,7 +206,9 @@ def abstain(p: Any, delta: float) -> np.ndarray:
     return np.where(np.abs(p - 0.5) <= delta + 1e-12, 0.5, p)
 
 
-def fit_abstention(p: Any, labels: Any, *, grid: tuple[float, ...] = DELTA_GRID, year: int = 2021) -> tuple[float, dict[float, float]]:
+def fit_abstention(
+    p: Any, labels: Any, *, grid: tuple[float, ...] = DELTA_GRID, year: int = 2021
+) -> tuple[float, dict[float, float]]:
     """The band half-width ``delta`` maximising the PAN overall score on validation.
 
     Args:

@@ -120,7 +120,9 @@ def expected_scores(pool_size: int, n_relevant: int, k_values: Sequence[int] = (
     return {f"{name}_at_{k}": fn(pool_size, n_relevant, k) for k in k_values for name, fn in _METRICS.items()}
 
 
-def random_ranking_scores(queries: Iterable[tuple[int, int]], k_values: Sequence[int] = (10,), prefix: str = "random_") -> dict[str, float]:
+def random_ranking_scores(
+    queries: Iterable[tuple[int, int]], k_values: Sequence[int] = (10,), prefix: str = "random_"
+) -> dict[str, float]:
     """Mean expected scores over queries, each given as ``(pool_size, n_relevant)``.
 
     Queries with ``n_relevant == 0`` are skipped (mteb drops them from every mean); with no query

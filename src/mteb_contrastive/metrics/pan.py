@@ -105,7 +105,11 @@ def auc(true_y: Sequence, pred_y: Sequence, *, single_class: str = "undefined") 
         import warnings
 
         which = "same-author" if t[0] == 1 else "different-author"
-        warnings.warn(f"AUC is undefined: the truth has only {which} pairs ({t.size}); reported as None", UndefinedMetricWarning, stacklevel=2)
+        warnings.warn(
+            f"AUC is undefined: the truth has only {which} pairs ({t.size}); reported as None",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
         return None
     return float(roc_auc_score(t, p))
 
@@ -180,7 +184,14 @@ def brier(true_y: Sequence, pred_y: Sequence) -> float:
     return float(1.0 - np.mean((p - t) ** 2))
 
 
-def evaluate_all(true_y: Sequence, pred_y: Sequence, *, year: int = 2021, rule: str | None = None, single_class_auc: str = "undefined") -> dict[str, Any]:
+def evaluate_all(
+    true_y: Sequence,
+    pred_y: Sequence,
+    *,
+    year: int = 2021,
+    rule: str | None = None,
+    single_class_auc: str = "undefined",
+) -> dict[str, Any]:
     """All PAN metrics and the overall score, unrounded.
 
     Args:

@@ -122,7 +122,9 @@ def median_rank(ranks: Sequence[int] | np.ndarray) -> float:
     return float(np.median(r)) if r.size else float("nan")
 
 
-def ranking_metrics(ranks: Sequence[int] | np.ndarray, ks: Sequence[int] = DEFAULT_KS, ndcg_k: int = 5) -> dict[str, float]:
+def ranking_metrics(
+    ranks: Sequence[int] | np.ndarray, ks: Sequence[int] = DEFAULT_KS, ndcg_k: int = 5
+) -> dict[str, float]:
     """``mrr``, ``ndcg_at_<ndcg_k>``, ``recall_at_<k>`` for each k, ``median_rank``, ``mean_rank`` of given ranks."""
     out = {"mrr": mrr(ranks), f"ndcg_at_{ndcg_k}": ndcg_at_k(ranks, ndcg_k)}
     out.update({f"recall_at_{k}": recall_at_k(ranks, k) for k in ks})
@@ -163,7 +165,9 @@ def expected_hit_at_k(h: Sequence[int] | np.ndarray, t: Sequence[int] | np.ndarr
     return np.clip(k - h, 0, t) / t
 
 
-def tie_aware_metrics(h: Sequence[int] | np.ndarray, t: Sequence[int] | np.ndarray, ks: Sequence[int] = DEFAULT_KS, ndcg_k: int = 5) -> dict[str, float]:
+def tie_aware_metrics(
+    h: Sequence[int] | np.ndarray, t: Sequence[int] | np.ndarray, ks: Sequence[int] = DEFAULT_KS, ndcg_k: int = 5
+) -> dict[str, float]:
     """Every metric under the three tie rules (module docstring), plus the tie counts.
 
     Args:

@@ -17,9 +17,18 @@ from mteb_contrastive.baselines import BASELINES, baseline_revision, bm25_lang, 
 RELEASE_DATE = "2026-11-29"
 
 
-def fitted_model_meta(*, loader: Any, name: str, revision: str, fitted_on: str, reference: str, model_type: str,
-                      similarity_fn_name: Any = None, loader_kwargs: dict[str, Any] | None = None,
-                      release_date: str = RELEASE_DATE) -> ModelMeta:
+def fitted_model_meta(
+    *,
+    loader: Any,
+    name: str,
+    revision: str,
+    fitted_on: str,
+    reference: str,
+    model_type: str,
+    similarity_fn_name: Any = None,
+    loader_kwargs: dict[str, Any] | None = None,
+    release_date: str = RELEASE_DATE,
+) -> ModelMeta:
     """mteb ``ModelMeta`` of a model fitted at evaluation time (no weights, no parameters)."""
     return ModelMeta(
         loader=loader,
@@ -49,14 +58,28 @@ def fitted_model_meta(*, loader: Any, name: str, revision: str, fitted_on: str, 
 def registered_model_metas() -> list[ModelMeta]:
     """The metas of every row of :data:`~mteb_contrastive.baselines.BASELINES`."""
     return [
-        fitted_model_meta(loader=load_baseline, loader_kwargs=kwargs, name=name, revision=baseline_revision(name), fitted_on=fitted_on,
-                          reference=ref, model_type=mtype, similarity_fn_name=ScoringFunction.COSINE if sim == "cosine" else None)
+        fitted_model_meta(
+            loader=load_baseline,
+            loader_kwargs=kwargs,
+            name=name,
+            revision=baseline_revision(name),
+            fitted_on=fitted_on,
+            reference=ref,
+            model_type=mtype,
+            similarity_fn_name=ScoringFunction.COSINE if sim == "cosine" else None,
+        )
         for name, (_, kwargs, mtype, sim, fitted_on, ref) in BASELINES.items()
     ]
 
 
 def bm25_lang_meta() -> ModelMeta:
     """The meta of ``mteb-contrastive/bm25s-lang`` (:mod:`mteb_contrastive.baselines.bm25_lang`)."""
-    return fitted_model_meta(loader=bm25_lang.load, name=bm25_lang.MODEL_NAME, revision=bm25_lang.revision(), release_date="2026-12-01",
-                             fitted_on="the evaluated split's corpus (IDF, lengths)", reference="https://github.com/xhluca/bm25s",
-                             model_type="sparse")
+    return fitted_model_meta(
+        loader=bm25_lang.load,
+        name=bm25_lang.MODEL_NAME,
+        revision=bm25_lang.revision(),
+        release_date="2026-12-01",
+        fitted_on="the evaluated split's corpus (IDF, lengths)",
+        reference="https://github.com/xhluca/bm25s",
+        model_type="sparse",
+    )

@@ -22,7 +22,15 @@ FIRST_STAGES = {"minilm": MINILM, "bm25": "mteb/baseline-bm25s"}
 REGISTERED_KS = (10, 50, 100)
 
 
-def build_two_stage(first: str, reranker: str, k: int, *, reranker_model: str | None = None, device: str | None = None, name: str | None = None) -> TwoStageSearch:
+def build_two_stage(
+    first: str,
+    reranker: str,
+    k: int,
+    *,
+    reranker_model: str | None = None,
+    device: str | None = None,
+    name: str | None = None,
+) -> TwoStageSearch:
     """A :class:`TwoStageSearch` from short names: ``first`` in :data:`FIRST_STAGES` or any mteb model name."""
     import mteb
 
@@ -40,18 +48,33 @@ def _meta(first: str, kind: str, k: int) -> Any:
     rmodel = config.env(config.RERANKER_ENV[kind]) or ("" if kind == "ce" else bundled_minilm())
     name = f"rerank/{first}+{kind}@{k}"
 
-    def loader(model_name: str, revision: str | None = None, *, first_stage: str = first_name, reranker: str = kind, reranker_model: str = rmodel, k: int = k, device: str | None = None, _name: str = name, **kwargs: Any) -> TwoStageSearch:
+    def loader(
+        model_name: str,
+        revision: str | None = None,
+        *,
+        first_stage: str = first_name,
+        reranker: str = kind,
+        reranker_model: str = rmodel,
+        k: int = k,
+        device: str | None = None,
+        _name: str = name,
+        **kwargs: Any,
+    ) -> TwoStageSearch:
         if not reranker_model:
             raise ValueError(f"{_name}: {CE_MODEL_REQUIRED}")
         return build_two_stage(first_stage, reranker, k, reranker_model=reranker_model, device=device, name=_name)
 
-    return two_stage_meta(name, first_name, None, k, reranker_kind=kind, reranker_model=rmodel or "unset", loader=loader)
+    return two_stage_meta(
+        name, first_name, None, k, reranker_kind=kind, reranker_model=rmodel or "unset", loader=loader
+    )
 
 
 def name_forms() -> str:
     """One line saying which ``rerank/...`` names exist."""
-    return (f"rerank/<first>+<reranker>@<k> with <first> in {{{', '.join(FIRST_STAGES)}}}, <reranker> in {{{', '.join(RERANKERS)}}} "
-            f"and <k> any whole number >= 1 (e.g. rerank/bm25+ce@50)")
+    return (
+        f"rerank/<first>+<reranker>@<k> with <first> in {{{', '.join(FIRST_STAGES)}}}, <reranker> in {{{', '.join(RERANKERS)}}} "
+        f"and <k> any whole number >= 1 (e.g. rerank/bm25+ce@50)"
+    )
 
 
 def model_meta_for_name(name: str) -> Any:

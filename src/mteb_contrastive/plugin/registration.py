@@ -140,9 +140,18 @@ def _per_model_predictions(original: Any) -> Any:
     """mteb writes ``<folder>/<task>_predictions.json`` for every model, merging into the file the
     previous model wrote (first model's name, last model's values); write per model instead."""
 
-    def save_task_predictions(self: Any, predictions: Any, model: Any, prediction_folder: Path, hf_split: str, hf_subset: str) -> None:
+    def save_task_predictions(
+        self: Any, predictions: Any, model: Any, prediction_folder: Path, hf_split: str, hf_subset: str
+    ) -> None:
         meta = model.mteb_model_meta
-        return original(self, predictions, model, prediction_subfolder(prediction_folder, meta.name, meta.revision), hf_split, hf_subset)
+        return original(
+            self,
+            predictions,
+            model,
+            prediction_subfolder(prediction_folder, meta.name, meta.revision),
+            hf_split,
+            hf_subset,
+        )
 
     return save_task_predictions
 
@@ -157,10 +166,18 @@ def _stale_results_evaluated_again(original: Any) -> Any:
     def check_cache(task: Any, meta: Any, cache: Any, overwrite_strategy: Any) -> Any:
         existing, missing = original(task, meta, cache, overwrite_strategy)
         strategy = getattr(overwrite_strategy, "value", overwrite_strategy)
-        if (existing is not None and strategy == "only-missing" and type(task).__module__.startswith("mteb_contrastive.")
-                and existing.dataset_revision != task.metadata.revision):
-            logger.warning("%s: the cached result is of dataset revision %s, the data is now %s: evaluating again",
-                           task.metadata.name, existing.dataset_revision, task.metadata.revision)
+        if (
+            existing is not None
+            and strategy == "only-missing"
+            and type(task).__module__.startswith("mteb_contrastive.")
+            and existing.dataset_revision != task.metadata.revision
+        ):
+            logger.warning(
+                "%s: the cached result is of dataset revision %s, the data is now %s: evaluating again",
+                task.metadata.name,
+                existing.dataset_revision,
+                task.metadata.revision,
+            )
             return None, dict.fromkeys(task.eval_splits, task.hf_subsets)
         return existing, missing
 

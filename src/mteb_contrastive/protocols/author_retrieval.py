@@ -109,7 +109,10 @@ def build_pool(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, in
     cand_authors: dict[str, set[frozenset]] = {}
     cand_docs: dict[str, set[str]] = {}
     for r in rows:
-        for text_f, auth_f, doc_f in (("positive", "pos_authorids", "pos_halid"), ("negative", "neg_authorids", "neg_halids")):
+        for text_f, auth_f, doc_f in (
+            ("positive", "pos_authorids", "pos_halid"),
+            ("negative", "neg_authorids", "neg_halids"),
+        ):
             t = r[text_f]
             if t not in cand_id:
                 cand_id[t] = q_id.get(t, f"c{len(cand_id)}")
@@ -208,7 +211,14 @@ def build_pool_from_pairs(rows: list[dict[str, Any]], config: str) -> tuple[dict
     return data, {"pair_rows_in_pool": len(rows), **stats}
 
 
-def _pool_split(q_id: dict[str, str], cand_id: dict[str, str], qrels: dict[str, dict[str, int]], same_doc: dict[str, set[str]], *, raw_candidates: int) -> tuple[dict[str, Any], dict[str, int]]:
+def _pool_split(
+    q_id: dict[str, str],
+    cand_id: dict[str, str],
+    qrels: dict[str, dict[str, int]],
+    same_doc: dict[str, set[str]],
+    *,
+    raw_candidates: int,
+) -> tuple[dict[str, Any], dict[str, int]]:
     """The queries/corpus/qrels/same-document structure of a pool and its common counts.
 
     Args:
@@ -301,7 +311,10 @@ class AbsTaskAuthorRetrieval(TripletSource, AbsTaskRetrieval):
         if not 0.5 <= stats["pool_size_over_paper"] <= 2:
             logger.info(
                 "%s: pool of %d candidates, far from the paper's ~%d: chance levels differ (random nDCG@10 %.5f)",
-                self.metadata.name, stats["pool_size"], PAPER_POOL_SIZE, stats.get("random_ndcg_at_10", float("nan")),
+                self.metadata.name,
+                stats["pool_size"],
+                PAPER_POOL_SIZE,
+                stats.get("random_ndcg_at_10", float("nan")),
             )
         split = RetrievalSplitData(
             corpus=Dataset.from_list(data["corpus"]),
@@ -332,7 +345,9 @@ class AbsTaskAuthorRetrieval(TripletSource, AbsTaskRetrieval):
         scores.update(fit_summary(model))  # what a baseline fitted at index time learnt from ({} otherwise)
         return scores
 
-    def task_specific_scores(self, scores: Any, qrels: Any, results: Any, hf_split: str, hf_subset: str) -> dict[str, Any]:
+    def task_specific_scores(
+        self, scores: Any, qrels: Any, results: Any, hf_split: str, hf_subset: str
+    ) -> dict[str, Any]:
         """Pool counts, chance levels, the source, and the ``*_cross_document`` metrics of one split.
 
         ``results`` arrive with each query's own id already removed (``ignore_identical_ids``);
@@ -346,6 +361,15 @@ class AbsTaskAuthorRetrieval(TripletSource, AbsTaskRetrieval):
         cross_qrels = {q: {c: r for c, r in rels.items() if c not in same.get(q, ())} for q, rels in qrels.items()}
         cross_qrels = {q: rels for q, rels in cross_qrels.items() if rels}
         if cross_qrels:
-            cross_results = {q: {c: s for c, s in docs.items() if c not in same.get(q, ())} for q, docs in results.items() if q in cross_qrels}
-            out.update({f"{k}_cross_document": v for k, v in retrieval_scores(cross_qrels, cross_results, self.k_values).items()})
+            cross_results = {
+                q: {c: s for c, s in docs.items() if c not in same.get(q, ())}
+                for q, docs in results.items()
+                if q in cross_qrels
+            }
+            out.update(
+                {
+                    f"{k}_cross_document": v
+                    for k, v in retrieval_scores(cross_qrels, cross_results, self.k_values).items()
+                }
+            )
         return out

@@ -31,7 +31,17 @@ def is_cross_encoder(model: Any) -> bool:
     return isinstance(model, CrossEncoderProtocol) and not isinstance(model, EncoderProtocol)
 
 
-def cross_encoder_scores(model: Any, texts1: list[str], texts2: list[str], task: Any, *, hf_split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None = None) -> np.ndarray:
+def cross_encoder_scores(
+    model: Any,
+    texts1: list[str],
+    texts2: list[str],
+    task: Any,
+    *,
+    hf_split: str,
+    hf_subset: str,
+    encode_kwargs: dict,
+    num_proc: int | None = None,
+) -> np.ndarray:
     """``model.predict`` on the pairs ``(texts1[i], texts2[i])`` through mteb's dataloaders.
 
     Returns:
@@ -47,10 +57,18 @@ def cross_encoder_scores(model: Any, texts1: list[str], texts2: list[str], task:
     if not texts1:
         return np.zeros(0)
     loaders = [
-        create_dataloader(Dataset.from_dict({"text": list(t)}), task_metadata=task.metadata, input_column="text", num_proc=num_proc, **encode_kwargs)
+        create_dataloader(
+            Dataset.from_dict({"text": list(t)}),
+            task_metadata=task.metadata,
+            input_column="text",
+            num_proc=num_proc,
+            **encode_kwargs,
+        )
         for t in (texts1, texts2)
     ]
-    scores = model.predict(loaders[0], loaders[1], task_metadata=task.metadata, hf_split=hf_split, hf_subset=hf_subset, **encode_kwargs)
+    scores = model.predict(
+        loaders[0], loaders[1], task_metadata=task.metadata, hf_split=hf_split, hf_subset=hf_subset, **encode_kwargs
+    )
     scores = np.asarray(scores.detach().cpu() if hasattr(scores, "detach") else scores, dtype=np.float64).reshape(-1)
     if scores.size != len(texts1):
         raise ValueError(f"the cross-encoder returned {scores.size} scores for {len(texts1)} pairs")
@@ -60,4 +78,10 @@ def cross_encoder_scores(model: Any, texts1: list[str], texts2: list[str], task:
 def as_distances(scores: np.ndarray) -> dict[str, list[float]]:
     """The cross-encoder score in mteb's ``PairClassificationDistances`` shape (every key the same score; keep only ``similarity_*`` metrics)."""
     s = np.asarray(scores, dtype=np.float64).tolist()
-    return {"similarity_scores": s, "cosine_scores": s, "euclidean_distances": s, "manhattan_distances": s, "dot_scores": s}
+    return {
+        "similarity_scores": s,
+        "cosine_scores": s,
+        "euclidean_distances": s,
+        "manhattan_distances": s,
+        "dot_scores": s,
+    }

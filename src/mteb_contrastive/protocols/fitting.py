@@ -41,7 +41,13 @@ class PairScorer(Protocol):
     docs)``: float array (n,), the score of ``docs[i]`` for ``queries[i]``, higher = more similar.
     """
 
-    def fit(self, texts: Sequence[str], *, train_texts: Sequence[str] | None = None, candidate_texts: Sequence[str] | None = None) -> None: ...
+    def fit(
+        self,
+        texts: Sequence[str],
+        *,
+        train_texts: Sequence[str] | None = None,
+        candidate_texts: Sequence[str] | None = None,
+    ) -> None: ...
 
     def score_pairs(self, queries: Sequence[str], docs: Sequence[str]) -> np.ndarray: ...
 

@@ -96,7 +96,9 @@ class AbsTaskAuthorPairClassification(TripletSource, AbsTask):
             for split in dict.fromkeys([self.validation_split, *self.eval_splits]):
                 rows, info = self.load_triplets(hf_subset, split)
                 self.dataset.setdefault(hf_subset, {})[split] = (rows, info.get("schema"))
-                self.load_info[f"{hf_subset}/{split}"] = {k: v for k, v in info.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+                self.load_info[f"{hf_subset}/{split}"] = {
+                    k: v for k, v in info.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+                }
         self.data_loaded = True
 
     def _withheld(self, val: list[dict[str, Any]], test: list[dict[str, Any]], schema: str | None) -> str | None:
@@ -108,32 +110,64 @@ class AbsTaskAuthorPairClassification(TripletSource, AbsTask):
                 return f"no pair score: the {name} split has only author_label {sorted(labels)} ({len(rows)} rows), e.g. an ict-* config (all pairs positive)"
         return None
 
-    def _sim(self, model: Any, rows: list[dict[str, Any]], hf_split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None) -> np.ndarray:
+    def _sim(
+        self,
+        model: Any,
+        rows: list[dict[str, Any]],
+        hf_split: str,
+        hf_subset: str,
+        encode_kwargs: dict,
+        num_proc: int | None,
+    ) -> np.ndarray:
         import torch
         from mteb.types import PromptType
 
         queries, q_index = unique_texts(rows, ("query_text",))
         keys, k_index = unique_texts(rows, ("key_text",))
         enc = dict(hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
-        eq = torch.as_tensor(encode_texts(model, queries, self, prompt_type=PromptType.query, **enc), dtype=torch.float32)
-        ek = torch.as_tensor(encode_texts(model, keys, self, prompt_type=PromptType.document, **enc), dtype=torch.float32)
+        eq = torch.as_tensor(
+            encode_texts(model, queries, self, prompt_type=PromptType.query, **enc), dtype=torch.float32
+        )
+        ek = torch.as_tensor(
+            encode_texts(model, keys, self, prompt_type=PromptType.document, **enc), dtype=torch.float32
+        )
         qi = [q_index[r["query_text"]] for r in rows]
         ki = [k_index[r["key_text"]] for r in rows]
         sim = model.similarity_pairwise(eq[qi], ek[ki])
         return np.asarray(sim.detach().cpu() if hasattr(sim, "detach") else sim, dtype=np.float64).ravel()
 
-    def _evaluate_subset(self, model: Any, data_split: Any, *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Any = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, Any]:
+    def _evaluate_subset(
+        self,
+        model: Any,
+        data_split: Any,
+        *,
+        hf_split: str,
+        hf_subset: str,
+        encode_kwargs: dict,
+        prediction_folder: Any = None,
+        num_proc: int | None = None,
+        timer: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
         from sklearn.metrics import average_precision_score
 
         test, schema = data_split
         val, _ = self.dataset[hf_subset][self.validation_split]
         out: dict[str, Any] = dict(self.split_counts(hf_subset, hf_split))
-        out.update(dataset_path=str(self.metadata.dataset["path"]), dataset_revision=str(self.metadata.dataset.get("revision")))
+        out.update(
+            dataset_path=str(self.metadata.dataset["path"]), dataset_revision=str(self.metadata.dataset.get("revision"))
+        )
         reason = self._withheld(val, test, schema)
         if reason is not None:
             nan = float("nan")
             logger.warning("%s %s: %s", self.metadata.name, hf_subset, reason)
-            return {"average_precision": nan, "accuracy_validation_threshold": nan, "f1_validation_threshold": nan, "pair_score_withheld": reason, **out}
+            return {
+                "average_precision": nan,
+                "accuracy_validation_threshold": nan,
+                "f1_validation_threshold": nan,
+                "pair_score_withheld": reason,
+                **out,
+            }
         val_sim = self._sim(model, val, self.validation_split, hf_subset, encode_kwargs, num_proc)
         val_y = np.asarray([int(r["author_label"]) for r in val])
         t_acc = fit_accuracy_threshold(val_sim, val_y)
@@ -154,6 +188,8 @@ class AbsTaskAuthorPairClassification(TripletSource, AbsTask):
         )
         return out
 
-    def _calculate_descriptive_statistics_from_split(self, split: str, hf_subset: str | None = None, compute_overall: bool = False, num_proc: int | None = None) -> dict[str, Any]:
+    def _calculate_descriptive_statistics_from_split(
+        self, split: str, hf_subset: str | None = None, compute_overall: bool = False, num_proc: int | None = None
+    ) -> dict[str, Any]:
         rows = [r for s in ([hf_subset] if hf_subset else self.hf_subsets) for r in self.dataset[s][split][0]]
         return {"num_samples": len(rows)}

@@ -101,7 +101,9 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         :mod:`mteb_contrastive.sources`, which also says what is missing: ``data_missing``)."""
 
     def query_format(self) -> QueryFormat:
-        return QueryFormat(language=self.language, mask_marker=self.mask_marker, use_right_context=self.use_right_context)
+        return QueryFormat(
+            language=self.language, mask_marker=self.mask_marker, use_right_context=self.use_right_context
+        )
 
     def load_data(self, num_proc: int | None = None, *, timer: Any = None, **kwargs: Any) -> None:
         from datasets import Dataset
@@ -116,7 +118,9 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         if self.boundaries is not None:
             splits = split_by_boundaries(examples, *self.boundaries, source=path)
         else:
-            splits = split_by_proportions(examples, self.proportions, seed=self.shuffle_seed, source=path, shuffle=self.shuffle)
+            splits = split_by_proportions(
+                examples, self.proportions, seed=self.shuffle_seed, source=path, shuffle=self.shuffle
+            )
         shuffled = self.boundaries is None and self.shuffle
         self.split_record = {
             "quoter_language": self.language,
@@ -150,7 +154,15 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         tied = np.array([x.tied for x in ties], dtype=np.int64)
         scores.update(tie_aware_metrics(higher, tied, ks=(1, 10, 100), ndcg_k=5))
         if kwargs.get("prediction_folder"):
-            self._save_per_item(search_model, list(gold), higher, tied, kwargs["prediction_folder"], hf_split=kwargs.get("hf_split", "test"), hf_subset=kwargs.get("hf_subset", "default"))
+            self._save_per_item(
+                search_model,
+                list(gold),
+                higher,
+                tied,
+                kwargs["prediction_folder"],
+                hf_split=kwargs.get("hf_split", "test"),
+                hf_subset=kwargs.get("hf_subset", "default"),
+            )
         scores["n_gold_tied_at_zero"] = int(sum(1 for x in ties if x.tied > 1 and x.score == 0))
         scores["gold_ranks_exact"] = int(ranking.exact)
         scores["gold_ranks_lower_bound"] = ranking.n_lower_bound
@@ -164,9 +176,23 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         """The per-item contract of :func:`mteb_contrastive.report.reader.per_item_scores`: one
         expected reciprocal rank per query (:func:`~mteb_contrastive.metrics.ranking.expected_reciprocal_rank`
         of its gold's tie range), so ``mean(values) == mrr_tie_expected``, the main score."""
-        return {"name": "mrr_tie_expected", "ids": list(query_ids), "values": expected_reciprocal_rank(higher, tied).tolist()}
+        return {
+            "name": "mrr_tie_expected",
+            "ids": list(query_ids),
+            "values": expected_reciprocal_rank(higher, tied).tolist(),
+        }
 
-    def _save_per_item(self, search_model: Any, query_ids: list[str], higher: np.ndarray, tied: np.ndarray, prediction_folder: Any, *, hf_split: str, hf_subset: str) -> None:
+    def _save_per_item(
+        self,
+        search_model: Any,
+        query_ids: list[str],
+        higher: np.ndarray,
+        tied: np.ndarray,
+        prediction_folder: Any,
+        *,
+        hf_split: str,
+        hf_subset: str,
+    ) -> None:
         """Write :meth:`per_item` to ``<task>_per_item.json`` beside mteb's prediction file (same
         per-model folder, :func:`~mteb_contrastive.layout.prediction_subfolder`), under
         ``[hf_subset][hf_split]``, atomically. Not into mteb's file: its rankings are what mteb's
@@ -179,4 +205,3 @@ class AbsTaskQuoteRetrieval(AbsTaskRetrieval):
         data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
         data.setdefault(hf_subset, {})[hf_split] = self.per_item(query_ids, higher, tied)
         write_text_atomic(path, json.dumps(data))
-

@@ -66,7 +66,17 @@ def unique_texts(rows: list[dict[str, Any]], fields: tuple[str, ...]) -> tuple[l
     return list(index), index
 
 
-def encode_texts(model: Any, texts: list[str], task: AbsTask, *, hf_split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None = None, prompt_type: Any = None) -> np.ndarray:
+def encode_texts(
+    model: Any,
+    texts: list[str],
+    task: AbsTask,
+    *,
+    hf_split: str,
+    hf_subset: str,
+    encode_kwargs: dict,
+    num_proc: int | None = None,
+    prompt_type: Any = None,
+) -> np.ndarray:
     """Encode ``texts`` once with an mteb encoder through mteb's own dataloader.
 
     Args:
@@ -85,7 +95,14 @@ def encode_texts(model: Any, texts: list[str], task: AbsTask, *, hf_split: str, 
         num_proc=num_proc,
         **encode_kwargs,
     )
-    emb = model.encode(loader, task_metadata=task.metadata, hf_split=hf_split, hf_subset=hf_subset, prompt_type=prompt_type, **encode_kwargs)
+    emb = model.encode(
+        loader,
+        task_metadata=task.metadata,
+        hf_split=hf_split,
+        hf_subset=hf_subset,
+        prompt_type=prompt_type,
+        **encode_kwargs,
+    )
     return np.asarray(emb.detach().cpu() if hasattr(emb, "detach") else emb)
 
 
@@ -154,7 +171,19 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
             return [], counts
         return triplets, counts
 
-    def _evaluate_subset(self, model: Any, data_split: list[dict[str, Any]], *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Any = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, Any]:
+    def _evaluate_subset(
+        self,
+        model: Any,
+        data_split: list[dict[str, Any]],
+        *,
+        hf_split: str,
+        hf_subset: str,
+        encode_kwargs: dict,
+        prediction_folder: Any = None,
+        num_proc: int | None = None,
+        timer: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
         from mteb.models.models_protocols import EncoderProtocol
         from mteb.types import PromptType
 
@@ -165,7 +194,10 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
                 f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder, a cross-encoder or a fitted baseline, got {type(model).__name__}"
             )
         counts = self.split_counts(hf_subset, hf_split)
-        source = {"dataset_path": str(self.metadata.dataset["path"]), "dataset_revision": str(self.metadata.dataset.get("revision"))}
+        source = {
+            "dataset_path": str(self.metadata.dataset["path"]),
+            "dataset_revision": str(self.metadata.dataset.get("revision")),
+        }
         if "triplet_score_withheld" in counts:
             nan = float("nan")
             return {"accuracy": nan, "accuracy_cross_document": nan, **counts, **source}
@@ -179,14 +211,25 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
             with timer("Scoring", split=hf_split, subset=hf_subset):
                 anchor_col = [r[self.anchor_field] for r in data_split]
                 cands = [r[self.positive_field] for r in data_split] + [r[self.negative_field] for r in data_split]
-                both = score_pairs(model, anchor_col + anchor_col, cands)  # one call: each distinct text represented once
+                both = score_pairs(
+                    model, anchor_col + anchor_col, cands
+                )  # one call: each distinct text represented once
                 sim_pos, sim_neg = both[: len(data_split)], both[len(data_split) :]
         elif cross_encoder:
             fitted = False
             with timer("Scoring", split=hf_split, subset=hf_subset):
                 anchor_col = [r[self.anchor_field] for r in data_split] * 2
                 others = [r[self.positive_field] for r in data_split] + [r[self.negative_field] for r in data_split]
-                s = ces.cross_encoder_scores(model, anchor_col, others, self, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
+                s = ces.cross_encoder_scores(
+                    model,
+                    anchor_col,
+                    others,
+                    self,
+                    hf_split=hf_split,
+                    hf_subset=hf_subset,
+                    encode_kwargs=encode_kwargs,
+                    num_proc=num_proc,
+                )
                 sim_pos, sim_neg = s[: len(data_split)], s[len(data_split) :]
         else:
             anchors, a_index = unique_texts(data_split, (self.anchor_field,))
@@ -197,7 +240,9 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
                 emb_c = encode_texts(model, candidates, self, prompt_type=PromptType.document, **enc)
             with timer("Scoring", split=hf_split, subset=hf_subset):
                 sim_pos, sim_neg = self._similarities(model, emb_a, a_index, emb_c, c_index, data_split)
-        cross = np.array([nfc(str(r["query_halid"])) != nfc(str(r["pos_halid"])) for r in data_split], dtype=bool)  # ids compared in NFC
+        cross = np.array(
+            [nfc(str(r["query_halid"])) != nfc(str(r["pos_halid"])) for r in data_split], dtype=bool
+        )  # ids compared in NFC
         scores = {
             "accuracy": triplet_accuracy(sim_pos, sim_neg),
             "accuracy_cross_document": triplet_accuracy(sim_pos[cross], sim_neg[cross]),
@@ -212,7 +257,9 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
         scores.update(counts)
         scores.update(source)
         if prediction_folder:
-            self._save_per_item(model, data_split, sim_pos, sim_neg, prediction_folder, hf_split=hf_split, hf_subset=hf_subset)
+            self._save_per_item(
+                model, data_split, sim_pos, sim_neg, prediction_folder, hf_split=hf_split, hf_subset=hf_subset
+            )
         return scores
 
     def per_item(self, rows: list[dict[str, Any]], sim_pos: np.ndarray, sim_neg: np.ndarray) -> dict[str, Any]:
@@ -223,16 +270,43 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
         return {
             "name": "accuracy",
             "ids": triplet_item_ids(rows, fields),
-            "values": (np.asarray(sim_pos, dtype=np.float64) > np.asarray(sim_neg, dtype=np.float64)).astype(float).tolist(),
+            "values": (np.asarray(sim_pos, dtype=np.float64) > np.asarray(sim_neg, dtype=np.float64))
+            .astype(float)
+            .tolist(),
             "groups": [self.item_group(r) for r in rows],
             "group_by": self.item_group_by,
         }
 
-    def _save_per_item(self, model: Any, rows: list[dict[str, Any]], sim_pos: np.ndarray, sim_neg: np.ndarray, prediction_folder: Any, *, hf_split: str, hf_subset: str) -> None:
+    def _save_per_item(
+        self,
+        model: Any,
+        rows: list[dict[str, Any]],
+        sim_pos: np.ndarray,
+        sim_neg: np.ndarray,
+        prediction_folder: Any,
+        *,
+        hf_split: str,
+        hf_subset: str,
+    ) -> None:
         """Write :meth:`per_item` into mteb's prediction file (``compat.save_task_predictions``)."""
-        save_task_predictions(self, {"per_item": self.per_item(rows, sim_pos, sim_neg)}, model, prediction_folder, hf_split=hf_split, hf_subset=hf_subset)
+        save_task_predictions(
+            self,
+            {"per_item": self.per_item(rows, sim_pos, sim_neg)},
+            model,
+            prediction_folder,
+            hf_split=hf_split,
+            hf_subset=hf_subset,
+        )
 
-    def _similarities(self, model: Any, emb_a: np.ndarray, a_index: dict[str, int], emb_c: np.ndarray, c_index: dict[str, int], rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    def _similarities(
+        self,
+        model: Any,
+        emb_a: np.ndarray,
+        a_index: dict[str, int],
+        emb_c: np.ndarray,
+        c_index: dict[str, int],
+        rows: list[dict[str, Any]],
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Model similarity (its mteb ``similarity_pairwise``: cosine for sentence-transformers) of
         each anchor (query embedding) to its positive and negative (document embeddings)."""
         import torch
@@ -246,7 +320,9 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
         sim_neg = np.asarray(model.similarity_pairwise(ea[a], ec[n]), dtype=np.float64)
         return sim_pos.ravel(), sim_neg.ravel()
 
-    def _calculate_descriptive_statistics_from_split(self, split: str, hf_subset: str | None = None, compute_overall: bool = False, num_proc: int | None = None) -> dict[str, Any]:
+    def _calculate_descriptive_statistics_from_split(
+        self, split: str, hf_subset: str | None = None, compute_overall: bool = False, num_proc: int | None = None
+    ) -> dict[str, Any]:
         rows = [r for s in ([hf_subset] if hf_subset else self.hf_subsets) for r in self.dataset[s][split]]
         texts, _ = unique_texts(rows, (self.anchor_field, self.positive_field, self.negative_field))
         return {"num_samples": len(rows), "unique_texts": len(texts)}

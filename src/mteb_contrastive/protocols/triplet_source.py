@@ -34,7 +34,10 @@ class TripletSource(abc.ABC):
             for split in self.eval_splits:
                 rows, info = self.load_triplets(hf_subset, split)
                 data, stats = self.prepare_split(rows, info)
-                stats = {**stats, **{k: v for k, v in info.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}}
+                stats = {
+                    **stats,
+                    **{k: v for k, v in info.items() if isinstance(v, (int, float)) and not isinstance(v, bool)},
+                }
                 self.load_info[f"{hf_subset}/{split}"] = stats
                 logger.info("%s %s/%s: %s", self.metadata.name, hf_subset, split, stats)
                 self.dataset.setdefault(hf_subset, {})[split] = data

@@ -85,7 +85,16 @@ logger = logging.getLogger(__name__)
 
 ANSWERS_ENV = config.ANSWERS_ENV
 VARIANTS = ("hard", "platt", "platt_abstain")
-_METRIC_KEYS = {"auc": "auc", "c@1": "c_at_1", "f1": "f1", "f_05_u": "f_05_u", "brier": "brier", "overall": "overall", "n_overall_metrics": "n_overall_metrics", "n_unanswered": "n_unanswered"}
+_METRIC_KEYS = {
+    "auc": "auc",
+    "c@1": "c_at_1",
+    "f1": "f1",
+    "f_05_u": "f_05_u",
+    "brier": "brier",
+    "overall": "overall",
+    "n_overall_metrics": "n_overall_metrics",
+    "n_unanswered": "n_unanswered",
+}
 
 
 def rows_to_dataset(rows: list[dict[str, Any]]):
@@ -117,7 +126,9 @@ def pair_scores(model: Any, emb: np.ndarray, i1: list[int], i2: list[int]) -> di
     from sklearn.metrics.pairwise import paired_cosine_distances, paired_euclidean_distances, paired_manhattan_distances
 
     e1, e2 = emb[i1], emb[i2]
-    sim = compute_pairwise_similarity(model, torch.as_tensor(e1, dtype=torch.float32), torch.as_tensor(e2, dtype=torch.float32))
+    sim = compute_pairwise_similarity(
+        model, torch.as_tensor(e1, dtype=torch.float32), torch.as_tensor(e2, dtype=torch.float32)
+    )
     sim = np.asarray(sim.detach().cpu() if hasattr(sim, "detach") else sim, dtype=np.float64).ravel()
     return {
         "similarity_scores": sim.tolist(),
@@ -193,7 +204,9 @@ class AbsTaskVerification(AbsTaskPairClassification):
         self.dataset = {subset: DatasetDict(splits) for subset in self.hf_subsets}
         self.data_loaded = True
 
-    def _encode_split(self, model: Any, ds: Any, split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None) -> tuple[np.ndarray, list[int], list[int]]:
+    def _encode_split(
+        self, model: Any, ds: Any, split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None
+    ) -> tuple[np.ndarray, list[int], list[int]]:
         """Distinct first texts encoded as queries, distinct second texts as documents, stacked."""
         from mteb.types import PromptType
 
@@ -201,12 +214,36 @@ class AbsTaskVerification(AbsTaskPairClassification):
         idx2 = {t: i for i, t in enumerate(dict.fromkeys(ds["sentence2"]))}
         embs = []
         for index, role in ((idx1, PromptType.query), (idx2, PromptType.document)):
-            e = np.asarray(encode_texts(model, list(index), self, hf_split=split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc, prompt_type=role), dtype=np.float64)
+            e = np.asarray(
+                encode_texts(
+                    model,
+                    list(index),
+                    self,
+                    hf_split=split,
+                    hf_subset=hf_subset,
+                    encode_kwargs=encode_kwargs,
+                    num_proc=num_proc,
+                    prompt_type=role,
+                ),
+                dtype=np.float64,
+            )
             embs.append(e[:, None] if e.ndim == 1 else e)
         emb = np.vstack(embs)
         return emb, [idx1[t] for t in ds["sentence1"]], [len(idx1) + idx2[t] for t in ds["sentence2"]]
 
-    def _evaluate_subset(self, model: Any, data_split: Any, *, hf_split: str, hf_subset: str, encode_kwargs: dict, prediction_folder: Path | None = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, float]:
+    def _evaluate_subset(
+        self,
+        model: Any,
+        data_split: Any,
+        *,
+        hf_split: str,
+        hf_subset: str,
+        encode_kwargs: dict,
+        prediction_folder: Path | None = None,
+        num_proc: int | None = None,
+        timer: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, float]:
         """The protocol of the module docstring, step by step (each step is a method of its own)."""
         kind = self._scorer_kind(model)
         subset_data = self.dataset[hf_subset]
@@ -219,7 +256,16 @@ class AbsTaskVerification(AbsTaskPairClassification):
         distances = self._test_similarities(model, kind, data_split, hf_split=hf_split, **enc)
         answers = self._test_answers(calibrator, distances)
         scores = self._scores(model, kind, distances, labels, answers, calibrator, n_validation_pairs=len(val))
-        self._write_outputs(model, list(data_split["id"]), distances, answers, labels, hf_split=hf_split, hf_subset=hf_subset, prediction_folder=prediction_folder)
+        self._write_outputs(
+            model,
+            list(data_split["id"]),
+            distances,
+            answers,
+            labels,
+            hf_split=hf_split,
+            hf_subset=hf_subset,
+            prediction_folder=prediction_folder,
+        )
         return scores
 
     def _scorer_kind(self, model: Any) -> str:
@@ -236,31 +282,57 @@ class AbsTaskVerification(AbsTaskPairClassification):
             return "cross_encoder"
         if isinstance(model, EncoderProtocol):
             return "encoder"
-        raise TypeError(f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder, a cross-encoder or a fitted baseline, got {type(model).__name__}")
+        raise TypeError(
+            f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder, a cross-encoder or a fitted baseline, got {type(model).__name__}"
+        )
 
     def _fit_baseline(self, model: Any, kind: str, subset_data: Any, data_split: Any) -> bool:
         """Step 1, fitting (no labels): a pair scorer is fitted once on the distinct texts of every
         split of the subset together; an encoder with the fit hook on the distinct test texts, the
         train split's texts as ``train_texts``; a cross-encoder is not fitted. Returns whether it was fitted."""
         if kind == "pair_scorer":
-            all_texts = list(dict.fromkeys(t for split in subset_data.values() for col in ("sentence1", "sentence2") for t in split[col]))
+            all_texts = list(
+                dict.fromkeys(
+                    t for split in subset_data.values() for col in ("sentence1", "sentence2") for t in split[col]
+                )
+            )
             model.fit(all_texts)
-            logger.info("%s: fitted %s on the %d distinct texts of splits %s", self.metadata.name, type(model).__name__, len(all_texts), sorted(subset_data))
+            logger.info(
+                "%s: fitted %s on the %d distinct texts of splits %s",
+                self.metadata.name,
+                type(model).__name__,
+                len(all_texts),
+                sorted(subset_data),
+            )
             return True
         if kind == "encoder":
             test_texts = list(dict.fromkeys(list(data_split["sentence1"]) + list(data_split["sentence2"])))
             train_texts = None
             if "train" in subset_data:
-                train_texts = list(dict.fromkeys(list(subset_data["train"]["sentence1"]) + list(subset_data["train"]["sentence2"])))
+                train_texts = list(
+                    dict.fromkeys(list(subset_data["train"]["sentence1"]) + list(subset_data["train"]["sentence2"]))
+                )
             if fit_if_needed(model, test_texts, train_texts=train_texts):
-                logger.info("%s: fitted %s on %d test texts (+%d train texts)", self.metadata.name, type(model).__name__, len(test_texts), len(train_texts or []))
+                logger.info(
+                    "%s: fitted %s on %d test texts (+%d train texts)",
+                    self.metadata.name,
+                    type(model).__name__,
+                    len(test_texts),
+                    len(train_texts or []),
+                )
                 return True
         return False
 
-    def _validation_similarities(self, model: Any, kind: str, val: Any, *, hf_subset: str, encode_kwargs: dict, num_proc: int | None) -> np.ndarray:
+    def _validation_similarities(
+        self, model: Any, kind: str, val: Any, *, hf_subset: str, encode_kwargs: dict, num_proc: int | None
+    ) -> np.ndarray:
         """Step 2: the model's score of each validation pair, shape (n_validation_pairs,) (cosine for
         sentence-transformers models; a pair scorer's or cross-encoder's own score)."""
-        return np.asarray(self._pair_similarities(model, kind, val, self.calibration_split, hf_subset, encode_kwargs, num_proc)["similarity_scores"])
+        return np.asarray(
+            self._pair_similarities(model, kind, val, self.calibration_split, hf_subset, encode_kwargs, num_proc)[
+                "similarity_scores"
+            ]
+        )
 
     def _fit_calibrator(self, val_sim: Any, val_labels: Any) -> Calibrator:
         """Step 3: threshold, Platt scaling and abstention band fitted on validation only
@@ -271,16 +343,39 @@ class AbsTaskVerification(AbsTaskPairClassification):
         """
         return Calibrator(year=self.pan_year).fit(val_sim, np.asarray(val_labels))
 
-    def _test_similarities(self, model: Any, kind: str, data_split: Any, *, hf_split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None) -> dict[str, list[float]]:
+    def _test_similarities(
+        self,
+        model: Any,
+        kind: str,
+        data_split: Any,
+        *,
+        hf_split: str,
+        hf_subset: str,
+        encode_kwargs: dict,
+        num_proc: int | None,
+    ) -> dict[str, list[float]]:
         """Step 4: the test pairs' scores as mteb ``PairClassificationDistances`` (an encoder: the five
         of :func:`pair_scores`; a pair scorer: ``similarity_scores`` only; a cross-encoder: its score under every key)."""
         return self._pair_similarities(model, kind, data_split, hf_split, hf_subset, encode_kwargs, num_proc)
 
-    def _pair_similarities(self, model: Any, kind: str, ds: Any, split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None) -> dict[str, list[float]]:
+    def _pair_similarities(
+        self, model: Any, kind: str, ds: Any, split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None
+    ) -> dict[str, list[float]]:
         if kind == "pair_scorer":
             return {"similarity_scores": score_pairs(model, list(ds["sentence1"]), list(ds["sentence2"])).tolist()}
         if kind == "cross_encoder":
-            return ces.as_distances(ces.cross_encoder_scores(model, list(ds["sentence1"]), list(ds["sentence2"]), self, hf_split=split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc))
+            return ces.as_distances(
+                ces.cross_encoder_scores(
+                    model,
+                    list(ds["sentence1"]),
+                    list(ds["sentence2"]),
+                    self,
+                    hf_split=split,
+                    hf_subset=hf_subset,
+                    encode_kwargs=encode_kwargs,
+                    num_proc=num_proc,
+                )
+            )
         emb, i1, i2 = self._encode_split(model, ds, split, hf_subset, encode_kwargs, num_proc)
         return pair_scores(model, emb, i1, i2)
 
@@ -289,7 +384,17 @@ class AbsTaskVerification(AbsTaskPairClassification):
         answer) from the validation-fitted parameters, unchanged (:meth:`Calibrator.answers`)."""
         return calibrator.answers(np.asarray(distances["similarity_scores"]))
 
-    def _scores(self, model: Any, kind: str, distances: dict[str, list[float]], labels: np.ndarray, answers: dict[str, np.ndarray], calibrator: Calibrator, *, n_validation_pairs: int) -> dict[str, Any]:
+    def _scores(
+        self,
+        model: Any,
+        kind: str,
+        distances: dict[str, list[float]],
+        labels: np.ndarray,
+        answers: dict[str, np.ndarray],
+        calibrator: Calibrator,
+        *,
+        n_validation_pairs: int,
+    ) -> dict[str, Any]:
         """Step 6, the two metric families and the fitted parameters: mteb's pair-classification
         scores of the test similarities (``compat.pair_classification_metrics``; ``similarity_*``
         only for scores without vectors) with ``test_fitted_metrics``, the PAN metrics of each
@@ -298,7 +403,9 @@ class AbsTaskVerification(AbsTaskPairClassification):
         if kind == "encoder":
             scores: dict[str, Any] = dict(compat.pair_classification_metrics(self, distances, labels))
         else:  # pair scores, not vectors: only the model's own similarity means anything
-            values = compat.pair_classification_metric_values(self, list(map(float, distances["similarity_scores"])), labels, True)
+            values = compat.pair_classification_metric_values(
+                self, list(map(float, distances["similarity_scores"])), labels, True
+            )
             scores = {f"similarity_{k}": v for k, v in values.items()}
         scores["test_fitted_metrics"] = ",".join(keys_fitted_on_test(scores))
         scores.update(pan_scores(labels, answers, self.pan_year))
@@ -312,10 +419,23 @@ class AbsTaskVerification(AbsTaskPairClassification):
         # what a fitted baseline learnt from (its optional ``fit_summary`` dict of numbers)
         summary = getattr(model, "fit_summary", None)
         if isinstance(summary, dict):
-            scores.update({str(k): v for k, v in summary.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})
+            scores.update(
+                {str(k): v for k, v in summary.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+            )
         return scores
 
-    def _write_outputs(self, model: Any, ids: list[str], distances: dict[str, list[float]], answers: dict[str, np.ndarray], labels: np.ndarray, *, hf_split: str, hf_subset: str, prediction_folder: Path | None) -> None:
+    def _write_outputs(
+        self,
+        model: Any,
+        ids: list[str],
+        distances: dict[str, list[float]],
+        answers: dict[str, np.ndarray],
+        labels: np.ndarray,
+        *,
+        hf_split: str,
+        hf_subset: str,
+        prediction_folder: Path | None,
+    ) -> None:
         """Step 7, the two files: the PAN ``answers.jsonl`` of the Platt+abstain answers
         (:meth:`answers_path`) and, with a prediction folder, mteb's ``<task>_predictions.json``
         (``compat.save_task_predictions``) holding ``id``, ``similarity``, the three answer kinds and
@@ -324,7 +444,12 @@ class AbsTaskVerification(AbsTaskPairClassification):
         if prediction_folder:
             save_task_predictions(
                 self,
-                {"id": ids, "similarity": distances["similarity_scores"], **{k: v.tolist() for k, v in answers.items()}, "labels": [int(v) for v in labels]},
+                {
+                    "id": ids,
+                    "similarity": distances["similarity_scores"],
+                    **{k: v.tolist() for k, v in answers.items()},
+                    "labels": [int(v) for v in labels],
+                },
                 model,
                 prediction_folder,
                 hf_subset=hf_subset,
@@ -340,10 +465,14 @@ class AbsTaskVerification(AbsTaskPairClassification):
         folder = config.env_folder(ANSWERS_ENV)
         return None if folder is None else folder / rel
 
-    def _write_answers(self, model: Any, ids: list[str], values: np.ndarray, hf_subset: str, prediction_folder: Path | None) -> None:
+    def _write_answers(
+        self, model: Any, ids: list[str], values: np.ndarray, hf_subset: str, prediction_folder: Path | None
+    ) -> None:
         path = self.answers_path(model, hf_subset, prediction_folder)
         if path is None:
-            logger.info("%s: answers.jsonl not written (pass --prediction-folder or set %s)", self.metadata.name, ANSWERS_ENV)
+            logger.info(
+                "%s: answers.jsonl not written (pass --prediction-folder or set %s)", self.metadata.name, ANSWERS_ENV
+            )
             return
         write_answers(path, ids, values.tolist())
         logger.info("%s: PAN answers written to %s", self.metadata.name, path)

@@ -38,9 +38,21 @@ def expected_rr(n_pool: int, n_rel: int = 1) -> float:
     return chance.expected_rr(n_pool, n_rel) if n_rel > 0 and n_pool > 0 else 0.0
 
 
-def ranking_chance(qrels: dict[str, dict[str, int]], pool_size: int, *, ignore_identical_ids: bool = False, query_in_pool: set[str] | None = None) -> dict[str, float]:
+def ranking_chance(
+    qrels: dict[str, dict[str, int]],
+    pool_size: int,
+    *,
+    ignore_identical_ids: bool = False,
+    query_in_pool: set[str] | None = None,
+) -> dict[str, float]:
     """Random-ranking expectations averaged over the queries with at least one relevant candidate."""
-    per: dict[str, list[float]] = {"random_ndcg_at_10": [], "random_ndcg_at_5": [], "random_recall_at_10": [], "random_recall_at_100": [], "random_mrr": []}
+    per: dict[str, list[float]] = {
+        "random_ndcg_at_10": [],
+        "random_ndcg_at_5": [],
+        "random_recall_at_10": [],
+        "random_recall_at_100": [],
+        "random_mrr": [],
+    }
     for q, rel in qrels.items():
         r = sum(1 for g in rel.values() if g > 0)
         if r == 0:
@@ -69,12 +81,25 @@ def chance_levels(family: str, scores: dict[str, Any], reference: Any = None) ->
             out["majority_class_accuracy"] = max(p, 1 - p)
             out["random_similarity_accuracy"] = max(p, 1 - p)
     if isinstance(reference, dict) and "qrels" in reference and scores.get("pool_size"):
-        out.update(ranking_chance(reference["qrels"], int(scores["pool_size"]), ignore_identical_ids=reference.get("ignore_identical_ids", False), query_in_pool=reference.get("query_in_pool")))
+        out.update(
+            ranking_chance(
+                reference["qrels"],
+                int(scores["pool_size"]),
+                ignore_identical_ids=reference.get("ignore_identical_ids", False),
+                query_in_pool=reference.get("query_in_pool"),
+            )
+        )
         if "mrr" in out or "random_mrr" in out:
             out.setdefault("random_mrr_at_10", out["random_mrr"])
             # a random order of the pool = a constant scorer under the tie-aware rule (QuoteR's main score)
             out.setdefault("random_mrr_tie_expected", out["random_mrr"])
-    out.update({k: float(v) for k, v in scores.items() if (k.startswith("random_") or k.startswith("chance_")) and isinstance(v, (int, float))})
+    out.update(
+        {
+            k: float(v)
+            for k, v in scores.items()
+            if (k.startswith("random_") or k.startswith("chance_")) and isinstance(v, (int, float))
+        }
+    )
     return out
 
 

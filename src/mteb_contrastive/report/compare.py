@@ -32,8 +32,9 @@ correlated (same query, same author), so an item-level interval would be too nar
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -119,10 +120,10 @@ def paired_bootstrap(
     ref_v, cand_v = stat(reference, all_idx), stat(candidate, all_idx)
     observed = cand_v - ref_v
 
-    exact = n_units ** n_units <= n_resamples
+    exact = n_units**n_units <= n_resamples
     if exact:
         unit_samples = (np.asarray(t) for t in itertools.product(range(n_units), repeat=n_units))
-        total = n_units ** n_units
+        total = n_units**n_units
     else:
         rng = np.random.default_rng(seed)
         unit_samples = (rng.integers(0, n_units, n_units) for _ in range(n_resamples))
@@ -135,14 +136,38 @@ def paired_bootstrap(
     w = np.ones_like(diffs)
     lo, hi = _quantile_low(diffs, w, 0.025), _quantile_low(diffs, w, 0.975)
 
-    p = _randomisation_p(reference, candidate, stat, n, observed, n_resamples, exact_swaps_max, seed, vector=statistic is None, members=members)
+    p = _randomisation_p(
+        reference,
+        candidate,
+        stat,
+        n,
+        observed,
+        n_resamples,
+        exact_swaps_max,
+        seed,
+        vector=statistic is None,
+        members=members,
+    )
     if (lo > 0 and higher_is_better) or (hi < 0 and not higher_is_better):
         verdict = "better"
     elif (hi < 0 and higher_is_better) or (lo > 0 and not higher_is_better):
         verdict = "worse"
     else:
         verdict = "within noise"
-    return Comparison(statistic_name, n, ref_v, cand_v, observed, lo, hi, p, verdict, total, exact, None if members is None else n_units)
+    return Comparison(
+        statistic_name,
+        n,
+        ref_v,
+        cand_v,
+        observed,
+        lo,
+        hi,
+        p,
+        verdict,
+        total,
+        exact,
+        None if members is None else n_units,
+    )
 
 
 def _group_members(groups: Any, n: int) -> list[np.ndarray] | None:
@@ -158,7 +183,19 @@ def _group_members(groups: Any, n: int) -> list[np.ndarray] | None:
     return [np.asarray(v, dtype=np.int64) for v in by.values()]
 
 
-def _randomisation_p(reference, candidate, stat, n, observed, n_resamples, exact_max, seed, *, vector: bool, members: list[np.ndarray] | None = None) -> float:
+def _randomisation_p(
+    reference,
+    candidate,
+    stat,
+    n,
+    observed,
+    n_resamples,
+    exact_max,
+    seed,
+    *,
+    vector: bool,
+    members: list[np.ndarray] | None = None,
+) -> float:
     all_idx = np.arange(n)
     if vector:
         d = candidate - reference
@@ -239,12 +276,28 @@ def compare_per_item(reference: Any, candidate: Any, higher_is_better: bool = Tr
         if len(set(groups)) < 2:
             return f"{len(common)} items in 1 group: no cluster bootstrap"
     if reference.values is not None and candidate.values is not None:
-        return paired_bootstrap(np.asarray(reference.values)[a_idx], np.asarray(candidate.values)[b_idx], groups=groups, higher_is_better=higher_is_better, statistic_name=reference.statistic_name, **kwargs)
+        return paired_bootstrap(
+            np.asarray(reference.values)[a_idx],
+            np.asarray(candidate.values)[b_idx],
+            groups=groups,
+            higher_is_better=higher_is_better,
+            statistic_name=reference.statistic_name,
+            **kwargs,
+        )
     labels = np.asarray(reference.labels)[a_idx]
     a = {"labels": labels, "answers": np.asarray(reference.answers)[a_idx], "year": reference.year}
     b = {"labels": labels, "answers": np.asarray(candidate.answers)[b_idx], "year": candidate.year}
     kwargs.setdefault("n_resamples", 300)
-    return paired_bootstrap(a, b, statistic=_nan_safe(pan_overall_statistic), n=len(common), groups=groups, higher_is_better=higher_is_better, statistic_name=reference.statistic_name, **kwargs)
+    return paired_bootstrap(
+        a,
+        b,
+        statistic=_nan_safe(pan_overall_statistic),
+        n=len(common),
+        groups=groups,
+        higher_is_better=higher_is_better,
+        statistic_name=reference.statistic_name,
+        **kwargs,
+    )
 
 
 def _nan_safe(stat: Callable) -> Callable:

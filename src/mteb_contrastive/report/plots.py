@@ -71,7 +71,9 @@ def recall_curves(rows: list[Any], path: Path) -> Path | None:
     """Recall@k vs k (log x) for every row with at least two ``recall_at_<k>`` keys."""
     curves = []
     for r in rows:
-        pts = sorted((int(m.group(1)), float(v)) for k, v in r.scores.items() if (m := re.fullmatch(r"recall_at_(\d+)", k)))
+        pts = sorted(
+            (int(m.group(1)), float(v)) for k, v in r.scores.items() if (m := re.fullmatch(r"recall_at_(\d+)", k))
+        )
         if len(pts) > 1:
             curves.append((f"{r.task} {r.subset}" if r.subset != "default" else r.task, r.model, pts))
     if not curves:
@@ -92,12 +94,14 @@ def recall_curves(rows: list[Any], path: Path) -> Path | None:
         ax.set_ylim(0, 1.02)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(tasks):]:
+    for ax in list(axes.flat)[len(tasks) :]:
         ax.axis("off")
     return _save(fig, path)
 
 
-def roc_and_reliability(curves: list[tuple[str, np.ndarray, np.ndarray, np.ndarray | None]], path: Path, title: str) -> Path | None:
+def roc_and_reliability(
+    curves: list[tuple[str, np.ndarray, np.ndarray, np.ndarray | None]], path: Path, title: str
+) -> Path | None:
     """ROC (similarity) and reliability (Platt probability) panels.
 
     Args:

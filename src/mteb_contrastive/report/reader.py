@@ -34,10 +34,18 @@ logger = logging.getLogger(__name__)
 _SECONDARY = [
     re.compile(p)
     for p in (
-        r"^accuracy(_.*)?$", r"^error_rate$",
-        r"^ndcg_at_(5|10|100)$", r"^recall_at_(1|10|100)$", r"^mrr(_at_10)?$", r"^hit_rate_at_(1|10)$", r"^median_rank$",
-        r"^pan_platt_abstain_(auc|c_at_1|f_05_u|n_unanswered)$", r"^pan_(hard|platt)_overall$", r"^abstain_delta$",
-        r".*_tie_.*", r"^mrr_tie_expected$",
+        r"^accuracy(_.*)?$",
+        r"^error_rate$",
+        r"^ndcg_at_(5|10|100)$",
+        r"^recall_at_(1|10|100)$",
+        r"^mrr(_at_10)?$",
+        r"^hit_rate_at_(1|10)$",
+        r"^median_rank$",
+        r"^pan_platt_abstain_(auc|c_at_1|f_05_u|n_unanswered)$",
+        r"^pan_(hard|platt)_overall$",
+        r"^abstain_delta$",
+        r".*_tie_.*",
+        r"^mrr_tie_expected$",
     )
 ]
 _COUNT = re.compile(r"^(n_.*|pool_size|pool_duplicates_removed|.*truncat.*)$")
@@ -104,7 +112,11 @@ def family_of(task: str, task_type: str | None, scores: dict[str, Any]) -> str:
     """The family of a stored result: its registered task class's (:func:`mteb_contrastive.families.family_of`),
     else from its score keys (:func:`mteb_contrastive.families.family_of_scores`)."""
     cls = task_class(task)
-    return families.family_of(cls) if cls is not None and families.protocol_of(cls) is not None else families.family_of_scores(task, task_type, scores)
+    return (
+        families.family_of(cls)
+        if cls is not None and families.protocol_of(cls) is not None
+        else families.family_of_scores(task, task_type, scores)
+    )
 
 
 def task_class(task: str) -> type | None:
@@ -115,10 +127,18 @@ def task_class(task: str) -> type | None:
 def result_files(results_dir: str | Path) -> list[Path]:
     """Every task result file under an mteb output folder, sorted by path."""
     root = Path(results_dir)
-    return sorted(f for f in root.rglob("*.json") if f.name != "model_meta.json" and (f.parent / "model_meta.json").is_file()) if root.is_dir() else []
+    return (
+        sorted(
+            f for f in root.rglob("*.json") if f.name != "model_meta.json" and (f.parent / "model_meta.json").is_file()
+        )
+        if root.is_dir()
+        else []
+    )
 
 
-def read_results(results_dir: str | Path, *, models: list[str] | None = None, tasks: list[str] | None = None) -> list[ScoreRow]:
+def read_results(
+    results_dir: str | Path, *, models: list[str] | None = None, tasks: list[str] | None = None
+) -> list[ScoreRow]:
     """Every score of an mteb output folder as :class:`ScoreRow` records.
 
     Args:
@@ -146,20 +166,41 @@ def read_results(results_dir: str | Path, *, models: list[str] | None = None, ta
             continue
         cls = task_class(r.task_name)
         task_type = cls.metadata.type if cls is not None else None
-        phases = [dict(p) if isinstance(p, dict) else dict(vars(p)) for p in (getattr(r, "evaluation_phases", None) or [])]
+        phases = [
+            dict(p) if isinstance(p, dict) else dict(vars(p)) for p in (getattr(r, "evaluation_phases", None) or [])
+        ]
         main_name = cls.metadata.main_score if cls is not None else None
         for split, entries in r.scores.items():
             for s in entries:
-                scores = {k: v for k, v in s.items() if k not in ("hf_subset", "languages", "main_score") and isinstance(v, (int, float, str)) and not isinstance(v, bool)}
+                scores = {
+                    k: v
+                    for k, v in s.items()
+                    if k not in ("hf_subset", "languages", "main_score")
+                    and isinstance(v, (int, float, str))
+                    and not isinstance(v, bool)
+                }
                 name = main_name or guess_main_score(scores, s.get("main_score"))
                 if name not in scores and "main_score" in s:
                     scores[name] = s["main_score"]
-                rows.append(ScoreRow(
-                    model=model, model_revision=str(meta.get("revision") or f.parent.name), task=r.task_name, split=split,
-                    subset=s.get("hf_subset", "default"), family=family_of(r.task_name, task_type, scores), main_score_name=name,
-                    scores=scores, languages=list(s.get("languages") or []), dataset_revision=r.dataset_revision,
-                    mteb_version=r.mteb_version, evaluation_time=r.evaluation_time, path=f, model_meta=meta, evaluation_phases=phases,
-                ))
+                rows.append(
+                    ScoreRow(
+                        model=model,
+                        model_revision=str(meta.get("revision") or f.parent.name),
+                        task=r.task_name,
+                        split=split,
+                        subset=s.get("hf_subset", "default"),
+                        family=family_of(r.task_name, task_type, scores),
+                        main_score_name=name,
+                        scores=scores,
+                        languages=list(s.get("languages") or []),
+                        dataset_revision=r.dataset_revision,
+                        mteb_version=r.mteb_version,
+                        evaluation_time=r.evaluation_time,
+                        path=f,
+                        model_meta=meta,
+                        evaluation_phases=phases,
+                    )
+                )
     order = {f: i for i, f in enumerate(families.FAMILIES)}
     rows.sort(key=lambda x: (order.get(x.family, 99), x.task, x.split, subset_sort_key(x.subset), x.model))
     return rows
@@ -211,7 +252,14 @@ class PerItem:
     groups: list[str] | None = None
 
 
-def read_predictions(prediction_dir: str | Path | None, task: str, subset: str, split: str, revision: str | None = None, kind: str = "predictions") -> Any:
+def read_predictions(
+    prediction_dir: str | Path | None,
+    task: str,
+    subset: str,
+    split: str,
+    revision: str | None = None,
+    kind: str = "predictions",
+) -> Any:
     """The predictions mteb (or a protocol) stored for one subset/split (``kind``: see
     :func:`predictions_file`); None when absent."""
     if prediction_dir is None:
@@ -247,7 +295,11 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
       statistic is the PAN overall score of the Platt+abstain answers.
     """
     beside = read_predictions(prediction_dir, row.task, row.subset, row.split, row.model_revision, kind="per_item")
-    pred = {"per_item": beside} if isinstance(beside, dict) else read_predictions(prediction_dir, row.task, row.subset, row.split, row.model_revision)
+    pred = (
+        {"per_item": beside}
+        if isinstance(beside, dict)
+        else read_predictions(prediction_dir, row.task, row.subset, row.split, row.model_revision)
+    )
     if pred is None:
         return None
     # a callable reference is resolved only when the file does not say it all (a task load is slow)
@@ -256,12 +308,20 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
         p = pred["per_item"]
         groups = p.get("groups")
         if len(p["values"]) != len(p["ids"]) or (groups is not None and len(groups) != len(p["ids"])):
-            logger.warning("%s: [%s][%s][per_item]: ids, values and groups need one entry per item; not used",
-                           predictions_file(prediction_dir, row.task, row.model_revision), row.subset, row.split)
+            logger.warning(
+                "%s: [%s][%s][per_item]: ids, values and groups need one entry per item; not used",
+                predictions_file(prediction_dir, row.task, row.model_revision),
+                row.subset,
+                row.split,
+            )
             return None
-        return PerItem(statistic_name=p["name"], ids=[str(i) for i in p["ids"]], values=[float(v) for v in p["values"]],
-                       groups=None if groups is None else [str(g) for g in groups],
-                       note="protocol per-item file" + ("; cluster bootstrap over groups" if groups is not None else ""))
+        return PerItem(
+            statistic_name=p["name"],
+            ids=[str(i) for i in p["ids"]],
+            values=[float(v) for v in p["values"]],
+            groups=None if groups is None else [str(g) for g in groups],
+            note="protocol per-item file" + ("; cluster bootstrap over groups" if groups is not None else ""),
+        )
     if row.family == "verification" and isinstance(pred, dict) and "platt_abstain" in pred:
         ids = [str(i) for i in pred["id"]]
         labels = pred.get("labels")
@@ -269,18 +329,37 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
             labels = [int(ref[i]) for i in ids]
         if labels is None:
             return None
-        return PerItem(statistic_name="pan_platt_abstain_overall", ids=ids, labels=[int(v) for v in labels],
-                       answers=[float(v) for v in pred["platt_abstain"]], year=int(row.scores.get("pan_year", 2021)), note="PAN overall recomputed per resample")
-    if row.family in ("author", "quotes", "retrieval") and isinstance(pred, dict) and (ref := reference_now()) is not None:
-        return PerItem(statistic_name="ndcg_at_10", **_per_query_ndcg(pred, ref["qrels"], 10, ref.get("ignore_identical_ids", False)), note="per-query nDCG@10 recomputed from predictions + qrels (pytrec_eval)")
+        return PerItem(
+            statistic_name="pan_platt_abstain_overall",
+            ids=ids,
+            labels=[int(v) for v in labels],
+            answers=[float(v) for v in pred["platt_abstain"]],
+            year=int(row.scores.get("pan_year", 2021)),
+            note="PAN overall recomputed per resample",
+        )
+    if (
+        row.family in ("author", "quotes", "retrieval")
+        and isinstance(pred, dict)
+        and (ref := reference_now()) is not None
+    ):
+        return PerItem(
+            statistic_name="ndcg_at_10",
+            **_per_query_ndcg(pred, ref["qrels"], 10, ref.get("ignore_identical_ids", False)),
+            note="per-query nDCG@10 recomputed from predictions + qrels (pytrec_eval)",
+        )
     return None
 
 
-def _per_query_ndcg(results: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]], k: int, ignore_identical_ids: bool) -> dict[str, list]:
+def _per_query_ndcg(
+    results: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]], k: int, ignore_identical_ids: bool
+) -> dict[str, list]:
     """Per-query nDCG@k of mteb's retrieval predictions (pytrec_eval ``ndcg_cut``, as mteb)."""
     import pytrec_eval
 
-    results = {q: {d: float(s) for d, s in docs.items() if not (ignore_identical_ids and d == q)} for q, docs in results.items()}
+    results = {
+        q: {d: float(s) for d, s in docs.items() if not (ignore_identical_ids and d == q)}
+        for q, docs in results.items()
+    }
     qrels = {q: {d: int(g) for d, g in rel.items()} for q, rel in qrels.items()}
     scores = pytrec_eval.RelevanceEvaluator(qrels, {f"ndcg_cut.{k}"}).evaluate(results)
     ids = sorted(scores)
@@ -311,8 +390,11 @@ def task_reference(task: str, subset: str, split: str) -> dict[str, Any] | None:
         return None
     if isinstance(data, dict) and "relevant_docs" in data:
         qids = set(data["queries"]["id"])
-        return {"qrels": {q: dict(v) for q, v in data["relevant_docs"].items()}, "ignore_identical_ids": bool(getattr(t, "ignore_identical_ids", False)),
-                "query_in_pool": {c for c in data["corpus"]["id"] if c in qids}}
+        return {
+            "qrels": {q: dict(v) for q, v in data["relevant_docs"].items()},
+            "ignore_identical_ids": bool(getattr(t, "ignore_identical_ids", False)),
+            "query_in_pool": {c for c in data["corpus"]["id"] if c in qids},
+        }
     try:
         cols = data.column_names
     except AttributeError:

@@ -38,7 +38,12 @@ def author_table(results_dir: str | Path, timings: dict[str, float] | None = Non
             continue
         # built author tasks (<Name>AuthorRetrieval, ...) and HALvest's own (HALvestRetrieval, ...);
         # other retrieval tasks (QuoteR, ...) are not author tasks
-        for suffix, kind in (("AuthorRetrieval", "ret"), ("AuthorTripletClassification", "trip"), ("Retrieval", "ret"), ("TripletClassification", "trip")):
+        for suffix, kind in (  # noqa: B007  (kind is read after the loop)
+            ("AuthorRetrieval", "ret"),
+            ("AuthorTripletClassification", "trip"),
+            ("Retrieval", "ret"),
+            ("TripletClassification", "trip"),
+        ):
             if name.endswith(suffix) and (suffix.startswith("Author") or name.startswith("HALvest")):
                 base = name[: -len(suffix)]
                 break
@@ -55,12 +60,22 @@ def author_table(results_dir: str | Path, timings: dict[str, float] | None = Non
         row = rows.setdefault((model, base, r.subset), {"lang": ",".join(r.languages)})
         if kind == "ret":
             row.update(
-                pool=s.get("pool_size"), chance=s.get("random_ndcg_at_10"), triplets=s.get("n_triplets", row.get("triplets")),
-                ndcg=s.get("ndcg_at_10"), ndcg_x=s.get("ndcg_at_10_cross_document"), hit=s.get("hit_rate_at_10"),
-                recall=s.get("recall_at_10"), t_ret=wall_s,
+                pool=s.get("pool_size"),
+                chance=s.get("random_ndcg_at_10"),
+                triplets=s.get("n_triplets", row.get("triplets")),
+                ndcg=s.get("ndcg_at_10"),
+                ndcg_x=s.get("ndcg_at_10_cross_document"),
+                hit=s.get("hit_rate_at_10"),
+                recall=s.get("recall_at_10"),
+                t_ret=wall_s,
             )
         else:
-            row.update(acc=s.get("accuracy"), acc_x=s.get("accuracy_cross_document"), triplets=s.get("n_triplets"), t_trip=wall_s)
+            row.update(
+                acc=s.get("accuracy"),
+                acc_x=s.get("accuracy_cross_document"),
+                triplets=s.get("n_triplets"),
+                t_trip=wall_s,
+            )
     lines = [
         "| model | dataset | k | language | pool size | random nDCG@10 | triplets | nDCG@10 | nDCG@10 cross-document | hit rate@10 | recall@10 (share of relevant) | triplet accuracy (all rows) | triplet accuracy cross-document | wall time (s) retrieval / triplets |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
@@ -84,9 +99,20 @@ def pan_table(results_dir) -> str:
         "| model | task | answers | AUC | c@1 | F1 | F0.5u | Brier | overall | non-answers | test pairs |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    found = [(r.model_dir, r.task, r.scores) for r in read_results(results_dir) if "pan_platt_abstain_overall" in r.scores]
+    found = [
+        (r.model_dir, r.task, r.scores) for r in read_results(results_dir) if "pan_platt_abstain_overall" in r.scores
+    ]
     for model, task, s in sorted(found, key=lambda x: (x[1], x[0])):
-        for variant, label in (("hard", "hard (threshold)"), ("platt", "Platt"), ("platt_abstain", f"Platt+abstain (delta {s['abstain_delta']:.2f})")):
-            vals = " | ".join("undefined" if s.get(f"pan_{variant}_{k}") is None else f"{s[f'pan_{variant}_{k}']:.3f}" for k in ("auc", "c_at_1", "f1", "f_05_u", "brier", "overall"))
-            lines.append(f"| {model} | {task} | {label} | {vals} | {s[f'pan_{variant}_n_unanswered']} | {s['n_pairs']} |")
+        for variant, label in (
+            ("hard", "hard (threshold)"),
+            ("platt", "Platt"),
+            ("platt_abstain", f"Platt+abstain (delta {s['abstain_delta']:.2f})"),
+        ):
+            vals = " | ".join(
+                "undefined" if s.get(f"pan_{variant}_{k}") is None else f"{s[f'pan_{variant}_{k}']:.3f}"
+                for k in ("auc", "c_at_1", "f1", "f_05_u", "brier", "overall")
+            )
+            lines.append(
+                f"| {model} | {task} | {label} | {vals} | {s[f'pan_{variant}_n_unanswered']} | {s['n_pairs']} |"
+            )
     return "\n".join(lines)

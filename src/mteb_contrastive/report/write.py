@@ -46,7 +46,12 @@ def project_revision() -> str:
     try:
         head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
         if head.returncode == 0:
-            dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, timeout=10).stdout.strip()
+            dirty = subprocess.run(
+                ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+            ).stdout.strip()
             return head.stdout.strip() + ("+dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         pass
@@ -108,16 +113,36 @@ def build_report(
 
     out_rows = []
     for r in rows:
-        ch = chance_levels(r.family, r.scores, reference(r) if r.family in ("author", "quotes", "retrieval") and "pool_size" in r.scores else None)
+        ch = chance_levels(
+            r.family,
+            r.scores,
+            reference(r) if r.family in ("author", "quotes", "retrieval") and "pool_size" in r.scores else None,
+        )
         chance_value, chance_text = main_chance(r.main_score_name, ch)
-        out_rows.append({
-            "family": r.family, "task": r.task, "split": r.split, "subset": r.subset, "languages": r.languages,
-            "model": r.model, "model_revision": r.model_revision, "dataset_revision": r.dataset_revision,
-            "main_score_name": r.main_score_name, "main_score": r.main, "higher_is_better": higher_is_better(r.main_score_name),
-            "chance": chance_value, "chance_text": chance_text, "chance_levels": ch,
-            "counts": r.counts(), "secondary": r.secondary(), "scores": r.scores,
-            "evaluation_time_s": r.evaluation_time, "mteb_version": r.mteb_version, "result_file": str(r.path),
-        })
+        out_rows.append(
+            {
+                "family": r.family,
+                "task": r.task,
+                "split": r.split,
+                "subset": r.subset,
+                "languages": r.languages,
+                "model": r.model,
+                "model_revision": r.model_revision,
+                "dataset_revision": r.dataset_revision,
+                "main_score_name": r.main_score_name,
+                "main_score": r.main,
+                "higher_is_better": higher_is_better(r.main_score_name),
+                "chance": chance_value,
+                "chance_text": chance_text,
+                "chance_levels": ch,
+                "counts": r.counts(),
+                "secondary": r.secondary(),
+                "scores": r.scores,
+                "evaluation_time_s": r.evaluation_time,
+                "mteb_version": r.mteb_version,
+                "result_file": str(r.path),
+            }
+        )
 
     comparisons = []
     if len(models) > 1:
@@ -133,7 +158,7 @@ def build_report(
 
             def items(r: ScoreRow, m: str) -> Any:
                 # the task is loaded (reference) only when the prediction file lacks what the comparison needs
-                return per_item_scores(r, prediction_dirs.get(m), (lambda: reference(r)) if need_ref else None)
+                return per_item_scores(r, prediction_dirs.get(m), (lambda: reference(r)) if need_ref else None)  # noqa: B023  (called in this iteration)
 
             ref_items = items(ref_row, ref_model)
             for m in models:
@@ -143,8 +168,16 @@ def build_report(
                 cand_items = items(row, m)
                 hib = higher_is_better(ref_items.statistic_name if ref_items else row.main_score_name)
                 res = compare_per_item(ref_items, cand_items, higher_is_better=hib)
-                entry = {"task": task, "split": split, "subset": subset, "reference": ref_model, "candidate": m,
-                         "main_score_name": row.main_score_name, "reference_main": ref_row.main, "candidate_main": row.main}
+                entry = {
+                    "task": task,
+                    "split": split,
+                    "subset": subset,
+                    "reference": ref_model,
+                    "candidate": m,
+                    "main_score_name": row.main_score_name,
+                    "reference_main": ref_row.main,
+                    "candidate_main": row.main,
+                }
                 if isinstance(res, Comparison):
                     entry.update(res.as_dict(), source=ref_items.note)
                 else:
@@ -158,8 +191,16 @@ def build_report(
     for m in models:
         r = next(x for x in rows if x.model == m)
         meta = r.model_meta
-        model_info.append({"model": m, "revision": r.model_revision, "n_parameters": meta.get("n_parameters"),
-                           "reference": meta.get("reference"), "loader": meta.get("loader"), "prediction_folder": str(prediction_dirs.get(m) or "")})
+        model_info.append(
+            {
+                "model": m,
+                "revision": r.model_revision,
+                "n_parameters": meta.get("n_parameters"),
+                "reference": meta.get("reference"),
+                "loader": meta.get("loader"),
+                "prediction_folder": str(prediction_dirs.get(m) or ""),
+            }
+        )
     datasets = sorted({(r.task, r.dataset_revision or "n/a") for r in rows})
     return {
         "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -184,7 +225,11 @@ def _make_plots(rows: list[ScoreRow], prediction_dirs: dict[str, Path], plots_di
 
     made: list[Path | None] = []
     made.append(plots.score_vs_k([r for r in rows if r.family == "author"], plots_dir / "author_score_vs_k.png"))
-    made.append(plots.recall_curves([r for r in rows if r.family in ("author", "quotes", "retrieval")], plots_dir / "recall_at_k.png"))
+    made.append(
+        plots.recall_curves(
+            [r for r in rows if r.family in ("author", "quotes", "retrieval")], plots_dir / "recall_at_k.png"
+        )
+    )
     for task in sorted({r.task for r in rows if r.family == "verification"}):
         curves = []
         for r in (x for x in rows if x.task == task):
@@ -195,7 +240,14 @@ def _make_plots(rows: list[ScoreRow], prediction_dirs: dict[str, Path], plots_di
             labels = pred.get("labels") or ([ref.get(str(i)) for i in pred["id"]] if isinstance(ref, dict) else None)
             if labels is None or any(v is None for v in labels):
                 continue
-            curves.append((r.model, np.asarray(labels), np.asarray(pred["similarity"]), np.asarray(pred["platt"]) if "platt" in pred else None))
+            curves.append(
+                (
+                    r.model,
+                    np.asarray(labels),
+                    np.asarray(pred["similarity"]),
+                    np.asarray(pred["platt"]) if "platt" in pred else None,
+                )
+            )
         made.append(plots.roc_and_reliability(curves, plots_dir / f"{task}_roc_reliability.png", task))
     for task in sorted({r.task for r in rows if r.family == "quotes"}):
         ranks: dict[str, list[float | None]] = {}
@@ -204,8 +256,14 @@ def _make_plots(rows: list[ScoreRow], prediction_dirs: dict[str, Path], plots_di
             ref = reference(r)
             if not isinstance(pred, dict) or not isinstance(ref, dict) or "qrels" not in ref:
                 continue
-            ranks[r.model] = [plots.tie_aware_rank(pred.get(q, {}), next(iter(rel))) for q, rel in ref["qrels"].items() if rel]
-        made.append(plots.rank_histogram(ranks, plots_dir / f"{task}_gold_rank_histogram.png", f"{task}: rank of the gold quote"))
+            ranks[r.model] = [
+                plots.tie_aware_rank(pred.get(q, {}), next(iter(rel))) for q, rel in ref["qrels"].items() if rel
+            ]
+        made.append(
+            plots.rank_histogram(
+                ranks, plots_dir / f"{task}_gold_rank_histogram.png", f"{task}: rank of the gold quote"
+            )
+        )
     return [p for p in made if p is not None]
 
 
@@ -215,7 +273,9 @@ def _make_plots(rows: list[ScoreRow], prediction_dirs: dict[str, Path], plots_di
 def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
     """The report as Markdown (tables per family, comparisons, figures, identities)."""
     out = ["# Release evaluation report", ""]
-    out.append(f"Generated {rep['generated_at']} by mteb-contrastive at `{rep['project_revision']}` (mteb {rep['mteb_version']}); results in `{rep['results_dir']}`.")
+    out.append(
+        f"Generated {rep['generated_at']} by mteb-contrastive at `{rep['project_revision']}` (mteb {rep['mteb_version']}); results in `{rep['results_dir']}`."
+    )
     out.append("")
     out += ["## Models", "", "| model | revision | parameters | reference |", "|---|---|---|---|"]
     for m in rep["models"]:
@@ -228,17 +288,31 @@ def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
         if not rows:
             continue
         out += [f"## {FAMILIES[fam].title}", ""]
-        for main in dict.fromkeys(r["main_score_name"] for r in rows):  # one table per main score (retrieval / triplets / ...)
+        for main in dict.fromkeys(
+            r["main_score_name"] for r in rows
+        ):  # one table per main score (retrieval / triplets / ...)
             out += _score_table([r for r in rows if r["main_score_name"] == main]) + [""]
     if rep["comparisons"]:
-        out += ["## Comparison", "", "Difference = candidate - reference, 95% paired-bootstrap interval over the items, paired randomisation test. "
-                "Where items come in groups (triplets of one IR query or one anchor author: \"N in G groups\") whole groups are resampled and swapped (cluster bootstrap).", ""]
-        out += ["| task | subset | reference | candidate | statistic | reference value | candidate value | difference | 95% CI | p | items | verdict |", "|---" * 12 + "|"]
+        out += [
+            "## Comparison",
+            "",
+            "Difference = candidate - reference, 95% paired-bootstrap interval over the items, paired randomisation test. "
+            'Where items come in groups (triplets of one IR query or one anchor author: "N in G groups") whole groups are resampled and swapped (cluster bootstrap).',
+            "",
+        ]
+        out += [
+            "| task | subset | reference | candidate | statistic | reference value | candidate value | difference | 95% CI | p | items | verdict |",
+            "|---" * 12 + "|",
+        ]
         for c in rep["comparisons"]:
             if c.get("statistic") is None:
-                out.append(f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['main_score_name']} | {fmt(c['reference_main'])} | {fmt(c['candidate_main'])} | {fmt(_diff(c))} | n/a | n/a | n/a | {c['verdict']} |")
+                out.append(
+                    f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['main_score_name']} | {fmt(c['reference_main'])} | {fmt(c['candidate_main'])} | {fmt(_diff(c))} | n/a | n/a | n/a | {c['verdict']} |"
+                )
             else:
-                out.append(f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['statistic']} | {fmt(c['reference_value'])} | {fmt(c['candidate_value'])} | {fmt(c['diff'])} | [{fmt(c['ci_low'])}, {fmt(c['ci_high'])}] | {fmt(c['p_value'], 3)} | {_items(c)} | {c['verdict']} |")
+                out.append(
+                    f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['statistic']} | {fmt(c['reference_value'])} | {fmt(c['candidate_value'])} | {fmt(c['diff'])} | [{fmt(c['ci_low'])}, {fmt(c['ci_high'])}] | {fmt(c['p_value'], 3)} | {_items(c)} | {c['verdict']} |"
+                )
         out.append("")
     if rep["plots"]:
         out += ["## Figures", ""]
@@ -256,10 +330,23 @@ def _score_table(rows: list[dict[str, Any]]) -> list[str]:
     for r in rows:
         sec += [k for k in r["secondary"] if k not in sec]
     sec = sec[:8]
-    out = ["| task | subset | model | main score | value | chance | " + " | ".join(sec) + (" | " if sec else "") + "counts |", "|---" * (7 + len(sec)) + "|"]
+    out = [
+        "| task | subset | model | main score | value | chance | "
+        + " | ".join(sec)
+        + (" | " if sec else "")
+        + "counts |",
+        "|---" * (7 + len(sec)) + "|",
+    ]
     for r in rows:
         arrow = "" if r["higher_is_better"] else " (lower is better)"
-        cells = [r["task"], r["subset"], r["model"], f"{r['main_score_name']}{arrow}", fmt(r["main_score"]), r["chance_text"]]
+        cells = [
+            r["task"],
+            r["subset"],
+            r["model"],
+            f"{r['main_score_name']}{arrow}",
+            fmt(r["main_score"]),
+            r["chance_text"],
+        ]
         cells += [fmt(r["secondary"].get(k)) for k in sec]
         cells.append(", ".join(f"{k} {fmt(v)}" for k, v in r["counts"].items()))
         out.append("| " + " | ".join(cells) + " |")
@@ -279,13 +366,40 @@ def _diff(c: dict[str, Any]) -> float | None:
 def render_csv(rep: dict[str, Any]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["family", "task", "split", "subset", "model", "model_revision", "dataset_revision", "score", "value", "is_main", "chance"])
+    w.writerow(
+        [
+            "family",
+            "task",
+            "split",
+            "subset",
+            "model",
+            "model_revision",
+            "dataset_revision",
+            "score",
+            "value",
+            "is_main",
+            "chance",
+        ]
+    )
     for r in rep["rows"]:
         for k, v in sorted(r["scores"].items()):
             if isinstance(v, str):
                 continue
-            w.writerow([r["family"], r["task"], r["split"], r["subset"], r["model"], r["model_revision"], r["dataset_revision"], k, repr(float(v)) if isinstance(v, float) else v,
-                        int(k == r["main_score_name"]), r["chance_levels"].get(f"random_{k}", r["chance_levels"].get(f"chance_{k}", ""))])
+            w.writerow(
+                [
+                    r["family"],
+                    r["task"],
+                    r["split"],
+                    r["subset"],
+                    r["model"],
+                    r["model_revision"],
+                    r["dataset_revision"],
+                    k,
+                    repr(float(v)) if isinstance(v, float) else v,
+                    int(k == r["main_score_name"]),
+                    r["chance_levels"].get(f"random_{k}", r["chance_levels"].get(f"chance_{k}", "")),
+                ]
+            )
     return buf.getvalue()
 
 

@@ -51,7 +51,9 @@ def as_matrix(x: Any, what: str, *, similarity: str, dim: int | None = None) -> 
     if arr.shape[1] == 0:
         raise EmbeddingError(f"{what}: vectors have dimension 0")
     if dim is not None and arr.shape[1] != dim:
-        raise EmbeddingError(f"{what}: dimension {arr.shape[1]} does not match the index's {dim}; encode both sides with the same model")
+        raise EmbeddingError(
+            f"{what}: dimension {arr.shape[1]} does not match the index's {dim}; encode both sides with the same model"
+        )
     if arr.dtype != np.float32 or not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr, dtype=np.float32)
     _check_values(arr, what, similarity)
@@ -64,12 +66,16 @@ def _check_values(arr: np.ndarray, what: str, similarity: str, rows: int = 65536
         finite = np.isfinite(block).all(1)
         if not finite.all():
             i = s + int(np.argmin(finite))
-            raise EmbeddingError(f"{what}: row {i} contains NaN or inf; fix the encoder output (or drop that text) before searching")
+            raise EmbeddingError(
+                f"{what}: row {i} contains NaN or inf; fix the encoder output (or drop that text) before searching"
+            )
         if similarity == "cosine":
             norms = np.einsum("ij,ij->i", block, block)
             if not (norms > 0).all():
                 i = s + int(np.argmin(norms > 0))
-                raise EmbeddingError(f"{what}: row {i} is a zero vector, which has no cosine similarity; drop that text or use dot product")
+                raise EmbeddingError(
+                    f"{what}: row {i} is a zero vector, which has no cosine similarity; drop that text or use dot product"
+                )
 
 
 def _tensor(a: np.ndarray) -> Any:

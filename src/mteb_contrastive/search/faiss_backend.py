@@ -78,13 +78,36 @@ class FaissIndexBackend:
         ValueError: unknown index kind or unsupported similarity.
     """
 
-    def __init__(self, model: Any = None, *, similarity: str | None = None, index: str = "flat", hnsw_m: int = 32, ef_construction: int = 40, ef_search: int = 16, nlist: int | None = None, nprobe: int = 8, block_bytes: int | None = None, target_recall: float | None = 0.99, calibration_queries: int = 200) -> None:
+    def __init__(
+        self,
+        model: Any = None,
+        *,
+        similarity: str | None = None,
+        index: str = "flat",
+        hnsw_m: int = 32,
+        ef_construction: int = 40,
+        ef_search: int = 16,
+        nlist: int | None = None,
+        nprobe: int = 8,
+        block_bytes: int | None = None,
+        target_recall: float | None = 0.99,
+        calibration_queries: int = 200,
+    ) -> None:
         if index not in INDEX_KINDS:
             raise ValueError(f"unknown FAISS index kind {index!r}; choose one of {INDEX_KINDS}")
         self.similarity = similarity or model_similarity(model)
         if self.similarity not in SUPPORTED:
-            raise ValueError(f"unsupported similarity {self.similarity!r}; the backend supports cosine, dot and euclidean")
-        self.kind, self.hnsw_m, self.ef_construction, self.ef_search, self.nlist, self.nprobe = index, hnsw_m, ef_construction, ef_search, nlist, nprobe
+            raise ValueError(
+                f"unsupported similarity {self.similarity!r}; the backend supports cosine, dot and euclidean"
+            )
+        self.kind, self.hnsw_m, self.ef_construction, self.ef_search, self.nlist, self.nprobe = (
+            index,
+            hnsw_m,
+            ef_construction,
+            ef_search,
+            nlist,
+            nprobe,
+        )
         self.block_bytes = block_bytes
         if target_recall is not None and not 0 < target_recall <= 1:
             raise ValueError(f"target_recall must be in (0, 1] or None, got {target_recall}")
@@ -203,7 +226,11 @@ class FaissIndexBackend:
         choice and its recall are in :attr:`calibration`.
         """
         n = q.shape[0]
-        sample = q if n <= self.calibration_queries else q[np.sort(np.random.default_rng(0).choice(n, self.calibration_queries, replace=False))]
+        sample = (
+            q
+            if n <= self.calibration_queries
+            else q[np.sort(np.random.default_rng(0).choice(n, self.calibration_queries, replace=False))]
+        )
         k = min(10, self.ntotal)
         _, truth = self._exact(sample, k)
         name = "efSearch" if self.kind == "hnsw" else "nprobe"
@@ -216,14 +243,23 @@ class FaissIndexBackend:
                 break
             setting = min(2 * setting, limit)
         if recall < self.target_recall:
-            logger.warning("%s: recall@10 %.3f < target %.3f even at %s=%d", self.kind, recall, self.target_recall, name, setting)
+            logger.warning(
+                "%s: recall@10 %.3f < target %.3f even at %s=%d", self.kind, recall, self.target_recall, name, setting
+            )
         if self.kind == "hnsw":
             self.ef_search = setting
         else:
             self.nprobe = setting
         self.calibration = {name: float(setting), "recall_at_10": recall, "sample_queries": float(sample.shape[0])}
 
-    def search(self, embeddings: Any, top_k: int, similarity_fn: Any = None, top_ranked: dict[str, list[str]] | None = None, query_idx_to_id: dict[int, str] | None = None) -> tuple[list[list[float]], list[list[int]]]:
+    def search(
+        self,
+        embeddings: Any,
+        top_k: int,
+        similarity_fn: Any = None,
+        top_ranked: dict[str, list[str]] | None = None,
+        query_idx_to_id: dict[int, str] | None = None,
+    ) -> tuple[list[list[float]], list[list[int]]]:
         """mteb's protocol: top-``top_k`` (scores, positions) per query as lists, best first.
 
         In reranking mode (``top_ranked`` given) positions index each query's candidate list.
@@ -242,7 +278,9 @@ class FaissIndexBackend:
         x = self.blocks[0] if len(self.blocks) == 1 else np.concatenate(self.blocks)
         return x if positions is None else x[np.asarray(positions, dtype=np.int64)]
 
-    def _rerank(self, embeddings: Any, top_k: int, top_ranked: dict[str, list[str]], query_idx_to_id: dict[int, str]) -> tuple[list[list[float]], list[list[int]]]:
+    def _rerank(
+        self, embeddings: Any, top_k: int, top_ranked: dict[str, list[str]], query_idx_to_id: dict[int, str]
+    ) -> tuple[list[list[float]], list[list[int]]]:
         q = as_matrix(embeddings, "queries", similarity=self.similarity, dim=self.dim)
         pos = {doc_id: i for i, doc_id in enumerate(self.idxs)}
         out_s, out_i = [], []
@@ -277,15 +315,59 @@ class FaissSearchEncoderWrapper(SearchEncoderWrapper):
         **backend_kwargs: passed to :class:`FaissIndexBackend` (``index="hnsw"``, ...).
     """
 
-    def __init__(self, model: Any, corpus_chunk_size: int = 50_000, index_backend: Any = None, *, ignore_identical_ids: bool = False, **backend_kwargs: Any) -> None:
-        super().__init__(model, corpus_chunk_size=corpus_chunk_size, index_backend=index_backend or FaissIndexBackend(model, **backend_kwargs))
+    def __init__(
+        self,
+        model: Any,
+        corpus_chunk_size: int = 50_000,
+        index_backend: Any = None,
+        *,
+        ignore_identical_ids: bool = False,
+        **backend_kwargs: Any,
+    ) -> None:
+        super().__init__(
+            model,
+            corpus_chunk_size=corpus_chunk_size,
+            index_backend=index_backend or FaissIndexBackend(model, **backend_kwargs),
+        )
         self.ignore_identical_ids = ignore_identical_ids
 
-    def _encode(self, dataset: Any, prompt_type: Any, task_metadata: Any, hf_split: str, hf_subset: str, encode_kwargs: dict[str, Any], num_proc: int | None) -> Any:
-        loader = retrieval_dataloader(dataset, task_metadata=task_metadata, prompt_type=prompt_type, batch_size=encode_kwargs.get("batch_size", 32), num_proc=num_proc)
-        return self.model.encode(loader, task_metadata=task_metadata, hf_split=hf_split, hf_subset=hf_subset, prompt_type=prompt_type, **encode_kwargs)
+    def _encode(
+        self,
+        dataset: Any,
+        prompt_type: Any,
+        task_metadata: Any,
+        hf_split: str,
+        hf_subset: str,
+        encode_kwargs: dict[str, Any],
+        num_proc: int | None,
+    ) -> Any:
+        loader = retrieval_dataloader(
+            dataset,
+            task_metadata=task_metadata,
+            prompt_type=prompt_type,
+            batch_size=encode_kwargs.get("batch_size", 32),
+            num_proc=num_proc,
+        )
+        return self.model.encode(
+            loader,
+            task_metadata=task_metadata,
+            hf_split=hf_split,
+            hf_subset=hf_subset,
+            prompt_type=prompt_type,
+            **encode_kwargs,
+        )
 
-    def index(self, corpus: Any, *, task_metadata: Any, hf_split: str, hf_subset: str, encode_kwargs: dict[str, Any], num_proc: int | None = None, **kwargs: Any) -> None:
+    def index(
+        self,
+        corpus: Any,
+        *,
+        task_metadata: Any,
+        hf_split: str,
+        hf_subset: str,
+        encode_kwargs: dict[str, Any],
+        num_proc: int | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Encode the corpus (mteb's document prompt) and index it under its ids."""
         from mteb.types import PromptType
 
@@ -294,7 +376,20 @@ class FaissSearchEncoderWrapper(SearchEncoderWrapper):
         emb = self._encode(corpus, PromptType.document, task_metadata, hf_split, hf_subset, encode_kwargs, num_proc)
         self.index_backend.add_documents(emb, column_list(corpus, "id"))
 
-    def search(self, queries: Any, *, task_metadata: Any, hf_split: str, hf_subset: str, top_k: int, encode_kwargs: dict[str, Any], top_ranked: Any = None, num_proc: int | None = None, timer: Any = None, **kwargs: Any) -> dict[str, dict[str, float]]:
+    def search(
+        self,
+        queries: Any,
+        *,
+        task_metadata: Any,
+        hf_split: str,
+        hf_subset: str,
+        top_k: int,
+        encode_kwargs: dict[str, Any],
+        top_ranked: Any = None,
+        num_proc: int | None = None,
+        timer: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, dict[str, float]]:
         """Encode the queries and return mteb's results: query id -> {candidate id: score} (top-k)."""
         from mteb.timing import TimingStack
         from mteb.types import PromptType
@@ -302,7 +397,18 @@ class FaissSearchEncoderWrapper(SearchEncoderWrapper):
         if self.task_corpus is None:
             raise ValueError("Corpus must be indexed before searching.")
         if top_ranked is not None:  # reranking tasks: mteb's own path (lists per query)
-            return super().search(queries, task_metadata=task_metadata, hf_split=hf_split, hf_subset=hf_subset, top_k=top_k, encode_kwargs=encode_kwargs, top_ranked=top_ranked, num_proc=num_proc, timer=timer, **kwargs)
+            return super().search(
+                queries,
+                task_metadata=task_metadata,
+                hf_split=hf_split,
+                hf_subset=hf_subset,
+                top_k=top_k,
+                encode_kwargs=encode_kwargs,
+                top_ranked=top_ranked,
+                num_proc=num_proc,
+                timer=timer,
+                **kwargs,
+            )
         timer = timer or TimingStack()
         with timer("Encoding queries", split=hf_split, subset=hf_subset):
             q = self._encode(queries, PromptType.query, task_metadata, hf_split, hf_subset, encode_kwargs, num_proc)
@@ -319,7 +425,9 @@ class FaissSearchEncoderWrapper(SearchEncoderWrapper):
     def _on_query_embeddings(self, qids: list[str], query_embeddings: Any) -> None:
         """Hook for subclasses that need the query embeddings (e.g. full-pool gold ranks)."""
 
-    def results_from_arrays(self, qids: list[str], scores: np.ndarray, pos: np.ndarray, top_k: int) -> dict[str, dict[str, float]]:
+    def results_from_arrays(
+        self, qids: list[str], scores: np.ndarray, pos: np.ndarray, top_k: int
+    ) -> dict[str, dict[str, float]]:
         """mteb's results from the backend's (n, k) arrays; own ids dropped when ``ignore_identical_ids``."""
         ids = np.asarray(self.index_backend.idxs, dtype=object)
         valid = pos >= 0
@@ -372,7 +480,9 @@ def is_encoder(model: Any) -> bool:
     return isinstance(model, EncoderProtocol) and not isinstance(model, SearchProtocol)
 
 
-def search_model_for(model: Any, *, index: str = "flat", ignore_identical_ids: bool = False, **backend_kwargs: Any) -> Any:
+def search_model_for(
+    model: Any, *, index: str = "flat", ignore_identical_ids: bool = False, **backend_kwargs: Any
+) -> Any:
     """The search model a retrieval protocol should hand mteb's evaluator.
 
     A dense encoder -> :class:`FaissSearchEncoderWrapper` (exact search unless ``index`` says
@@ -382,7 +492,13 @@ def search_model_for(model: Any, *, index: str = "flat", ignore_identical_ids: b
     from mteb.models.models_protocols import SearchProtocol
 
     if is_encoder(model):
-        return FaissSearchEncoderWrapper(model, index=index, ignore_identical_ids=ignore_identical_ids, **backend_kwargs)
-    if ignore_identical_ids and isinstance(model, SearchProtocol) and not isinstance(model, (FaissSearchEncoderWrapper, IdenticalIdsExcluded)):
+        return FaissSearchEncoderWrapper(
+            model, index=index, ignore_identical_ids=ignore_identical_ids, **backend_kwargs
+        )
+    if (
+        ignore_identical_ids
+        and isinstance(model, SearchProtocol)
+        and not isinstance(model, (FaissSearchEncoderWrapper, IdenticalIdsExcluded))
+    ):
         return IdenticalIdsExcluded(model)
     return model

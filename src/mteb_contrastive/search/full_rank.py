@@ -76,7 +76,9 @@ def below_head(first: GoldTie | None, head_len: int) -> GoldTie:
     return GoldTie(h, max(first.higher + first.tied - h, 1), first.score)
 
 
-def dense_gold_ties(q: np.ndarray, x: np.ndarray, gold_pos: np.ndarray, *, euclidean: bool = False, chunk: int = QUERY_CHUNK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def dense_gold_ties(
+    q: np.ndarray, x: np.ndarray, gold_pos: np.ndarray, *, euclidean: bool = False, chunk: int = QUERY_CHUNK
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Full-pool ``(higher, tied, gold score)`` from prepared query vectors ``q`` (n, d) and candidate vectors ``x`` (m, d).
 
     Score = inner product (vectors already normalised for cosine), or ``-||q - x||`` when ``euclidean``.
@@ -97,7 +99,9 @@ def dense_gold_ties(q: np.ndarray, x: np.ndarray, gold_pos: np.ndarray, *, eucli
     return higher, tied, gs
 
 
-def dense_gold_ranks(q: np.ndarray, x: np.ndarray, gold_pos: np.ndarray, *, euclidean: bool = False, chunk: int = QUERY_CHUNK) -> np.ndarray:
+def dense_gold_ranks(
+    q: np.ndarray, x: np.ndarray, gold_pos: np.ndarray, *, euclidean: bool = False, chunk: int = QUERY_CHUNK
+) -> np.ndarray:
     """Optimistic full-pool gold ranks (``higher + 1``); see :func:`dense_gold_ties`."""
     return dense_gold_ties(q, x, gold_pos, euclidean=euclidean, chunk=chunk)[0] + 1
 

@@ -67,7 +67,9 @@ def _batch_collate(batch: dict[str, list[Any]]) -> dict[str, list[Any]]:
     return batch
 
 
-def retrieval_dataloader(dataset: Any, *, task_metadata: Any, prompt_type: Any, batch_size: int = 32, num_proc: int | None = None, **_: Any) -> Any:
+def retrieval_dataloader(
+    dataset: Any, *, task_metadata: Any, prompt_type: Any, batch_size: int = 32, num_proc: int | None = None, **_: Any
+) -> Any:
     """A ``DataLoader`` equal in content to mteb's ``create_dataloader`` for this split (see module doc).
 
     Args:
@@ -80,7 +82,9 @@ def retrieval_dataloader(dataset: Any, *, task_metadata: Any, prompt_type: Any, 
     from torch.utils.data import BatchSampler, DataLoader, SequentialSampler
 
     if not _plain_text(dataset, task_metadata, prompt_type):
-        return create_dataloader(dataset, task_metadata=task_metadata, prompt_type=prompt_type, batch_size=batch_size, num_proc=num_proc)
+        return create_dataloader(
+            dataset, task_metadata=task_metadata, prompt_type=prompt_type, batch_size=batch_size, num_proc=num_proc
+        )
     prepared = standardised(dataset, prompt_type)
     sampler = BatchSampler(SequentialSampler(range(len(prepared))), batch_size=batch_size, drop_last=False)
     return DataLoader(prepared, sampler=sampler, batch_size=None, collate_fn=_batch_collate)

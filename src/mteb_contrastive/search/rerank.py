@@ -65,6 +65,7 @@ from mteb_contrastive.search.full_rank import GoldRanking, GoldRankingSearch, Go
 
 logger = logging.getLogger(__name__)
 
+
 def model_label(name: str) -> str:
     """A short label of a reranker model: ``all-MiniLM-L6-v2 (bundled)`` for the bundled folder, else the name."""
     if str(name) == bundled_minilm() and name != MINILM:
@@ -94,7 +95,15 @@ class CrossEncoderReranker:
 
     kind = "ce"
 
-    def __init__(self, model_name_or_path: str, *, batch_size: int = 32, max_length: int | None = 256, seed: int = 0, device: str | None = None) -> None:
+    def __init__(
+        self,
+        model_name_or_path: str,
+        *,
+        batch_size: int = 32,
+        max_length: int | None = 256,
+        seed: int = 0,
+        device: str | None = None,
+    ) -> None:
         import torch
         from sentence_transformers import CrossEncoder
 
@@ -108,7 +117,16 @@ class CrossEncoderReranker:
         import torch
 
         pairs = [(q, d) for q, ds in zip(queries, docs) for d in ds]
-        flat = np.asarray(self.model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False, activation_fn=torch.nn.Identity()), dtype=np.float64).reshape(-1) if pairs else np.zeros(0)
+        flat = (
+            np.asarray(
+                self.model.predict(
+                    pairs, batch_size=self.batch_size, show_progress_bar=False, activation_fn=torch.nn.Identity()
+                ),
+                dtype=np.float64,
+            ).reshape(-1)
+            if pairs
+            else np.zeros(0)
+        )
         out, s = [], 0
         for ds in docs:
             out.append(flat[s : s + len(ds)])
@@ -151,7 +169,9 @@ class BiEncoderReranker(_STReranker):
 
     def score(self, queries: Sequence[str], docs: Sequence[Sequence[str]]) -> list[np.ndarray]:
         texts = self._distinct(queries, docs)
-        emb = self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+        emb = self.model.encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
         row = {t: i for i, t in enumerate(texts)}
         return [emb[[row[d] for d in ds]] @ emb[row[q]] if ds else np.zeros(0) for q, ds in zip(queries, docs)]
 
@@ -170,7 +190,9 @@ class LateInteractionReranker(_STReranker):
     def token_embeddings(self, texts: Sequence[str]) -> list[Any]:
         import torch
 
-        toks = self.model.encode(list(texts), batch_size=self.batch_size, output_value="token_embeddings", show_progress_bar=False)
+        toks = self.model.encode(
+            list(texts), batch_size=self.batch_size, output_value="token_embeddings", show_progress_bar=False
+        )
         return [torch.nn.functional.normalize(t.float(), dim=-1) for t in toks]
 
     def score(self, queries: Sequence[str], docs: Sequence[Sequence[str]]) -> list[np.ndarray]:
@@ -179,7 +201,11 @@ class LateInteractionReranker(_STReranker):
         return [np.asarray([maxsim(tok[q], tok[d]) for d in ds], dtype=np.float64) for q, ds in zip(queries, docs)]
 
 
-RERANKERS: dict[str, Callable[..., Any]] = {"ce": CrossEncoderReranker, "li": LateInteractionReranker, "bi": BiEncoderReranker}
+RERANKERS: dict[str, Callable[..., Any]] = {
+    "ce": CrossEncoderReranker,
+    "li": LateInteractionReranker,
+    "bi": BiEncoderReranker,
+}
 
 
 CE_MODEL_REQUIRED = (
@@ -213,7 +239,14 @@ def first_stage_topk(first: dict[str, float], k: int) -> list[tuple[str, float]]
     return sorted(first.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
 
 
-def rerank_results(first_results: dict[str, dict[str, float]], query_texts: dict[str, str], doc_text: Callable[[str], str], reranker: Any, k: int, top_k: int | None = None) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+def rerank_results(
+    first_results: dict[str, dict[str, float]],
+    query_texts: dict[str, str],
+    doc_text: Callable[[str], str],
+    reranker: Any,
+    k: int,
+    top_k: int | None = None,
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
     """Rerank each query's first-stage top-k.
 
     Args:
@@ -279,13 +312,20 @@ class TwoStageSearch(GoldRankingSearch):
         name: the mteb model name recorded in results (default ``rerank/<first>+<kind>@<k>``).
     """
 
-    def __init__(self, first_stage: Any, reranker: Any, k: int = 100, *, name: str | None = None, faiss_index: str = "flat") -> None:
+    def __init__(
+        self, first_stage: Any, reranker: Any, k: int = 100, *, name: str | None = None, faiss_index: str = "flat"
+    ) -> None:
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
         self.first_model, self.reranker, self.k, self.faiss_index = first_stage, reranker, int(k), faiss_index
         first_name = getattr(getattr(first_stage, "mteb_model_meta", None), "name", None) or type(first_stage).__name__
         self.first_name = first_name
-        self.mteb_model_meta = two_stage_meta(name or f"rerank/{_slug(first_name)}+{getattr(reranker, 'kind', 'custom')}@{self.k}", first_name, reranker, self.k)
+        self.mteb_model_meta = two_stage_meta(
+            name or f"rerank/{_slug(first_name)}+{getattr(reranker, 'kind', 'custom')}@{self.k}",
+            first_name,
+            reranker,
+            self.k,
+        )
         self.gold: dict[str, str] = {}
         self.last_timings: dict[str, float] = {}
         self._first: Any = None
@@ -293,7 +333,11 @@ class TwoStageSearch(GoldRankingSearch):
 
     def index(self, corpus: Any, **kwargs: Any) -> None:
         t0 = time.monotonic()
-        self._first = with_gold_ranks(self.first_model, self.gold, faiss_index=self.faiss_index) if self.gold else as_first_stage(self.first_model, self.faiss_index)
+        self._first = (
+            with_gold_ranks(self.first_model, self.gold, faiss_index=self.faiss_index)
+            if self.gold
+            else as_first_stage(self.first_model, self.faiss_index)
+        )
         self._first.index(corpus, **kwargs)
         self._doc = {row["id"]: _doc_text(row) for row in corpus}
         self.last_timings = {"first_stage_index_seconds": time.monotonic() - t0}
@@ -307,8 +351,14 @@ class TwoStageSearch(GoldRankingSearch):
         qtexts = dict(zip(queries["id"], compat.combine_queries_with_instruction_text(queries)["text"]))
         final, reranked = rerank_results(first, qtexts, self._doc.__getitem__, self.reranker, self.k, top_k)
         t2 = time.monotonic()
-        self.last_timings.update(first_stage_search_seconds=t1 - t0, rerank_seconds=t2 - t1, rerank_pairs=float(sum(len(v) for v in reranked.values())))
-        self.last_timings["first_stage_seconds"] = self.last_timings["first_stage_index_seconds"] + self.last_timings["first_stage_search_seconds"]
+        self.last_timings.update(
+            first_stage_search_seconds=t1 - t0,
+            rerank_seconds=t2 - t1,
+            rerank_pairs=float(sum(len(v) for v in reranked.values())),
+        )
+        self.last_timings["first_stage_seconds"] = (
+            self.last_timings["first_stage_index_seconds"] + self.last_timings["first_stage_search_seconds"]
+        )
         if self.gold:
             self._gold_ranks(reranked)
         return final
@@ -345,7 +395,16 @@ def reranker_identity(model: str) -> str:
     return fingerprint(model, length=8)
 
 
-def two_stage_meta(name: str, first_name: str, reranker: Any, k: int, *, reranker_kind: str | None = None, reranker_model: str | None = None, loader: Any = None) -> Any:
+def two_stage_meta(
+    name: str,
+    first_name: str,
+    reranker: Any,
+    k: int,
+    *,
+    reranker_kind: str | None = None,
+    reranker_model: str | None = None,
+    loader: Any = None,
+) -> Any:
     """mteb ``ModelMeta`` of a two-stage model: name as given, revision = reranker model + k."""
     from mteb.models.model_meta import ModelMeta
 

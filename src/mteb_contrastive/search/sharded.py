@@ -43,7 +43,16 @@ class ShardError(ValueError):
     """A shard folder that does not hold one complete, consistent set of embeddings."""
 
 
-def write_shard(out_dir: str | Path, first_row: int, ids: list[str], rows: list[int], embeddings: Any, *, model: str = "", prompt: str | None = None) -> Path:
+def write_shard(
+    out_dir: str | Path,
+    first_row: int,
+    ids: list[str],
+    rows: list[int],
+    embeddings: Any,
+    *,
+    model: str = "",
+    prompt: str | None = None,
+) -> Path:
     """Write one shard atomically; returns the ``.npy`` path.
 
     Raises:
@@ -59,7 +68,9 @@ def write_shard(out_dir: str | Path, first_row: int, ids: list[str], rows: list[
     np.save(tmp, emb)
     os.replace(tmp, stem.with_suffix(".npy"))
     meta_tmp = stem.with_name(stem.name + f".tmp{os.getpid()}.json")
-    meta_tmp.write_text(json.dumps({"ids": [str(i) for i in ids], "rows": [int(r) for r in rows], "model": model, "prompt": prompt}))
+    meta_tmp.write_text(
+        json.dumps({"ids": [str(i) for i in ids], "rows": [int(r) for r in rows], "model": model, "prompt": prompt})
+    )
     os.replace(meta_tmp, stem.with_suffix(".ids.json"))
     return stem.with_suffix(".npy")
 
@@ -81,7 +92,9 @@ def read_shards(shard_dir: str | Path) -> list[tuple[list[str], np.ndarray]]:
     for f in files:
         meta_path = f.with_name(f.name[: -len(".npy")] + ".ids.json")
         if not meta_path.is_file():
-            raise ShardError(f"{f}: its ids file {meta_path.name} is missing (an interrupted write); re-encode that shard")
+            raise ShardError(
+                f"{f}: its ids file {meta_path.name} is missing (an interrupted write); re-encode that shard"
+            )
         meta = json.loads(meta_path.read_text())
         emb = np.load(f, mmap_mode="r")
         if emb.ndim != 2 or emb.shape[0] != len(meta["ids"]) or len(meta["rows"]) != len(meta["ids"]):
@@ -98,7 +111,9 @@ def read_shards(shard_dir: str | Path) -> list[tuple[list[str], np.ndarray]]:
     if not np.array_equal(np.sort(rows), np.arange(seen)):
         counts = np.bincount(rows, minlength=seen)
         bad = int(np.argmax(counts != 1))
-        raise ShardError(f"{d}: row {bad} appears {counts[bad]} times across shards (each of rows 0..{seen - 1} must appear once)")
+        raise ShardError(
+            f"{d}: row {bad} appears {counts[bad]} times across shards (each of rows 0..{seen - 1} must appear once)"
+        )
     return out
 
 
@@ -120,7 +135,9 @@ class ShardEncoder:
         batch_size: texts per forward pass; ``device``: torch device of this actor.
     """
 
-    def __init__(self, model: str, out_dir: str, prompt: str | None = None, batch_size: int = 32, device: str = "cpu") -> None:
+    def __init__(
+        self, model: str, out_dir: str, prompt: str | None = None, batch_size: int = 32, device: str = "cpu"
+    ) -> None:
         from sentence_transformers import SentenceTransformer
 
         self.name, self.out_dir, self.prompt, self.batch_size = model, out_dir, prompt, batch_size
@@ -128,13 +145,28 @@ class ShardEncoder:
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         texts = [str(t) for t in batch["text"]]
-        emb = self.model.encode(texts, batch_size=self.batch_size, prompt=self.prompt, convert_to_numpy=True, show_progress_bar=False)
+        emb = self.model.encode(
+            texts, batch_size=self.batch_size, prompt=self.prompt, convert_to_numpy=True, show_progress_bar=False
+        )
         rows = [int(r) for r in batch["row"]]
-        path = write_shard(self.out_dir, min(rows), [str(i) for i in batch["id"]], rows, emb, model=self.name, prompt=self.prompt)
+        path = write_shard(
+            self.out_dir, min(rows), [str(i) for i in batch["id"]], rows, emb, model=self.name, prompt=self.prompt
+        )
         return {"shard": np.asarray([path.name]), "first_row": np.asarray([min(rows)]), "n": np.asarray([len(rows)])}
 
 
-def encode_with_ray(ids: list[str], texts: list[str], model: str, out_dir: str | Path, *, rows_per_shard: int = 1024, concurrency: int = 1, batch_size: int = 32, prompt: str | None = None, device: str = "cpu") -> list[dict[str, Any]]:
+def encode_with_ray(
+    ids: list[str],
+    texts: list[str],
+    model: str,
+    out_dir: str | Path,
+    *,
+    rows_per_shard: int = 1024,
+    concurrency: int = 1,
+    batch_size: int = 32,
+    prompt: str | None = None,
+    device: str = "cpu",
+) -> list[dict[str, Any]]:
     """Encode ``texts`` (ids ``ids``) with Ray Data into shards under ``out_dir``; returns the manifest.
 
     Ray must be initialised by the caller (``ray.init(num_cpus=2)`` locally, ``ray.init(address=...)``
@@ -153,12 +185,21 @@ def encode_with_ray(ids: list[str], texts: list[str], model: str, out_dir: str |
     ds = ray.data.from_items([{"row": i, "id": str(d), "text": t} for i, (d, t) in enumerate(zip(ids, texts))])
     manifest = ds.map_batches(
         ShardEncoder,
-        fn_constructor_kwargs={"model": model, "out_dir": str(out_dir), "prompt": prompt, "batch_size": batch_size, "device": device},
+        fn_constructor_kwargs={
+            "model": model,
+            "out_dir": str(out_dir),
+            "prompt": prompt,
+            "batch_size": batch_size,
+            "device": device,
+        },
         batch_size=rows_per_shard,
         batch_format="numpy",
         concurrency=concurrency,
     ).take_all()
-    return sorted(({"shard": str(m["shard"]), "first_row": int(m["first_row"]), "n": int(m["n"])} for m in manifest), key=lambda m: m["first_row"])
+    return sorted(
+        ({"shard": str(m["shard"]), "first_row": int(m["first_row"]), "n": int(m["n"])} for m in manifest),
+        key=lambda m: m["first_row"],
+    )
 
 
 class ShardedIndexSearch(FaissSearchEncoderWrapper):
@@ -177,11 +218,23 @@ class ShardedIndexSearch(FaissSearchEncoderWrapper):
         super().__init__(model, **kwargs)
         self.shard_dir = Path(shard_dir)
 
-    def index(self, corpus: Any, *, task_metadata: Any = None, hf_split: str = "", hf_subset: str = "", encode_kwargs: Any = None, num_proc: int | None = None, **kwargs: Any) -> None:  # noqa: D102
+    def index(
+        self,
+        corpus: Any,
+        *,
+        task_metadata: Any = None,
+        hf_split: str = "",
+        hf_subset: str = "",
+        encode_kwargs: Any = None,
+        num_proc: int | None = None,
+        **kwargs: Any,
+    ) -> None:  # noqa: D102
         self.task_corpus = corpus
         self.index_backend.clear()
         index_from_shards(self.shard_dir, self.index_backend)
         want, have = set(column_list(corpus, "id")), set(self.index_backend.idxs)
         if want != have:
             missing, extra = sorted(want - have)[:3], sorted(have - want)[:3]
-            raise ShardError(f"{self.shard_dir}: shard ids differ from the corpus ids (missing e.g. {missing}, extra e.g. {extra}); re-encode the corpus")
+            raise ShardError(
+                f"{self.shard_dir}: shard ids differ from the corpus ids (missing e.g. {missing}, extra e.g. {extra}); re-encode the corpus"
+            )

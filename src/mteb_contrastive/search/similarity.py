@@ -68,10 +68,18 @@ def model_similarity(model: Any) -> str:
     ckpt, meta = checkpoint_similarity(model), metadata_similarity(model)
     if ckpt and meta and ckpt != meta:
         name = getattr(getattr(model, "mteb_model_meta", None), "name", type(model).__name__)
-        logger.warning("model %s: checkpoint similarity %r and mteb metadata %r disagree; using the checkpoint's %r", name, ckpt, meta, ckpt)
+        logger.warning(
+            "model %s: checkpoint similarity %r and mteb metadata %r disagree; using the checkpoint's %r",
+            name,
+            ckpt,
+            meta,
+            ckpt,
+        )
     chosen = ckpt or meta or "cosine"
     if chosen not in SUPPORTED:
-        raise ValueError(f"similarity {chosen!r} is not supported; the search backend and protocols serve {', '.join(SUPPORTED)}")
+        raise ValueError(
+            f"similarity {chosen!r} is not supported; the search backend and protocols serve {', '.join(SUPPORTED)}"
+        )
     return chosen
 
 

@@ -24,7 +24,14 @@ from mteb_contrastive.identity import file_digest, fingerprint
 from mteb_contrastive.layout import is_built_folder
 from mteb_contrastive.sources.base import DataSource, Missing
 
-__all__ = ["BUILDER_VERSION", "DEFAULT_MAX_PER_QUERY", "IRTripletsBuiltOnFirstLoad", "built_folder", "cranfield_source", "source_key"]
+__all__ = [
+    "BUILDER_VERSION",
+    "DEFAULT_MAX_PER_QUERY",
+    "IRTripletsBuiltOnFirstLoad",
+    "built_folder",
+    "cranfield_source",
+    "source_key",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -56,8 +63,16 @@ def built_folder(name: str, source: Path, params: dict[str, Any]) -> Path:
     if not is_built_folder(folder):
         corpus, queries, qrels = read_beir_folder(source)
         logger.info("building %s from %s into %s", name, source, folder)
-        build_ir_triplets(corpus, qrels, folder.parent, folder.name, queries=queries, source=str(source),
-                          description=f"{name}: Paragraph Vector IR triplets from {source}", **params)
+        build_ir_triplets(
+            corpus,
+            qrels,
+            folder.parent,
+            folder.name,
+            queries=queries,
+            source=str(source),
+            description=f"{name}: Paragraph Vector IR triplets from {source}",
+            **params,
+        )
     return folder
 
 
@@ -84,9 +99,11 @@ class IRTripletsBuiltOnFirstLoad(DataSource):
         src = cranfield_source()
         if (src / "corpus.jsonl").is_file():
             return None
-        return Missing(f"{src}/corpus.jsonl not found (set {config.CRANFIELD_ENV} or {config.SHARED_ENV})",
-                       f"{cls.metadata.name}: {src} has no corpus.jsonl (set {config.CRANFIELD_ENV} to a BEIR-layout Cranfield folder, "
-                       f"or {config.SHARED_ENV} to the shared data folder)")
+        return Missing(
+            f"{src}/corpus.jsonl not found (set {config.CRANFIELD_ENV} or {config.SHARED_ENV})",
+            f"{cls.metadata.name}: {src} has no corpus.jsonl (set {config.CRANFIELD_ENV} to a BEIR-layout Cranfield folder, "
+            f"or {config.SHARED_ENV} to the shared data folder)",
+        )
 
     @classmethod
     def source_kind(cls) -> str:

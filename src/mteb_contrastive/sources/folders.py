@@ -58,7 +58,12 @@ def verification_folders(value: str | None = None) -> list[Path]:
     for p in config.env_folders(config.VERIFICATION_ENV, raw):
         for c in [p] + (sorted(x for x in p.iterdir() if x.is_dir()) if p.is_dir() else []):
             if any(c.glob("*/pairs.jsonl")) and not is_built_folder(c):
-                logger.warning("skipping verification folder %s: no %s; write one with {%s}", c, INFO_FILE, ", ".join(REQUIRED_FIELDS.values()))
+                logger.warning(
+                    "skipping verification folder %s: no %s; write one with {%s}",
+                    c,
+                    INFO_FILE,
+                    ", ".join(REQUIRED_FIELDS.values()),
+                )
     return dataset_folders(raw, env=config.VERIFICATION_ENV)
 
 
@@ -84,7 +89,10 @@ class BuiltFolder(DataSource):
     def missing(cls, *, hub_reachable: bool | None = None) -> Missing | None:
         if is_built_folder(cls.folder):
             return None
-        return Missing(f"{info_file(cls.folder)} not found", f"{cls.metadata.name}: {info_file(cls.folder)} not found (build the folder again)")
+        return Missing(
+            f"{info_file(cls.folder)} not found",
+            f"{cls.metadata.name}: {info_file(cls.folder)} not found (build the folder again)",
+        )
 
     @classmethod
     def source_location(cls) -> str:

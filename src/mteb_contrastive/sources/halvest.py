@@ -59,9 +59,11 @@ class HALvestHubSource(DataSource):
         offline = config.hub_offline()
         if not (offline or hub_reachable is False):
             return None
-        return Missing("HuggingFace Hub not reachable" + (" (HF_HUB_OFFLINE=1)" if offline else ""),
-                       f"{cls.metadata.name}: on the HuggingFace Hub ({cls.metadata.dataset['path']}) and "
-                       + ("HF_HUB_OFFLINE=1" if offline else "the Hub is not reachable"))
+        return Missing(
+            "HuggingFace Hub not reachable" + (" (HF_HUB_OFFLINE=1)" if offline else ""),
+            f"{cls.metadata.name}: on the HuggingFace Hub ({cls.metadata.dataset['path']}) and "
+            + ("HF_HUB_OFFLINE=1" if offline else "the Hub is not reachable"),
+        )
 
     @classmethod
     def source_kind(cls) -> str:
@@ -76,7 +78,9 @@ class HALvestHubSource(DataSource):
         """Put the chosen source in the instance's metadata (mteb's ``unload_data`` drops it)."""
         p, r = self.halvest_source
         if (p, r) != (self.metadata.dataset["path"], self.metadata.dataset["revision"]):
-            self.metadata = self.metadata.model_copy(update={"dataset": {**self.metadata.dataset, "path": p, "revision": r}})
+            self.metadata = self.metadata.model_copy(
+                update={"dataset": {**self.metadata.dataset, "path": p, "revision": r}}
+            )
 
     def load_data(self, *args: Any, **kwargs: Any) -> None:
         self._apply_source()

@@ -50,7 +50,9 @@ def pan_env_folder(env: str, task: str, value: str | os.PathLike | None = None) 
         )
     folder = Path(value).expanduser()
     if not (folder / "test" / "pairs.jsonl").is_file():
-        raise FileNotFoundError(f"{task}: {value} has no test/pairs.jsonl (expected validation/ and test/ with pairs.jsonl + truth.jsonl)")
+        raise FileNotFoundError(
+            f"{task}: {value} has no test/pairs.jsonl (expected validation/ and test/ with pairs.jsonl + truth.jsonl)"
+        )
     return folder
 
 
@@ -81,8 +83,11 @@ class PANFolderFromEnv(DataSource):
         except FileNotFoundError as exc:
             value = config.env(cls.folder_env)
             year = cls.metadata.name[3:5]
-            reason = (f"{cls.folder_env}={value} has no test/pairs.jsonl" if value
-                      else f"{cls.folder_env} unset (the PAN {year} texts are on Zenodo on request, not on the Hub)")
+            reason = (
+                f"{cls.folder_env}={value} has no test/pairs.jsonl"
+                if value
+                else f"{cls.folder_env} unset (the PAN {year} texts are on Zenodo on request, not on the Hub)"
+            )
             return Missing(reason, str(exc))
         return None
 
@@ -109,10 +114,24 @@ def folder_info(folder: Path) -> dict:
         if field not in info:
             raise DataError(f, f"missing; write {what}", field=field)
     if info["kind"] != VERIFICATION_KIND:
-        raise DataError(f, f"{info['kind']!r} is not a verification dataset; write {REQUIRED_FIELDS['kind']}", field="kind")
+        raise DataError(
+            f, f"{info['kind']!r} is not a verification dataset; write {REQUIRED_FIELDS['kind']}", field="kind"
+        )
     if not isinstance(info["name"], str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", info["name"]):
-        raise DataError(f, f"{info['name']!r} is not letters and digits starting with a letter; write {REQUIRED_FIELDS['name']}", field="name")
+        raise DataError(
+            f,
+            f"{info['name']!r} is not letters and digits starting with a letter; write {REQUIRED_FIELDS['name']}",
+            field="name",
+        )
     langs = info["languages"]
-    if not isinstance(langs, list) or not langs or not all(isinstance(x, str) and re.fullmatch(r"[a-z]{3}-[A-Z][a-z]{3}", x) for x in langs):
-        raise DataError(f, f"{langs!r} is not a list of mteb language-script codes; write {REQUIRED_FIELDS['languages']}", field="languages")
+    if (
+        not isinstance(langs, list)
+        or not langs
+        or not all(isinstance(x, str) and re.fullmatch(r"[a-z]{3}-[A-Z][a-z]{3}", x) for x in langs)
+    ):
+        raise DataError(
+            f,
+            f"{langs!r} is not a list of mteb language-script codes; write {REQUIRED_FIELDS['languages']}",
+            field="languages",
+        )
     return info

@@ -37,7 +37,11 @@ class QuoteRFile(DataSource):
     @classmethod
     def missing(cls, *, hub_reachable: bool | None = None) -> Missing | None:
         path = cls.data_file()
-        return None if path.is_file() else Missing(f"{path} not found", f"{cls.metadata.name}: QuoteR file not found: {path}")
+        return (
+            None
+            if path.is_file()
+            else Missing(f"{path} not found", f"{cls.metadata.name}: QuoteR file not found: {path}")
+        )
 
     @classmethod
     def source_location(cls) -> str:
@@ -65,8 +69,10 @@ class QuoteROfficialFiles(QuoteRFile):
                 f"{cls.metadata.name}: the official QuoteR files are not on the HuggingFace Hub; clone "
                 f"https://github.com/thunlp/QuoteR (or download {cls.quoter_file}) and set {env} to the folder holding {cls.quoter_file}",
             )
-        return Missing(f"{path} not found ({env}={config.env(env)})",
-                       f"{cls.metadata.name}: {path} not found ({env}={folder}); it should hold {cls.quoter_file}")
+        return Missing(
+            f"{path} not found ({env}={config.env(env)})",
+            f"{cls.metadata.name}: {path} not found ({env}={folder}); it should hold {cls.quoter_file}",
+        )
 
     @classmethod
     def source_kind(cls) -> str:
@@ -86,12 +92,12 @@ class QuoteRSharedFiles(QuoteRFile):
         path = cls.data_file()
         if path.is_file():
             return None
-        return Missing(f"{path} not found (set {config.QUOTER_SHARED_ENV} or {config.SHARED_ENV})",
-                       f"{cls.metadata.name}: {path} not found; set {config.QUOTER_SHARED_ENV} to the folder holding "
-                       f"{cls.quoter_file} (or {config.SHARED_ENV} to the shared data folder)")
+        return Missing(
+            f"{path} not found (set {config.QUOTER_SHARED_ENV} or {config.SHARED_ENV})",
+            f"{cls.metadata.name}: {path} not found; set {config.QUOTER_SHARED_ENV} to the folder holding "
+            f"{cls.quoter_file} (or {config.SHARED_ENV} to the shared data folder)",
+        )
 
     @classmethod
     def source_kind(cls) -> str:
         return f"shared data `quoter/{cls.quoter_file}`"
-
-

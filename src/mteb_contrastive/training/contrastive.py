@@ -103,7 +103,10 @@ class ContrastiveConfig:
         if not self.temperature > 0:
             raise TrainingDataError("--temperature", f"must be > 0, got {self.temperature}")
         if self.batch_size < 4 or self.batch_size % 2:
-            raise TrainingDataError("--batch-size", f"must be an even number of texts >= 4 (two per author, at least two authors), got {self.batch_size}")
+            raise TrainingDataError(
+                "--batch-size",
+                f"must be an even number of texts >= 4 (two per author, at least two authors), got {self.batch_size}",
+            )
         if self.context_length < 8:
             raise TrainingDataError("--context-length", f"must be >= 8 tokens, got {self.context_length}")
         if not self.head_lr_multiplier > 0:
@@ -116,7 +119,9 @@ def model_token_limits(model: Any) -> tuple[int, int]:
     """(hard, trained) input limits in tokens: the transformer's position embeddings, and the tokenizer's
     ``model_max_length`` (the length the checkpoint was trained at; all-MiniLM-L6-v2: 512 and 256)."""
     first = model[0]
-    cfg = getattr(getattr(first, "auto_model", None), "config", None) or getattr(getattr(first, "model", None), "config", None)
+    cfg = getattr(getattr(first, "auto_model", None), "config", None) or getattr(
+        getattr(first, "model", None), "config", None
+    )
     hard = int(getattr(cfg, "max_position_embeddings", 0) or 10**9)
     tok = getattr(model, "tokenizer", None)
     trained = int(getattr(tok, "model_max_length", 0) or 0)
@@ -132,9 +137,18 @@ def check_context_length(model: Any, context_length: int, name: str = "") -> Non
     """
     hard, trained = model_token_limits(model)
     if context_length > hard:
-        raise TrainingDataError("--context-length", f"{context_length} tokens is beyond the limit of {name or 'the model'} ({hard} tokens); use --context-length <= {hard}")
+        raise TrainingDataError(
+            "--context-length",
+            f"{context_length} tokens is beyond the limit of {name or 'the model'} ({hard} tokens); use --context-length <= {hard}",
+        )
     if context_length > trained:
-        logger.warning("--context-length %d is beyond the %d tokens %s was trained at (its tokenizer's model_max_length); positions above %d start untrained", context_length, trained, name or "the model", trained)
+        logger.warning(
+            "--context-length %d is beyond the %d tokens %s was trained at (its tokenizer's model_max_length); positions above %d start untrained",
+            context_length,
+            trained,
+            name or "the model",
+            trained,
+        )
 
 
 class _JsonlLog:
@@ -161,7 +175,10 @@ def checkpoints_dir(out: str | os.PathLike) -> Path:
 def last_checkpoint(out: str | os.PathLike) -> Path | None:
     """The newest ``checkpoint-<step>`` folder of a run, or None."""
     ck = checkpoints_dir(out)
-    found = sorted((p for p in ck.glob("checkpoint-*") if p.is_dir() and p.name.split("-")[-1].isdigit()), key=lambda p: int(p.name.split("-")[-1]))
+    found = sorted(
+        (p for p in ck.glob("checkpoint-*") if p.is_dir() and p.name.split("-")[-1].isdigit()),
+        key=lambda p: int(p.name.split("-")[-1]),
+    )
     return found[-1] if found else None
 
 
@@ -170,11 +187,25 @@ def build_loss(model: Any, cfg: ContrastiveConfig) -> Any:
     from sentence_transformers.sentence_transformer import losses
 
     if cfg.cached:
-        return losses.CachedMultipleNegativesRankingLoss(model, scale=1.0 / cfg.temperature, mini_batch_size=cfg.mini_batch_size, directions=tuple(cfg.directions))
+        return losses.CachedMultipleNegativesRankingLoss(
+            model, scale=1.0 / cfg.temperature, mini_batch_size=cfg.mini_batch_size, directions=tuple(cfg.directions)
+        )
     return losses.MultipleNegativesRankingLoss(model, scale=1.0 / cfg.temperature, directions=tuple(cfg.directions))
 
 
-def training_summary(source: str, keep: list, eligible: Any, skipped: int, validation: list, n_batches: int, trainer: Any, seconds: float, resume_from: Path | None, *, n_documents: int | None = None) -> dict[str, Any]:
+def training_summary(
+    source: str,
+    keep: list,
+    eligible: Any,
+    skipped: int,
+    validation: list,
+    n_batches: int,
+    trainer: Any,
+    seconds: float,
+    resume_from: Path | None,
+    *,
+    n_documents: int | None = None,
+) -> dict[str, Any]:
     """The counts, steps, best checkpoint and wall seconds of a finished training run (``training_config.json``)."""
     counts = {"n_documents": n_documents} if n_documents is not None else {}
     return {
@@ -193,7 +224,16 @@ def training_summary(source: str, keep: list, eligible: Any, skipped: int, valid
     }
 
 
-def train_contrastive(docs: list[dict[str, Any]], validation: list[dict[str, Any]], out: str | os.PathLike, cfg: ContrastiveConfig, *, resume: bool = False, show_progress: bool = True, source: str = "") -> dict[str, Any]:
+def train_contrastive(
+    docs: list[dict[str, Any]],
+    validation: list[dict[str, Any]],
+    out: str | os.PathLike,
+    cfg: ContrastiveConfig,
+    *,
+    resume: bool = False,
+    show_progress: bool = True,
+    source: str = "",
+) -> dict[str, Any]:
     """Train the recipe on ``docs`` and write the model folder ``out`` (see module docstring).
 
     Args:
@@ -220,15 +260,27 @@ def train_contrastive(docs: list[dict[str, Any]], validation: list[dict[str, Any
 
     cfg.check()
     if not validation:
-        raise TrainingDataError("validation", "no validation pairs: the split leaves validation empty (hold out more authors with two documents)")
+        raise TrainingDataError(
+            "validation",
+            "no validation pairs: the split leaves validation empty (hold out more authors with two documents)",
+        )
     labels = {bool(r["same"]) for r in validation}
     if len(labels) < 2:
-        raise TrainingDataError("validation", f"validation pairs are all {'same' if True in labels else 'different'}-author: both classes are needed for the threshold and Platt scaling")
+        raise TrainingDataError(
+            "validation",
+            f"validation pairs are all {'same' if True in labels else 'different'}-author: both classes are needed for the threshold and Platt scaling",
+        )
     eligible, skipped = eligible_authors(docs)
     if len(eligible) < 2:
-        raise TrainingDataError("training documents", f"{len(eligible)} authors with two documents ({skipped} skipped with one): at least 2 are needed")
+        raise TrainingDataError(
+            "training documents",
+            f"{len(eligible)} authors with two documents ({skipped} skipped with one): at least 2 are needed",
+        )
     if cfg.batch_size > 2 * len(eligible):
-        raise TrainingDataError("--batch-size", f"{cfg.batch_size} texts need {cfg.batch_size // 2} distinct authors per batch but only {len(eligible)} authors have two documents; use --batch-size <= {2 * len(eligible)}")
+        raise TrainingDataError(
+            "--batch-size",
+            f"{cfg.batch_size} texts need {cfg.batch_size // 2} distinct authors per batch but only {len(eligible)} authors have two documents; use --batch-size <= {2 * len(eligible)}",
+        )
     ck_dir = checkpoints_dir(out)
     resume_from = None
     if resume:
@@ -242,7 +294,12 @@ def train_contrastive(docs: list[dict[str, Any]], validation: list[dict[str, Any
     model.max_seq_length = cfg.context_length
 
     keep = {i for ix in eligible.values() for i in ix}
-    train_ds = Dataset.from_dict({"text": [d["text"] for i, d in enumerate(docs) if i in keep], "author": [d["author"] for i, d in enumerate(docs) if i in keep]})
+    train_ds = Dataset.from_dict(
+        {
+            "text": [d["text"] for i, d in enumerate(docs) if i in keep],
+            "author": [d["author"] for i, d in enumerate(docs) if i in keep],
+        }
+    )
     evaluator = VerificationEvaluator(validation, batch_size=max(8, cfg.mini_batch_size))
     n_batches = len(AuthorPairBatchSampler(train_ds, cfg.batch_size, passes=cfg.passes))
     log_path = ck_dir / LOG_FILE
@@ -254,7 +311,9 @@ def train_contrastive(docs: list[dict[str, Any]], validation: list[dict[str, Any
         max_steps=cfg.max_steps,
         per_device_train_batch_size=cfg.batch_size,
         learning_rate=cfg.learning_rate,
-        warmup_steps=int(math.ceil(cfg.warmup_ratio * (cfg.max_steps if cfg.max_steps > 0 else n_batches * cfg.epochs))),
+        warmup_steps=int(
+            math.ceil(cfg.warmup_ratio * (cfg.max_steps if cfg.max_steps > 0 else n_batches * cfg.epochs))
+        ),
         weight_decay=cfg.weight_decay,
         lr_scheduler_type="linear",
         seed=cfg.seed,
@@ -273,17 +332,36 @@ def train_contrastive(docs: list[dict[str, Any]], validation: list[dict[str, Any
         dataloader_drop_last=False,
         use_cpu=not torch.cuda.is_available(),
     )
-    trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=train_ds, loss=build_loss(model, cfg), evaluator=evaluator, callbacks=[_JsonlLog(log_path)])
-    trainer.data_collator = AuthorPairCollator(trainer.data_collator, max_words=cfg.context_length, rotate=cfg.rotate, seed=cfg.seed)
+    trainer = SentenceTransformerTrainer(
+        model=model,
+        args=args,
+        train_dataset=train_ds,
+        loss=build_loss(model, cfg),
+        evaluator=evaluator,
+        callbacks=[_JsonlLog(log_path)],
+    )
+    trainer.data_collator = AuthorPairCollator(
+        trainer.data_collator, max_words=cfg.context_length, rotate=cfg.rotate, seed=cfg.seed
+    )
     t0 = time.monotonic()
     trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
     seconds = time.monotonic() - t0
     calibration = evaluator.calibration(model)
-    summary = training_summary(source, keep, eligible, skipped, validation, n_batches, trainer, seconds, resume_from, n_documents=len(docs))
+    summary = training_summary(
+        source, keep, eligible, skipped, validation, n_batches, trainer, seconds, resume_from, n_documents=len(docs)
+    )
     with atomic_folder(out) as tmp:
         model.save(str(tmp))
         write_text_atomic(tmp / CALIBRATION_FILE, json.dumps(calibration, indent=2) + "\n")
-        write_text_atomic(tmp / CONFIG_FILE, json.dumps({"recipe": "contrastive (Kirby)", "config": dataclasses.asdict(cfg), "summary": summary}, indent=2, default=str) + "\n")
+        write_text_atomic(
+            tmp / CONFIG_FILE,
+            json.dumps(
+                {"recipe": "contrastive (Kirby)", "config": dataclasses.asdict(cfg), "summary": summary},
+                indent=2,
+                default=str,
+            )
+            + "\n",
+        )
         if log_path.exists():
             (tmp / LOG_FILE).write_text(log_path.read_text())
     summary["validation"] = calibration

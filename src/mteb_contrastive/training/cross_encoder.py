@@ -74,7 +74,9 @@ def cross_encoder_pair_scores(model: Any, texts1: list[str], texts2: list[str], 
     pairs = list(zip(texts1, texts2))
     if not pairs:
         return np.zeros(0)
-    return np.asarray(model.predict(pairs, batch_size=batch_size, show_progress_bar=False), dtype=np.float64).reshape(-1)
+    return np.asarray(model.predict(pairs, batch_size=batch_size, show_progress_bar=False), dtype=np.float64).reshape(
+        -1
+    )
 
 
 class CrossEncoderVerificationEvaluator(VerificationEvaluator):
@@ -98,7 +100,9 @@ class PairClassificationCollator(RotatingCollator):
         return rows + [{"text1": first[i], "text2": second[(i + 1) % b], "label": 0.0} for i in range(b)]
 
 
-def head_param_groups(model: Any, learning_rate: float, head_lr_multiplier: float, weight_decay: float) -> list[dict[str, Any]]:
+def head_param_groups(
+    model: Any, learning_rate: float, head_lr_multiplier: float, weight_decay: float
+) -> list[dict[str, Any]]:
     """AdamW parameter groups of a ``CrossEncoder``: the head (``classifier.*`` and the ``[CLS]`` pooler)
     at ``learning_rate * head_lr_multiplier``, the rest at ``learning_rate``; no weight decay on
     biases and LayerNorm weights (as the Hugging Face trainer). Empty groups are dropped.
@@ -120,7 +124,11 @@ def head_param_groups(model: Any, learning_rate: float, head_lr_multiplier: floa
     if not n_classifier:
         raise ValueError("the cross-encoder has no 'classifier' parameters: cannot give its head its own learning rate")
     return [
-        {"params": ps, "lr": learning_rate * (head_lr_multiplier if h else 1.0), "weight_decay": weight_decay if d else 0.0}
+        {
+            "params": ps,
+            "lr": learning_rate * (head_lr_multiplier if h else 1.0),
+            "weight_decay": weight_decay if d else 0.0,
+        }
         for (h, d), ps in groups.items()
         if ps
     ]
@@ -129,7 +137,9 @@ def head_param_groups(model: Any, learning_rate: float, head_lr_multiplier: floa
 def _optimizer(model: Any, cfg: ContrastiveConfig) -> Any:
     import torch
 
-    return torch.optim.AdamW(head_param_groups(model, cfg.learning_rate, cfg.head_lr_multiplier, cfg.weight_decay), lr=cfg.learning_rate)
+    return torch.optim.AdamW(
+        head_param_groups(model, cfg.learning_rate, cfg.head_lr_multiplier, cfg.weight_decay), lr=cfg.learning_rate
+    )
 
 
 def _ce_args(ck_dir: Path, cfg: ContrastiveConfig, n_steps: int, *, evaluate: bool, batch_sampler: Any = None) -> Any:
@@ -168,22 +178,45 @@ def _new_cross_encoder(base_model: str, context_length: int, seed: int) -> Any:
     from sentence_transformers import CrossEncoder
 
     torch.manual_seed(seed)  # the new classification head
-    model = CrossEncoder(base_model, num_labels=1, max_length=context_length, device="cpu" if not torch.cuda.is_available() else None)
+    model = CrossEncoder(
+        base_model, num_labels=1, max_length=context_length, device="cpu" if not torch.cuda.is_available() else None
+    )
     check_context_length(model, context_length, base_model)
     return model
 
 
-def _save(model: Any, out: str | os.PathLike, cfg: ContrastiveConfig, recipe: str, summary: dict[str, Any], calibration: dict[str, Any] | None, log_path: Path) -> None:
+def _save(
+    model: Any,
+    out: str | os.PathLike,
+    cfg: ContrastiveConfig,
+    recipe: str,
+    summary: dict[str, Any],
+    calibration: dict[str, Any] | None,
+    log_path: Path,
+) -> None:
     with atomic_folder(out) as tmp:
         model.save(str(tmp))
         if calibration is not None:
             write_text_atomic(tmp / CALIBRATION_FILE, json.dumps(calibration, indent=2) + "\n")
-        write_text_atomic(tmp / CONFIG_FILE, json.dumps({"recipe": recipe, "config": dataclasses.asdict(cfg), "summary": summary}, indent=2, default=str) + "\n")
+        write_text_atomic(
+            tmp / CONFIG_FILE,
+            json.dumps({"recipe": recipe, "config": dataclasses.asdict(cfg), "summary": summary}, indent=2, default=str)
+            + "\n",
+        )
         if log_path.exists():
             (tmp / LOG_FILE).write_text(log_path.read_text())
 
 
-def train_pair_classifier(docs: list[dict[str, Any]], validation: list[dict[str, Any]], out: str | os.PathLike, cfg: ContrastiveConfig, *, resume: bool = False, show_progress: bool = True, source: str = "") -> dict[str, Any]:
+def train_pair_classifier(
+    docs: list[dict[str, Any]],
+    validation: list[dict[str, Any]],
+    out: str | os.PathLike,
+    cfg: ContrastiveConfig,
+    *,
+    resume: bool = False,
+    show_progress: bool = True,
+    source: str = "",
+) -> dict[str, Any]:
     """Train the classification rival on the same documents (see module docstring).
 
     ``cfg.temperature`` and ``cfg.cached`` do not apply. Same errors as
@@ -195,10 +228,15 @@ def train_pair_classifier(docs: list[dict[str, Any]], validation: list[dict[str,
 
     cfg.check()
     if not validation or len({bool(r["same"]) for r in validation}) < 2:
-        raise TrainingDataError("validation", "validation needs same-author and different-author pairs (it is empty or has one class)")
+        raise TrainingDataError(
+            "validation", "validation needs same-author and different-author pairs (it is empty or has one class)"
+        )
     eligible, skipped = eligible_authors(docs)
     if cfg.batch_size > 2 * len(eligible):
-        raise TrainingDataError("--batch-size", f"{cfg.batch_size} texts need {cfg.batch_size // 2} distinct authors per batch but only {len(eligible)} authors have two documents; use --batch-size <= {2 * len(eligible)}")
+        raise TrainingDataError(
+            "--batch-size",
+            f"{cfg.batch_size} texts need {cfg.batch_size // 2} distinct authors per batch but only {len(eligible)} authors have two documents; use --batch-size <= {2 * len(eligible)}",
+        )
     resume_from = last_checkpoint(out) if resume else None
     if resume and resume_from is None:
         raise TrainingDataError(str(checkpoints_dir(out)), "--resume: no checkpoint-<step> folder to resume from")
@@ -211,21 +249,43 @@ def train_pair_classifier(docs: list[dict[str, Any]], validation: list[dict[str,
     if not resume and log_path.exists():
         log_path.unlink()
     evaluator = CrossEncoderVerificationEvaluator(validation, batch_size=16)
-    args = _ce_args(ck_dir, cfg, cfg.max_steps if cfg.max_steps > 0 else n_batches * cfg.epochs, evaluate=True, batch_sampler=author_pair_sampler(cfg.passes))
-    trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=ds, loss=BinaryCrossEntropyLoss(model), evaluator=evaluator, callbacks=[_JsonlLog(log_path)], optimizers=(_optimizer(model, cfg), None))
+    args = _ce_args(
+        ck_dir,
+        cfg,
+        cfg.max_steps if cfg.max_steps > 0 else n_batches * cfg.epochs,
+        evaluate=True,
+        batch_sampler=author_pair_sampler(cfg.passes),
+    )
+    trainer = CrossEncoderTrainer(
+        model=model,
+        args=args,
+        train_dataset=ds,
+        loss=BinaryCrossEntropyLoss(model),
+        evaluator=evaluator,
+        callbacks=[_JsonlLog(log_path)],
+        optimizers=(_optimizer(model, cfg), None),
+    )
     # each text gets half the context, so that a pair fits in context_length tokens
-    trainer.data_collator = PairClassificationCollator(trainer.data_collator, max_words=max(1, cfg.context_length // 2), rotate=cfg.rotate, seed=cfg.seed)
+    trainer.data_collator = PairClassificationCollator(
+        trainer.data_collator, max_words=max(1, cfg.context_length // 2), rotate=cfg.rotate, seed=cfg.seed
+    )
     t0 = time.monotonic()
     trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
-    summary = training_summary(source, keep, eligible, skipped, validation, n_batches, trainer, time.monotonic() - t0, resume_from)
+    summary = training_summary(
+        source, keep, eligible, skipped, validation, n_batches, trainer, time.monotonic() - t0, resume_from
+    )
     calibration = evaluator.calibration(model)
-    calibration["protocol"] = "mteb_contrastive.protocols.verification (cross-encoder probability; threshold max F1, Platt, abstention on validation)"
+    calibration["protocol"] = (
+        "mteb_contrastive.protocols.verification (cross-encoder probability; threshold max F1, Platt, abstention on validation)"
+    )
     _save(model, out, cfg, "pair classification cross-encoder (Kirby's rival)", summary, calibration, log_path)
     summary["validation"] = calibration
     return summary
 
 
-def bm25_negatives(queries: list[str], golds: list[str], pool: list[str], n_negatives: int, *, language: str = "en", seed: int = 0) -> list[list[str]]:
+def bm25_negatives(
+    queries: list[str], golds: list[str], pool: list[str], n_negatives: int, *, language: str = "en", seed: int = 0
+) -> list[list[str]]:
     """For each query, the ``n_negatives`` best BM25 candidates of ``pool`` other than its gold (bm25s, English stemming/stopwords for ``en``)."""
     import bm25s
 
@@ -240,7 +300,17 @@ def bm25_negatives(queries: list[str], golds: list[str], pool: list[str], n_nega
     return out
 
 
-def train_quoter_reranker(quoter_file: str | os.PathLike, out: str | os.PathLike, cfg: ContrastiveConfig, *, n_negatives: int = 3, max_queries: int | None = None, language: str = "en", official: str | None = None, show_progress: bool = True) -> dict[str, Any]:
+def train_quoter_reranker(
+    quoter_file: str | os.PathLike,
+    out: str | os.PathLike,
+    cfg: ContrastiveConfig,
+    *,
+    n_negatives: int = 3,
+    max_queries: int | None = None,
+    language: str = "en",
+    official: str | None = None,
+    show_progress: bool = True,
+) -> dict[str, Any]:
     """Fine-tune a cross-encoder reranker on a QuoteR file's **train** split (see module docstring).
 
     Args:
@@ -284,7 +354,14 @@ def train_quoter_reranker(quoter_file: str | os.PathLike, out: str | os.PathLike
         log_path.unlink()
     n_steps = cfg.max_steps if cfg.max_steps > 0 else math.ceil(len(ds) / cfg.batch_size) * cfg.epochs
     args = _ce_args(ck_dir, cfg, n_steps, evaluate=False)
-    trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=ds, loss=BinaryCrossEntropyLoss(model, pos_weight=None), callbacks=[_JsonlLog(log_path)], optimizers=(_optimizer(model, cfg), None))
+    trainer = CrossEncoderTrainer(
+        model=model,
+        args=args,
+        train_dataset=ds,
+        loss=BinaryCrossEntropyLoss(model, pos_weight=None),
+        callbacks=[_JsonlLog(log_path)],
+        optimizers=(_optimizer(model, cfg), None),
+    )
     t0 = time.monotonic()
     trainer.train()
     summary = {

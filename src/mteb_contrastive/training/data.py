@@ -59,7 +59,11 @@ def eligible_authors(docs: list[dict[str, Any]]) -> tuple[dict[str, list[int]], 
     keep = {a: ix for a, ix in sorted(by_author.items()) if len(ix) >= 2}
     skipped = len(by_author) - len(keep)
     if skipped:
-        logger.warning("%d of %d authors have a single document: skipped (a text is never paired with itself)", skipped, len(by_author))
+        logger.warning(
+            "%d of %d authors have a single document: skipped (a text is never paired with itself)",
+            skipped,
+            len(by_author),
+        )
     return keep, skipped
 
 
@@ -89,7 +93,9 @@ def rotate_span(text: str, rng: random.Random, max_words: int | None = None, rot
     return "".join(words).strip() if unspaced else " ".join(words)
 
 
-def split_documents_by_author(docs: list[dict[str, Any]], validation_share: float, seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def split_documents_by_author(
+    docs: list[dict[str, Any]], validation_share: float, seed: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(train docs, validation docs), authors disjoint: a ``validation_share`` of the eligible authors.
 
     Uses :func:`mteb_contrastive.data.verification_builder.split_authors` (authors with >= 2
@@ -109,11 +115,16 @@ def split_documents_by_author(docs: list[dict[str, Any]], validation_share: floa
         for d in part:
             counts[d["author"]] += 1
         if not any(n >= 2 for n in counts.values()):
-            raise TrainingDataError("--validation-share", f"{validation_share} leaves the {name} part without an author with two documents ({len(counts)} authors); use another share or more data")
+            raise TrainingDataError(
+                "--validation-share",
+                f"{validation_share} leaves the {name} part without an author with two documents ({len(counts)} authors); use another share or more data",
+            )
     return train, val
 
 
-def validation_pairs(docs: list[dict[str, Any]], *, max_words: int, pairs_per_author: int = 4, seed: int = 0) -> list[dict[str, Any]]:
+def validation_pairs(
+    docs: list[dict[str, Any]], *, max_words: int, pairs_per_author: int = 4, seed: int = 0
+) -> list[dict[str, Any]]:
     """Balanced same-/different-author validation pairs of held-out authors' documents.
 
     Each document is cut into chunks of ``max_words`` words
@@ -128,8 +139,23 @@ def validation_pairs(docs: list[dict[str, Any]], *, max_words: int, pairs_per_au
     Raises:
         TrainingDataError: no same-author or no different-author pair (too few held-out authors).
     """
-    chunks = {d["id"]: chunk_text(d["text"], max_words, max(1, max_words // 2)) or [rotate_span(d["text"], random.Random(0), max_words, rotate=False)] for d in docs}
-    rows, counts = sample_split_pairs(docs, chunks, "validation", name="training-validation", pairs_per_author=pairs_per_author, positive_ratio=0.5, seed=seed)
+    chunks = {
+        d["id"]: chunk_text(d["text"], max_words, max(1, max_words // 2))
+        or [rotate_span(d["text"], random.Random(0), max_words, rotate=False)]
+        for d in docs
+    }
+    rows, counts = sample_split_pairs(
+        docs,
+        chunks,
+        "validation",
+        name="training-validation",
+        pairs_per_author=pairs_per_author,
+        positive_ratio=0.5,
+        seed=seed,
+    )
     if counts["same_author"] == 0 or counts["different_author"] == 0:
-        raise TrainingDataError("validation", f"{counts['same_author']} same-author and {counts['different_author']} different-author pairs from {counts['authors']} held-out authors: both are needed (more validation authors with two documents)")
+        raise TrainingDataError(
+            "validation",
+            f"{counts['same_author']} same-author and {counts['different_author']} different-author pairs from {counts['authors']} held-out authors: both are needed (more validation authors with two documents)",
+        )
     return rows

@@ -44,10 +44,29 @@ class AuthorPairBatchSampler(DefaultBatchSampler):
             (a batch could not hold distinct authors).
     """
 
-    def __init__(self, dataset: Any, batch_size: int, drop_last: bool = False, valid_label_columns: list[str] | None = None, generator: Any = None, seed: int = 0, passes: int = 1) -> None:
-        super().__init__(dataset, batch_size=batch_size, drop_last=drop_last, valid_label_columns=valid_label_columns, generator=generator, seed=seed)
+    def __init__(
+        self,
+        dataset: Any,
+        batch_size: int,
+        drop_last: bool = False,
+        valid_label_columns: list[str] | None = None,
+        generator: Any = None,
+        seed: int = 0,
+        passes: int = 1,
+    ) -> None:
+        super().__init__(
+            dataset,
+            batch_size=batch_size,
+            drop_last=drop_last,
+            valid_label_columns=valid_label_columns,
+            generator=generator,
+            seed=seed,
+        )
         if batch_size < 4 or batch_size % 2:
-            raise TrainingDataError("--batch-size", f"must be an even number of texts >= 4 (two per author, at least two authors), got {batch_size}")
+            raise TrainingDataError(
+                "--batch-size",
+                f"must be an even number of texts >= 4 (two per author, at least two authors), got {batch_size}",
+            )
         by_author: dict[str, list[int]] = {}
         for i, a in enumerate(dataset["author"]):
             by_author.setdefault(str(a), []).append(i)
@@ -55,7 +74,10 @@ class AuthorPairBatchSampler(DefaultBatchSampler):
         self.n_skipped_authors = len(by_author) - len(self.by_author)
         self.authors_per_batch = batch_size // 2
         if self.authors_per_batch > len(self.by_author):
-            raise TrainingDataError("--batch-size", f"{batch_size} texts need {self.authors_per_batch} distinct authors per batch but only {len(self.by_author)} authors have two documents; use --batch-size <= {2 * len(self.by_author)}")
+            raise TrainingDataError(
+                "--batch-size",
+                f"{batch_size} texts need {self.authors_per_batch} distinct authors per batch but only {len(self.by_author)} authors have two documents; use --batch-size <= {2 * len(self.by_author)}",
+            )
         self.passes = int(passes)
         self.epoch = 0
 

@@ -35,7 +35,9 @@ def cosine_pair_scores(model: Any, texts1: list[str], texts2: list[str], batch_s
     index: dict[str, int] = {}
     for t in list(texts1) + list(texts2):
         index.setdefault(t, len(index))
-    emb = model.encode(list(index), batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+    emb = model.encode(
+        list(index), batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+    )
     a = emb[[index[t] for t in texts1]]
     b = emb[[index[t] for t in texts2]]
     return np.einsum("ij,ij->i", a, b).astype(np.float64)
@@ -64,7 +66,9 @@ class VerificationEvaluator(BaseEvaluator):
         year: PAN rules for the overall score (2021: mean of five).
     """
 
-    def __init__(self, pairs: list[dict[str, Any]], name: str = "validation", batch_size: int = 32, year: int = 2021) -> None:
+    def __init__(
+        self, pairs: list[dict[str, Any]], name: str = "validation", batch_size: int = 32, year: int = 2021
+    ) -> None:
         super().__init__()
         self.texts1 = [r["pair"][0] for r in pairs]
         self.texts2 = [r["pair"][1] for r in pairs]
@@ -76,11 +80,15 @@ class VerificationEvaluator(BaseEvaluator):
     def scores(self, model: Any) -> np.ndarray:
         return cosine_pair_scores(model, self.texts1, self.texts2, self.batch_size)
 
-    def __call__(self, model: Any, output_path: str | None = None, epoch: int = -1, steps: int = -1) -> dict[str, float]:
+    def __call__(
+        self, model: Any, output_path: str | None = None, epoch: int = -1, steps: int = -1
+    ) -> dict[str, float]:
         metrics, _ = verification_scores(self.scores(model), self.labels, self.year)
         metrics["n_pairs"] = float(self.labels.size)
         self.last = dict(metrics)
-        logger.info("validation (epoch %s, step %s): %s", epoch, steps, json.dumps({k: round(v, 4) for k, v in metrics.items()}))
+        logger.info(
+            "validation (epoch %s, step %s): %s", epoch, steps, json.dumps({k: round(v, 4) for k, v in metrics.items()})
+        )
         metrics = self.prefix_name_to_metrics(metrics, self.name)
         self.store_metrics_in_model_card_data(model, metrics, epoch, steps)
         return metrics
