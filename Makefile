@@ -7,6 +7,7 @@ SUITE ?= default
 MODELS ?= -m sentence-transformers/all-MiniLM-L6-v2 -m mteb/baseline-bm25s
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LINTED := src tasks tests scripts hatch_build.py
 
 .PHONY: run test install clean
 
@@ -26,6 +27,7 @@ run: $(STAMP)
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/mteb-contrastive evaluate $(MODELS) --suite $(SUITE) --out build/release
 
 test: $(STAMP)
+	$(BIN)/ruff check $(LINTED) && $(BIN)/ruff format --check -q $(LINTED)
 	PATH=$(CURDIR)/$(BIN):$$PATH HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
 
 clean:

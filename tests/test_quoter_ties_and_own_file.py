@@ -247,3 +247,32 @@ def test_per_item_file_holds_each_querys_expected_reciprocal_rank():
     assert p["name"] == "mrr_tie_expected" and p["ids"] == ["a", "b"]
     assert p["values"] == pytest.approx([0.75, 1 / 3])
     assert sum(p["values"]) / 2 == pytest.approx(tie_aware_metrics(h, t)["mrr_tie_expected"])
+
+
+def test_a_build_quoter_folder_is_planned_and_run_as_a_quote_task(tmp_path):
+    """Issue 17: a build-quoter folder in MTEB_CONTRASTIVE_DATASETS (as docs/quoter.md says) runs through
+    `evaluate` as a quote task; the plan is made from the catalog (it was planned as an author
+    benchmark and stopped with a KeyError)."""
+    from conftest import run
+
+    folder = _folder(tmp_path)  # tmp/built/Lunyu
+    env = {
+        "MTEB_CONTRASTIVE_DATASETS": str(folder.parent),
+        "MTEB_CONTRASTIVE_SHARED": str(tmp_path / "no-shared-data"),
+        "MTEB_CONTRASTIVE_CACHE": str(tmp_path / "cache"),
+    }
+    out = tmp_path / "release"
+    r = run(["mteb-contrastive", "evaluate", "-m", "mteb-contrastive/bm25s-lang", "--out", str(out)], env)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    lines = r.stdout.splitlines()
+    assert (
+        f"  run  Lunyu (quotes; user folder {folder.resolve()} ($MTEB_CONTRASTIVE_DATASETS)): LunyuQuoteRRetrieval"
+        in lines
+    )
+    assert "Traceback" not in r.stderr
+    (f,) = (out / "results").rglob("LunyuQuoteRRetrieval.json")
+    scores = json.loads(f.read_text(encoding="utf-8"))["scores"]["test"][0]
+    # character BM25 on the four test lines: ranks 1, 1, 1 and the all-tie line's expected RR H5/5 (see above)
+    assert scores["main_score"] == pytest.approx((3 + H5 / 5) / 4)
+    rep = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert [(x["task"], x["family"]) for x in rep["rows"]] == [("LunyuQuoteRRetrieval", "quotes")]
