@@ -76,3 +76,12 @@ def test_word_pieces_cut_at_word_starts_and_join_back_to_the_text():
     assert word_pieces(t, words_only=True) == ["我", "喜欢", "苹果。」", "Hello ", "world"]
     assert "".join(word_pieces(t)) == "".join(word_pieces(t, words_only=True)) == t
     assert word_pieces("") == [] and word_pieces("。」") == ["。」"]
+
+
+def test_grapheme_starts_keep_combining_marks_with_their_base():
+    from mteb_contrastive.data.text import grapheme_floor, grapheme_starts
+
+    assert grapheme_starts("e\u0301te") == [0, 2, 3, 4]  # NFD é is one cluster of two code points
+    assert grapheme_starts("สวัสดี") == [0, 1, 3, 4, 6]  # ส | วั | ส | ดี: Thai vowel marks stay on their consonant
+    assert grapheme_starts("") == [0]
+    assert grapheme_floor("สวัสดี", 2) == 1 and grapheme_floor("สวัสดี", 3) == 3 and grapheme_floor("สวัสดี", 99) == 6

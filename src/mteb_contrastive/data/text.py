@@ -34,6 +34,8 @@ from __future__ import annotations
 import functools
 import re
 
+import regex
+
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
 _NOSEP = "\u3040-\u30ff\u31f0-\u31ff\u0e00-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u1000-\u109f"
 _RUNS = re.compile(rf"(?P<han>[{_HAN}]+)|(?P<nosep>[{_NOSEP}]+)|(?P<word>(?:(?![{_HAN}{_NOSEP}])\w)+)")
@@ -93,6 +95,30 @@ def word_tokens(text: str, *, min_len: int = 1, lowercase: bool = True) -> list[
             run = m.group()
             out.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
     return out
+
+
+def grapheme_starts(text: str) -> list[int]:
+    """Offsets where the extended grapheme clusters of ``text`` start (Unicode UAX #29, the ``regex``
+    module's ``\\X``), plus ``len(text)``: the only places text may be cut or rotated, so a base
+    character keeps its combining marks (accents in NFD text, Thai vowels and tone marks,
+    Devanagari matras and viramas).
+
+    Example::
+
+        >>> grapheme_starts("e\u0301te")  # "é" written as e + combining acute
+        [0, 2, 3, 4]
+    """
+    return [m.start() for m in regex.finditer(r"\X", text)] + [len(text)]
+
+
+def grapheme_floor(text: str, i: int) -> int:
+    """The start of the grapheme cluster that holds offset ``i`` (``i`` itself at a boundary; 0..len(text))."""
+    if i <= 0:
+        return 0
+    if i >= len(text):
+        return len(text)
+    starts = grapheme_starts(text)
+    return max(s for s in starts if s <= i)
 
 
 def is_word(token: str) -> bool:
