@@ -4,7 +4,8 @@ Runs the stock ``mteb run -m MODEL -t TASK`` command (one fresh process per pair
 prints one Markdown table, models x tasks. A pair whose result file already exists is not rerun
 unless ``--overwrite``; ``--no-run`` only prints the table from existing results.
 
-    PYTHONPATH=src HF_HUB_OFFLINE=1 python scripts/baselines_table.py [--out build/baselines] [--models ...] [--tasks ...]
+    PYTHONPATH=src HF_HUB_OFFLINE=1 python scripts/baselines_table.py \\
+        [--out build/baselines] [--models ...] [--tasks ...]
 
 Both BM25 rows are shown: ``bm25-halvest`` (the HALvest authors' BM25, paper-faithful, IDF 0 for a
 word in half of the background) and ``bm25s-triplets`` (a correct BM25, bm25s with Lucene's IDF).

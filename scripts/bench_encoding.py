@@ -208,7 +208,8 @@ def overhead(args) -> None:
     med = {k: statistics.median(v) for k, v in cpu.items()}
     wall = {k: statistics.median(v) for k, v in times.items()}
     print(
-        f"Benchmark 3: {len(texts)} distinct {args.benchmark} texts ({n_tokens} tokens after truncation to {st.max_seq_length}), "
+        f"Benchmark 3: {len(texts)} distinct {args.benchmark} texts ({n_tokens} tokens after "
+        f"truncation to {st.max_seq_length}), "
         f"all-MiniLM-L6-v2 fp32, batch 32, torch threads {args.threads}, median of {args.repeats} rotating runs\n"
     )
     print("| path | median CPU s | CPU ratio to bare encode | median wall s | wall ratio |")
@@ -310,7 +311,8 @@ def _openvino_models(tmp: Path, threads: int, calibration: Path, n_calibration: 
         column_name="sentence",
     )
     print(
-        f"OpenVINO int8 static export: {time.perf_counter() - t0:.0f} s, calibrated on {n_calibration} texts of {calibration}",
+        f"OpenVINO int8 static export: {time.perf_counter() - t0:.0f} s, "
+        f"calibrated on {n_calibration} texts of {calibration}",
         file=sys.stderr,
     )
     static = SentenceTransformer(
@@ -333,7 +335,8 @@ def _openvino_models(tmp: Path, threads: int, calibration: Path, n_calibration: 
     for label, st, _ in out:
         st.transformers_model.compile()  # compiled lazily otherwise (at the first encode)
         print(
-            f"{label}: compiled INFERENCE_NUM_THREADS={st.transformers_model.request.get_property('INFERENCE_NUM_THREADS')}",
+            f"{label}: compiled "
+            f"INFERENCE_NUM_THREADS={st.transformers_model.request.get_property('INFERENCE_NUM_THREADS')}",
             file=sys.stderr,
         )
     return out
@@ -472,15 +475,15 @@ def backends(args) -> None:
     med = {k: statistics.median(v) for k, v in walls.items()}
     med_cpu = {k: statistics.median(v) for k, v in cpus.items()}
     print(
-        f"Benchmark 4: all-MiniLM-L6-v2 on {len(texts)} distinct {args.benchmark} texts ({n_tokens} tokens after truncation to "
-        f"{st0.max_seq_length}), batch 32, {args.threads} thread(s) (torch threads / onnxruntime intra-op threads / OpenVINO INFERENCE_NUM_THREADS), "
+        f"Benchmark 4: all-MiniLM-L6-v2 on {len(texts)} distinct {args.benchmark} texts "
+        f"({n_tokens} tokens after truncation to {st0.max_seq_length}), batch 32, {args.threads} thread(s) "
+        "(torch threads / onnxruntime intra-op threads / OpenVINO INFERENCE_NUM_THREADS), "
         f"median wall time of {args.repeats} rotating rounds of bare `SentenceTransformer.encode`\n"
     )
     names = [f"{t.metadata.name} {t.metadata.main_score}" for t in tasks]
     print(
-        "| backend | texts/s | tokens/s | speed-up | CPU-time speed-up | CPU s / wall s | mean cosine to fp32 | min cosine | "
-        + " | ".join(names)
-        + " | max abs diff (points) |"
+        "| backend | texts/s | tokens/s | speed-up | CPU-time speed-up | CPU s / wall s | "
+        "mean cosine to fp32 | min cosine | " + " | ".join(names) + " | max abs diff (points) |"
     )
     print("|---|---|---|---|---|---|---|---|" + "---|" * len(names) + "---|")
     base = med["torch fp32"]
@@ -491,7 +494,9 @@ def backends(args) -> None:
         diffs = [100 * (a - b) for a, b in zip(sc, scores["torch fp32"])]
         cells = " | ".join(f"{a:.4f} ({d:+.2f})" for a, d in zip(sc, diffs))
         print(
-            f"| {label} | {len(texts) / med[label]:.1f} | {n_tokens / med[label]:.0f} | {base / med[label]:.2f}x | {med_cpu['torch fp32'] / med_cpu[label]:.2f}x | {sum(cpus[label]) / sum(walls[label]):.2f} | {cos.mean():.5f} | {cos.min():.5f} | {cells} | {max(abs(d) for d in diffs):.2f} |"
+            f"| {label} | {len(texts) / med[label]:.1f} | {n_tokens / med[label]:.0f} | {base / med[label]:.2f}x "
+            f"| {med_cpu['torch fp32'] / med_cpu[label]:.2f}x | {sum(cpus[label]) / sum(walls[label]):.2f} "
+            f"| {cos.mean():.5f} | {cos.min():.5f} | {cells} | {max(abs(d) for d in diffs):.2f} |"
         )
     print("\nall rounds, wall s: " + "; ".join(f"{k}: " + ", ".join(f"{x:.2f}" for x in v) for k, v in walls.items()))
     print("all rounds, CPU s: " + "; ".join(f"{k}: " + ", ".join(f"{x:.2f}" for x in v) for k, v in cpus.items()))
@@ -502,7 +507,8 @@ def backends(args) -> None:
     if not backend_available("onnx"):
         print(
             "\nONNX fp32 / int8: not measured in this environment (onnxruntime and optimum are not installed; "
-            "`backend=onnx` raises a one-line error naming them). Run this script from a venv with sentence-transformers[onnx]."
+            "`backend=onnx` raises a one-line error naming them). "
+            "Run this script from a venv with sentence-transformers[onnx]."
         )
     if not backend_available("openvino"):
         print(
@@ -529,7 +535,10 @@ def main() -> int:
     ap.add_argument(
         "--calibration",
         default=None,
-        help="backends: JSON Lines file with a 'text' field calibrating the OpenVINO int8 static export (default: <shared>/ir/cranfield/corpus.jsonl, texts of no scored task)",
+        help=(
+            "backends: JSON Lines file with a 'text' field calibrating the OpenVINO int8 static export (default: "
+            "<shared>/ir/cranfield/corpus.jsonl, texts of no scored task)"
+        ),
     )
     ap.add_argument(
         "--n-calibration", type=int, default=300, help="backends: calibration texts for the OpenVINO int8 static export"
@@ -543,7 +552,10 @@ def main() -> int:
         "--score-tasks",
         nargs="*",
         default=[],
-        help="backends: more tasks to score besides --benchmark's two (e.g. PAN14KnownVerification, with MTEB_CONTRASTIVE_VERIFICATION set to its built folder's parent)",
+        help=(
+            "backends: more tasks to score besides --benchmark's two (e.g. PAN14KnownVerification, "
+            "with MTEB_CONTRASTIVE_VERIFICATION set to its built folder's parent)"
+        ),
     )
     ap.add_argument(
         "--subset-authors",

@@ -22,7 +22,8 @@ def machine_lines() -> list[str]:
     except OSError:
         pass
     lines = [
-        f"- CPU: {cpu}; {os.cpu_count()} logical cores; torch {torch.__version__} with {torch.get_num_threads()} threads, "
+        f"- CPU: {cpu}; {os.cpu_count()} logical cores; "
+        f"torch {torch.__version__} with {torch.get_num_threads()} threads, "
         f"capability {torch.backends.cpu.get_cpu_capability()}; native bf16: {'yes' if cpu_has_bf16() else 'no'}; "
         f"ONNX backend installed: {'yes' if backend_available('onnx') else 'no'}; "
         f"OpenVINO backend installed: {'yes' if backend_available('openvino') else 'no'}",
@@ -32,7 +33,8 @@ def machine_lines() -> list[str]:
 
         pools = sorted(
             {
-                f"{p.get('internal_api')} {p.get('version') or ''} ({p.get('num_threads')} threads, {p.get('architecture') or '-'})"
+                f"{p.get('internal_api')} {p.get('version') or ''} "
+                f"({p.get('num_threads')} threads, {p.get('architecture') or '-'})"
                 for p in threadpool_info()
             }
         )

@@ -185,7 +185,8 @@ def group_sweep(n_q: int, n_c: int, top_k: int, repeats: int = 5) -> None:
         return (time.process_time() - t) / repeats * scale
 
     print(
-        f"top-k of one {rows} x {cols} block (k={top_k}), CPU seconds scaled to {n_q} queries x {n_c} candidates, mean of {repeats}; torch threads {torch.get_num_threads()}"
+        f"top-k of one {rows} x {cols} block (k={top_k}), CPU seconds scaled to {n_q} queries x {n_c} candidates, "
+        f"mean of {repeats}; torch threads {torch.get_num_threads()}"
     )
     base = cpu(lambda: torch.topk(block, top_k, dim=1))
     print("| method | CPU s | ratio to torch.topk |\n|---|---|---|")
@@ -204,11 +205,13 @@ def kernels() -> list[str]:
     from threadpoolctl import threadpool_info
 
     rows = [
-        f"{i['internal_api']} {i.get('version') or ''} kernel={i.get('architecture')} threads={i['num_threads']} ({os.path.basename(i['filepath'])})"
+        f"{i['internal_api']} {i.get('version') or ''} kernel={i.get('architecture')} threads={i['num_threads']} "
+        f"({os.path.basename(i['filepath'])})"
         for i in threadpool_info()
     ]
     rows.append(
-        f"torch {torch.__version__}: BLAS={'MKL' if torch.backends.mkl.is_available() else 'other'}, CPU capability {torch.backends.cpu.get_cpu_capability()}, threads={torch.get_num_threads()}"
+        f"torch {torch.__version__}: BLAS={'MKL' if torch.backends.mkl.is_available() else 'other'}, "
+        f"CPU capability {torch.backends.cpu.get_cpu_capability()}, threads={torch.get_num_threads()}"
     )
     return rows
 
@@ -231,12 +234,17 @@ def main() -> None:
         "--rounds",
         type=int,
         default=2,
-        help="rounds over all methods, interleaved; the fastest of each is reported (robust to other processes' bursts)",
+        help=(
+            "rounds over all methods, interleaved; the fastest of each is reported (robust to other processes' bursts)"
+        ),
     )
     ap.add_argument(
         "--group-sweep",
         action="store_true",
-        help="instead: time the per-block top-k (torch.topk vs the grouped top-k at several group widths) on one block of the backend's shape",
+        help=(
+            "instead: time the per-block top-k (torch.topk vs the grouped top-k at several group widths) "
+            "on one block of the backend's shape"
+        ),
     )
     ap.add_argument("--one", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -247,7 +255,8 @@ def main() -> None:
         group_sweep(a.queries, a.pool, a.top_k)
         return
     print(
-        f"CPU: {cpu_model()}, {os.cpu_count()} cores; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}"
+        f"CPU: {cpu_model()}, {os.cpu_count()} cores; "
+        f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}"
     )
     for row in kernels():
         print("  " + row)
@@ -277,33 +286,42 @@ def main() -> None:
                 r["extra_mib"] = max(r["extra_mib"], rows[m]["extra_mib"])
             rows[m] = r
     print(
-        f"\n{a.queries} queries x {a.pool} candidates, dim 384, top_k={a.top_k}, cosine; seeded normal vectors; fastest of {a.rounds} interleaved rounds"
+        f"\n{a.queries} queries x {a.pool} candidates, dim 384, top_k={a.top_k}, cosine; seeded normal vectors; "
+        f"fastest of {a.rounds} interleaved rounds"
     )
     print(
-        "wall = elapsed seconds; CPU = user+sys seconds of the process, all threads (less sensitive to other processes' load)"
+        "wall = elapsed seconds; CPU = user+sys seconds of the process, "
+        "all threads (less sensitive to other processes' load)"
     )
     ref, floor, mteb_r = rows.get("numpy matmul"), rows.get("torch matmul"), rows.get("mteb default")
     f = lambda v: f"{v:.2f}x" if v else "-"  # noqa: E731
     blocks = rows.get("torch blocks")
     print(
-        "| method | wall s | CPU s | CPU / numpy matmul | CPU / torch matmul | CPU / torch blocks | wall / torch matmul | mteb default CPU / method CPU | extra peak RSS MiB |"
+        "| method | wall s | CPU s | CPU / numpy matmul | CPU / torch matmul | CPU / torch blocks | "
+        "wall / torch matmul | mteb default CPU / method CPU | extra peak RSS MiB |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for m, r in rows.items():
         w, c = r["seconds"], r["cpu_seconds"]
         print(
-            f"| {m} | {w:.2f} | {c:.2f} | {f(c / ref['cpu_seconds'] if ref else None)} | {f(c / floor['cpu_seconds'] if floor else None)} | {f(c / blocks['cpu_seconds'] if blocks else None)} | {f(w / floor['seconds'] if floor else None)} | {f(mteb_r['cpu_seconds'] / c if mteb_r else None)} | {r['extra_mib']:.0f} |"
+            f"| {m} | {w:.2f} | {c:.2f} | {f(c / ref['cpu_seconds'] if ref else None)} "
+            f"| {f(c / floor['cpu_seconds'] if floor else None)} | {f(c / blocks['cpu_seconds'] if blocks else None)} "
+            f"| {f(w / floor['seconds'] if floor else None)} "
+            f"| {f(mteb_r['cpu_seconds'] / c if mteb_r else None)} | {r['extra_mib']:.0f} |"
         )
     any_row = next(iter(rows.values()))
     emb, block = any_row["embeddings_mib"], any_row["block_mib"]
     print(
-        f"\nembeddings {emb:.0f} MiB; one block of scores <= {block:.0f} MiB; memory target: extra peak <= 0.2 x embeddings + one block = {0.2 * emb + block:.0f} MiB"
+        f"\nembeddings {emb:.0f} MiB; one block of scores <= {block:.0f} MiB; memory target: "
+        f"extra peak <= 0.2 x embeddings + one block = {0.2 * emb + block:.0f} MiB"
     )
     for m in ("backend", "product"):
         if m in rows:
             x = rows[m]["extra_mib"]
             print(
-                f"  {m}: extra peak {x:.0f} MiB = one block + {x - block:.0f} MiB ({(x - block) / emb:.2f} x embeddings); (embeddings + extra) / (embeddings + block) = {(emb + x) / (emb + block):.2f}"
+                f"  {m}: extra peak {x:.0f} MiB = one block + {x - block:.0f} MiB "
+                f"({(x - block) / emb:.2f} x embeddings); "
+                f"(embeddings + extra) / (embeddings + block) = {(emb + x) / (emb + block):.2f}"
             )
     if "product" in rows and "mteb default" in rows:
         same = np.mean(

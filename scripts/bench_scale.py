@@ -3,14 +3,14 @@ path (docs/benchmarks.md, section 5).
 
 Vectors: with ``--real FILE.npy`` (made by ``--make-real FILE.npy``: all-MiniLM-L6-v2 embeddings,
 normalised, of the first ``--real-texts`` (12,000) distinct definitions and quotations of
-``quoter/en_gcide.txt`` in the shared data, max_seq_length 128), the queries are ``--queries`` held-out real embeddings and the
-pool is the other real embeddings, extended past their number by :func:`extend_real`
+``quoter/en_gcide.txt`` in the shared data, max_seq_length 128), the queries are ``--queries`` held-out real embeddings
+and the pool is the other real embeddings, extended past their number by :func:`extend_real`
 (``x = normalise(e_i + 0.3 (e_a - e_b))``: a real embedding ``e_i``, cycled, moved along the
 difference of two random real embeddings, so the extension stays in the real embeddings' subspace
-with their anisotropy; cosine to ``e_i`` ~0.93). Without ``--real`` the vectors are synthetic and *structured*: ``x = z @ A + 0.1 * noise`` with ``z ~ N(0, I_32)``, ``A`` a
-fixed random 32 x 384 matrix (a low intrinsic dimension, as real sentence embeddings have; on
-unstructured normal vectors no approximate index reaches a useful recall, see the issue).
-Queries are drawn from the same distribution. Cosine similarity, top_k 100 (recall@10 for the
+with their anisotropy; cosine to ``e_i`` ~0.93). Without ``--real`` the vectors are synthetic and *structured*:
+``x = z @ A + 0.1 * noise`` with ``z ~ N(0, I_32)``, ``A`` a fixed random 32 x 384 matrix (a low intrinsic dimension,
+as real sentence embeddings have; on unstructured normal vectors no approximate index reaches a useful recall,
+see the issue). Queries are drawn from the same distribution. Cosine similarity, top_k 100 (recall@10 for the
 approximate indexes, against exact search). Each measurement runs in its own child process
 (peak RSS is its own).
 
@@ -284,12 +284,14 @@ def main() -> None:
     except Exception as exc:  # noqa: BLE001  (torch/mteb_contrastive not importable: still run)
         print(f"(machine lines unavailable: {exc})")
     vec = (
-        f"real all-MiniLM-L6-v2 embeddings ({a.real}; {a.queries} held out as queries), extended past their number by extend_real"
+        f"real all-MiniLM-L6-v2 embeddings ({a.real}; {a.queries} held out as queries), "
+        "extended past their number by extend_real"
         if a.real
         else f"structured synthetic vectors (latent dim {LATENT} + noise)"
     )
     print(
-        f"{a.queries} queries, dim {DIM}, cosine, top_k {a.top_k}; {vec}; HNSW M={a.hnsw_m}, efConstruction={a.ef_construction}; "
+        f"{a.queries} queries, dim {DIM}, cosine, top_k {a.top_k}; {vec}; HNSW M={a.hnsw_m}, "
+        f"efConstruction={a.ef_construction}; "
         f"IVF nlist={a.nlist_factor:g}*sqrt(pool)",
         flush=True,
     )
@@ -327,7 +329,8 @@ def main() -> None:
 def summarise(results: list[dict]) -> None:
     """Markdown tables: exact search and the whole path by pool size; approximate indexes."""
     print(
-        "\n| pool | exact search s | exact extra peak RSS MiB | whole path s | whole path extra peak RSS MiB | embeddings MiB |"
+        "\n| pool | exact search s | exact extra peak RSS MiB | whole path s | "
+        "whole path extra peak RSS MiB | embeddings MiB |"
     )
     print("|---|---|---|---|---|---|")
     by = {(r["mode"], r["pool"]): r for r in results}
@@ -335,10 +338,13 @@ def summarise(results: list[dict]) -> None:
         e, p = by.get(("exact", n), {}), by.get(("path", n), {})
         cell = lambda r, k, fmt: fmt.format(r[k]) if k in r else "-"  # noqa: E731
         print(
-            f"| {n:,} | {cell(e, 'seconds', '{:.1f}')} | {cell(e, 'extra_mib', '{:.0f}')} | {cell(p, 'seconds', '{:.1f}')} | {cell(p, 'extra_mib', '{:.0f}')} | {cell(e or p, 'embeddings_mib', '{:.0f}')} |"
+            f"| {n:,} | {cell(e, 'seconds', '{:.1f}')} | {cell(e, 'extra_mib', '{:.0f}')} "
+            f"| {cell(p, 'seconds', '{:.1f}')} | {cell(p, 'extra_mib', '{:.0f}')} "
+            f"| {cell(e or p, 'embeddings_mib', '{:.0f}')} |"
         )
     print(
-        "\n| pool | index | build s | exact search s | setting for recall@10 >= 0.99 | recall@10 | search s | speed-up (search) | speed-up incl. build (exact / (build + search)) | sweep (setting: recall@10) |"
+        "\n| pool | index | build s | exact search s | setting for recall@10 >= 0.99 | recall@10 | search s | "
+        "speed-up (search) | speed-up incl. build (exact / (build + search)) | sweep (setting: recall@10) |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
@@ -351,11 +357,14 @@ def summarise(results: list[dict]) -> None:
         if ok:
             pay = f"{r['exact_search_s'] / (r['build_s'] + ok['search_s']):.2f}x"
             print(
-                f"| {r['pool']:,} | {r['mode']} ({params}) | {r['build_s']:.1f} | {r['exact_search_s']:.1f} | {key}={ok[key]} | {ok['recall@10']:.3f} | {ok['search_s']:.2f} | {r['exact_search_s'] / ok['search_s']:.1f}x | {pay} | {sweep} |"
+                f"| {r['pool']:,} | {r['mode']} ({params}) | {r['build_s']:.1f} | {r['exact_search_s']:.1f} "
+                f"| {key}={ok[key]} | {ok['recall@10']:.3f} | {ok['search_s']:.2f} "
+                f"| {r['exact_search_s'] / ok['search_s']:.1f}x | {pay} | {sweep} |"
             )
         else:
             print(
-                f"| {r['pool']:,} | {r['mode']} ({params}) | {r['build_s']:.1f} | {r['exact_search_s']:.1f} | not reached | - | - | - | - | {sweep} |"
+                f"| {r['pool']:,} | {r['mode']} ({params}) | {r['build_s']:.1f} | {r['exact_search_s']:.1f} | "
+                f"not reached | - | - | - | - | {sweep} |"
             )
 
 

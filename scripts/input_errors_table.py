@@ -1,7 +1,9 @@
 """Print the markdown table of docs/input-and-identity.md: what the CLI answers to each kind of bad input.
 
-    PYTHONPATH=src python scripts/input_errors_table.py            # bad inputs and their one-line answers
-    PYTHONPATH=src python scripts/input_errors_table.py --fields   # mteb_contrastive.json fields of hand-made PAN folders
+    # bad inputs and their one-line answers
+    PYTHONPATH=src python scripts/input_errors_table.py
+    # mteb_contrastive.json fields of hand-made PAN folders
+    PYTHONPATH=src python scripts/input_errors_table.py --fields
 
 Each row runs ``mteb-contrastive`` in-process on a small bad input made in a temporary folder
 (shown as ``$TMP``) and shows the exit status and the one line it printed on stderr.

@@ -102,12 +102,14 @@ def main() -> int:
             )
             print(f"done {task_name} {label}: main {s['main_score']:.4f} in {wall:.0f} s", file=sys.stderr, flush=True)
     print(
-        "| task | mode | PAN overall (Platt, abstain) | AUC | texts | tokens mean | tokens max | over 256 | truncated | windows/text | texts encoded | wall s |"
+        "| task | mode | PAN overall (Platt, abstain) | AUC | texts | tokens mean | tokens max | over 256 | "
+        "truncated | windows/text | texts encoded | wall s |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(
-            f"| {r[0]} | {r[1]} | {r[2]:.4f} | {r[3]:.4f} | {r[4]} | {r[5]:.0f} | {r[6]} | {r[7]:.1%} | {r[8]:.1%} | {r[9]:.2f} | {r[10]} | {r[11]:.0f} |"
+            f"| {r[0]} | {r[1]} | {r[2]:.4f} | {r[3]:.4f} | {r[4]} | {r[5]:.0f} | {r[6]} | {r[7]:.1%} | {r[8]:.1%} "
+            f"| {r[9]:.2f} | {r[10]} | {r[11]:.0f} |"
         )
     return 0
 

@@ -58,7 +58,8 @@ def quoter_table(results_dir: str | Path) -> str:
     for model, task, s, t in sorted(rows, key=lambda x: (x[1], x[0])):
         cells = " | ".join(_cell(s, key, d) for key, _, d in METRICS)
         out.append(
-            f"| {model} | {task} | {s['pool_size']} | {s['n_queries']} | {cells} | {s['n_gold_tied_at_zero']} | {'' if t is None else round(t, 1)} |"
+            f"| {model} | {task} | {s['pool_size']} | {s['n_queries']} | {cells} | {s['n_gold_tied_at_zero']} "
+            f"| {'' if t is None else round(t, 1)} |"
         )
     return "\n".join(out)
 

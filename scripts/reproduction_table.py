@@ -24,19 +24,23 @@ NOT_HERE = [
         "HALvest-Contrastive (Kulumba et al.)",
         "triplet accuracy, nDCG@10, Recall@10, MRR@100 of BM25 and the trained models, per config",
         "not found",
-        "the Hub (`almanach/` / `Madjakul/HALvest-Contrastive`) is unreachable from this machine; the tasks run as `mteb run -t HALvestRetrieval HALvestTripletClassification HALvestPairClassification` where it is reachable",
+        "the Hub (`almanach/` / `Madjakul/HALvest-Contrastive`) is unreachable from this machine; "
+        "the tasks run as `mteb run -t HALvestRetrieval HALvestTripletClassification HALvestPairClassification` "
+        "where it is reachable",
     ),
     (
         "Kirby, Contrastive Learning for Authorship Verification",
         "accuracy at the validation threshold (`pan_hard_accuracy`), PAN metrics on PAN20/PAN21",
         "not found",
-        "the PAN 2020/2021 texts are on Zenodo on request only (only the PAN20 truth and team answers are here); the trained model is not available here",
+        "the PAN 2020/2021 texts are on Zenodo on request only (only the PAN20 truth and team answers are here); "
+        "the trained model is not available here",
     ),
     (
         "Le & Mikolov 2014, sec. 3.3",
         "IR-triplet error rate, Paragraph Vector / weighted bag-of-bigrams",
         "3.82 % / 5.67 % (as cited in this project's README; the paper was not re-read here)",
-        "the paper's snippet triplets (1M queries) were never released; `CranfieldIRTriplets` runs the protocol on other data",
+        "the paper's snippet triplets (1M queries) were never released; "
+        "`CranfieldIRTriplets` runs the protocol on other data",
     ),
     (
         "Le & Mikolov 2014, sec. 3.3",
@@ -48,7 +52,8 @@ NOT_HERE = [
         "QuoteR (Qi et al., ACL 2022)",
         "MRR, NDCG@5, Recall@1/10/100 per method on English / modern Chinese / classical Chinese",
         "not found",
-        "the official QuoteR files (thunlp/QuoteR) are not on this machine and GitHub is unreachable; the tasks run with `MTEB_CONTRASTIVE_QUOTER_OFFICIAL` where they are",
+        "the official QuoteR files (thunlp/QuoteR) are not on this machine and GitHub is unreachable; "
+        "the tasks run with `MTEB_CONTRASTIVE_QUOTER_OFFICIAL` where they are",
     ),
 ]
 
@@ -66,8 +71,10 @@ def pan20_rows(shared: Path) -> list[str]:
         theirs = " / ".join(f"{v:.3f}" for v in paper)
         same = "yes" if tuple(round(r[k], 3) for k, _ in PAN_KEYS) == paper else "**no**"
         out.append(
-            f"| PAN 2020 overview (leaderboard) | {team}: AUC / c@1 / F1 / F0.5u / overall | {theirs} | {ours} | {same} | "
-            f"`pan/pan20_test_truth.jsonl` + `pan/pan20_answers/{team}.jsonl`; `mteb-contrastive pan-score TRUTH ANSWERS --year 2020` |"
+            f"| PAN 2020 overview (leaderboard) | {team}: "
+            f"AUC / c@1 / F1 / F0.5u / overall | {theirs} | {ours} | {same} | "
+            f"`pan/pan20_test_truth.jsonl` + `pan/pan20_answers/{team}.jsonl`; "
+            "`mteb-contrastive pan-score TRUTH ANSWERS --year 2020` |"
         )
     return out
 
@@ -77,8 +84,10 @@ def chance_row() -> str:
 
     s = expected_scores(PAPER_POOL_SIZE, 1, (10,))
     return (
-        f"| HALvest-Contrastive (Kulumba et al.) | chance level of retrieval, 1 relevant in a pool of 14,300 | 10/14,300 = 0.07 % | "
-        f"hit rate@10 = recall@10 = {100 * s['hit_rate_at_10']:.4f} %; nDCG@10 = {100 * s['ndcg_at_10']:.4f} % | yes (hit rate / recall; the paper's 0.07 % is not nDCG@10) | "
+        "| HALvest-Contrastive (Kulumba et al.) | chance level of retrieval, "
+        "1 relevant in a pool of 14,300 | 10/14,300 = 0.07 % | "
+        f"hit rate@10 = recall@10 = {100 * s['hit_rate_at_10']:.4f} %; nDCG@10 = {100 * s['ndcg_at_10']:.4f} % | "
+        "yes (hit rate / recall; the paper's 0.07 % is not nDCG@10) | "
         "`mteb_contrastive.metrics.chance.expected_scores(14300, 1)` (exact, hypergeometric) |"
     )
 

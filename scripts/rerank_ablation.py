@@ -177,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         s = evaluate(cached, task)
         rows.append((first_name, "none", "", s, cached.seconds, 0.0, 0))
         print(
-            f"# {args.task} queries {counts}; {first_name} alone: {task.metadata.main_score}={s['main_score']:.4f} ({cached.seconds:.1f}s)",
+            f"# {args.task} queries {counts}; "
+            f"{first_name} alone: {task.metadata.main_score}={s['main_score']:.4f} ({cached.seconds:.1f}s)",
             file=sys.stderr,
             flush=True,
         )
@@ -200,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
                     )
                 )
                 print(
-                    f"#   +{kind}@{k}: {s['main_score']:.4f} rerank {rr.seconds:.1f}s (this call {t.get('rerank_seconds', 0):.1f}s, {rr.scored} pairs scored so far)",
+                    f"#   +{kind}@{k}: {s['main_score']:.4f} rerank {rr.seconds:.1f}s "
+                    f"(this call {t.get('rerank_seconds', 0):.1f}s, {rr.scored} pairs scored so far)",
                     file=sys.stderr,
                     flush=True,
                 )

@@ -178,7 +178,8 @@ def table(out: Path, tasks: list[str]) -> str:
         if f.is_file():
             recs.append(json.loads(f.read_text()))
     lines = [
-        "| row | steps | train (s) | train-time val. AUC | train-time val. overall | task | eval (s) | val. overall | Platt slope | test score AUC | test AUC | test c@1 | test F0.5u | test overall |",
+        "| row | steps | train (s) | train-time val. AUC | train-time val. overall | task | eval (s) | val. overall | "
+        "Platt slope | test score AUC | test AUC | test c@1 | test F0.5u | test overall |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for t in tasks:

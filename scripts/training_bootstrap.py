@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
 
     base = arrays(ref)
     print(
-        f"Task {a.task}, {len(ids)} test pairs ({int(labels.sum())} same-author); reference row: {a.reference}; {a.resamples} paired resamples, seed 0"
+        f"Task {a.task}, {len(ids)} test pairs ({int(labels.sum())} same-author); "
+        f"reference row: {a.reference}; {a.resamples} paired resamples, seed 0"
     )
     print("| row | statistic | base | row | difference | 95% interval | p (randomisation) | verdict |")
     print("|---|---|---|---|---|---|---|---|")
@@ -103,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
                 base[name], cand[name], statistic=stat, n=len(ids), statistic_name=name, n_resamples=a.resamples, seed=0
             )
             print(
-                f"| {row} | {name} | {c.reference_value:.3f} | {c.candidate_value:.3f} | {c.diff:+.3f} | [{c.ci_low:+.3f}, {c.ci_high:+.3f}] | {c.p_value:.3f} | {c.verdict} |"
+                f"| {row} | {name} | {c.reference_value:.3f} | {c.candidate_value:.3f} | {c.diff:+.3f} | "
+                f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}] | {c.p_value:.3f} | {c.verdict} |"
             )
     return 0
 

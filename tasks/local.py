@@ -42,6 +42,7 @@ TASKS = {
         AbsTaskTripletClassification,
         "PairClassification",
         "accuracy",
-        "triplet accuracy (HALvest protocol, strict >, all rows; accuracy_cross_document: positive from another document).",
+        "triplet accuracy (HALvest protocol, strict >, all rows; "
+        "accuracy_cross_document: positive from another document).",
     ),
 }

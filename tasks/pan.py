@@ -26,6 +26,7 @@ from mteb_contrastive.sources.pan import PAN20_ENV, PAN21_ENV, PANFolderFromEnv
 
 MAIN_SCORE = "pan_platt_abstain_overall"
 
+# The citations are data (their one-line author fields are kept as given, hence the noqa on each string).
 _PAN20_CITATION = r"""
 @inproceedings{kestemont2020overview,
   author = {Kestemont, Mike and Manjavacas, Enrique and Markov, Ilia and Bevendorff, Janek and Wiegmann, Matti and Stamatatos, Efstathios and Potthast, Martin and Stein, Benno},
@@ -35,7 +36,7 @@ _PAN20_CITATION = r"""
   title = {Overview of the Cross-Domain Authorship Verification Task at {PAN} 2020},
   year = {2020},
 }
-"""
+"""  # noqa: E501
 
 _PAN21_CITATION = r"""
 @inproceedings{kestemont2021overview,
@@ -46,7 +47,7 @@ _PAN21_CITATION = r"""
   title = {Overview of the Cross-Domain Authorship Verification Task at {PAN} 2021},
   year = {2021},
 }
-"""
+"""  # noqa: E501
 
 #: TaskMetadata fields shared by every verification task (also those made from folders)
 METADATA = dict(
@@ -75,7 +76,11 @@ class PAN20Verification(PANFolderFromEnv, AbsTaskVerification):
     folder_env = PAN20_ENV
     metadata = TaskMetadata(
         name="PAN20Verification",
-        description=f"PAN 2020 cross-domain authorship verification (fanfiction pairs, closed set), local folder from ${PAN20_ENV}. {PROTOCOL} PAN 2020 rules: F0.5u turns 0.5 into 'same', overall = mean of four.",
+        description=(
+            "PAN 2020 cross-domain authorship verification (fanfiction pairs, closed set), "
+            f"local folder from ${PAN20_ENV}. {PROTOCOL} PAN 2020 rules: "
+            "F0.5u turns 0.5 into 'same', overall = mean of four."
+        ),
         reference="https://pan.webis.de/clef20/pan20-web/author-identification.html",
         dataset={"path": f"${PAN20_ENV}", "revision": "local"},
         eval_langs=["eng-Latn"],
@@ -90,7 +95,10 @@ class PAN21Verification(PANFolderFromEnv, AbsTaskVerification):
     folder_env = PAN21_ENV
     metadata = TaskMetadata(
         name="PAN21Verification",
-        description=f"PAN 2021 cross-domain authorship verification (fanfiction pairs, unseen authors and fandoms), local folder from ${PAN21_ENV}. {PROTOCOL} PAN 2021 rules: 0.5 is a non-answer, overall = mean of five.",
+        description=(
+            "PAN 2021 cross-domain authorship verification (fanfiction pairs, unseen authors and fandoms), "
+            f"local folder from ${PAN21_ENV}. {PROTOCOL} PAN 2021 rules: 0.5 is a non-answer, overall = mean of five."
+        ),
         reference="https://pan.webis.de/clef21/pan21-web/author-identification.html",
         dataset={"path": f"${PAN21_ENV}", "revision": "local"},
         eval_langs=["eng-Latn"],

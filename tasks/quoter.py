@@ -44,7 +44,10 @@ METADATA = dict(
 )
 
 #: the protocol, part of every QuoteR task's description
-PROTOCOL = " Candidates: every distinct quote of the file; query: left context + [MASK] + right context (nothing added between). Main score: MRR over the full ranking, expected under a random order within ties."
+PROTOCOL = (
+    " Candidates: every distinct quote of the file; query: left context + [MASK] + right context "
+    "(nothing added between). Main score: MRR over the full ranking, expected under a random order within ties."
+)
 #: the query rule, part of every revision (it changes the queries' text): left + "[MASK]" + right, no added spaces
 _QUERY_RULE = "query-mask-nospace"
 
@@ -109,7 +112,8 @@ class QuoteRGcideEnglishRetrieval(QuoteRSharedFiles, AbsTaskQuoteRetrieval):
         "QuoteRGcideEnglishRetrieval",
         "en_gcide.txt",
         "eng-Latn",
-        "GCIDE dictionary senses (headword: definition) as left context, the illustrative literary quotation as the quote.",
+        "GCIDE dictionary senses (headword: definition) as left context, "
+        "the illustrative literary quotation as the quote.",
         ["Written", "Fiction"],
         "https://www.gnu.org/licenses/old-licenses/gpl-2.0.html",
     )
@@ -121,7 +125,8 @@ class QuoteRKJVNovelsEnglishRetrieval(QuoteRSharedFiles, AbsTaskQuoteRetrieval):
         "QuoteRKJVNovelsEnglishRetrieval",
         "en_kjv_in_novels.txt",
         "eng-Latn",
-        "19th-century novels quoting the King James Bible or Shakespeare: 60 words of novel text on each side of the quoted span.",
+        "19th-century novels quoting the King James Bible or Shakespeare: "
+        "60 words of novel text on each side of the quoted span.",
         ["Written", "Fiction"],
         "not specified",
     )

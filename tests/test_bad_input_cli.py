@@ -112,7 +112,8 @@ def test_repeated_qrels_row_through_the_cli(tmp_path, capsys):
         ),
         (
             ["build-triplets", "c.jsonl", "--name", "my-corpus", "--out", "o"],
-            "argument --name: 'my-corpus' must be letters and digits starting with a letter (it becomes the task names); give e.g. MyCorpus",
+            "argument --name: 'my-corpus' must be letters and digits starting with a letter "
+            "(it becomes the task names); give e.g. MyCorpus",
         ),
         (
             ["build-ir-triplets", "f", "--name", "my-corpus", "--out", "o"],
@@ -199,7 +200,10 @@ def test_rerank_any_k_and_unknown_names():
     assert meta.name == "rerank/bm25+ce@7" and meta.revision.endswith("-k7") and meta.loader_kwargs["k"] == 7
     with pytest.raises(
         ValueError,
-        match=r"unknown reranker 'xx' in 'rerank/bm25\+xx@10': the rerank models are rerank/<first>\+<reranker>@<k> with <first> in \{minilm, bm25\}, <reranker> in \{ce, li, bi\}",
+        match=(
+            r"unknown reranker 'xx' in 'rerank/bm25\+xx@10': the rerank models are rerank/<first>\+<reranker>@<k> with "
+            r"<first> in \{minilm, bm25\}, <reranker> in \{ce, li, bi\}"
+        ),
     ):
         mteb.get_model_meta("rerank/bm25+xx@10")
     with pytest.raises(ValueError, match=r"k '0' in 'rerank/bm25\+ce@0' is not a whole number >= 1"):
@@ -225,7 +229,8 @@ def test_mteb_run_unknown_rerank_name_is_one_line_exit_2(tmp_path):
     assert "Traceback" not in r.stderr
     errors = [x for x in r.stderr.splitlines() if "error" in x]
     assert errors == [
-        "mteb: error: unknown model name 'rerank/nope': the rerank models are rerank/<first>+<reranker>@<k> with <first> in {minilm, bm25}, <reranker> in {ce, li, bi} and <k> any whole number >= 1 (e.g. rerank/bm25+ce@50)"
+        "mteb: error: unknown model name 'rerank/nope': the rerank models are rerank/<first>+<reranker>@<k> with "
+        "<first> in {minilm, bm25}, <reranker> in {ce, li, bi} and <k> any whole number >= 1 (e.g. rerank/bm25+ce@50)"
     ]
 
 
@@ -248,9 +253,9 @@ def test_mteb_run_missing_pan_folder_is_one_line_exit_2(tmp_path):
         ]
     )
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
-    assert (
-        r.stderr.strip().splitlines()[-1]
-        == "mteb: error: PAN21Verification: the PAN texts are not on the Hub; set MTEB_CONTRASTIVE_PAN21 to a folder with validation/ and test/ (pairs.jsonl + truth.jsonl each)"
+    assert r.stderr.strip().splitlines()[-1] == (
+        "mteb: error: PAN21Verification: the PAN texts are not on the Hub; "
+        "set MTEB_CONTRASTIVE_PAN21 to a folder with validation/ and test/ (pairs.jsonl + truth.jsonl each)"
     )
 
 
@@ -328,9 +333,9 @@ def test_build_verification_corpus_without_language_requires_one(tmp_path, capsy
         ["build-verification", "corpus", str(f), "--name", "C", "--out", str(tmp_path / "o"), "--chunk-words", "20"],
         capsys,
     )
-    assert (
-        line
-        == f"mteb-contrastive: error: {f}: the documents name no language; pass --languages (mteb codes of the texts, e.g. fra-Latn) or give each row a 'language'"
+    assert line == (
+        f"mteb-contrastive: error: {f}: the documents name no language; "
+        "pass --languages (mteb codes of the texts, e.g. fra-Latn) or give each row a 'language'"
     )
 
 
@@ -349,9 +354,9 @@ def test_build_triplets_reads_the_rows_language(tmp_path, capsys):
 def test_build_triplets_without_language_anywhere_is_required(tmp_path, capsys):
     f = write_jsonl(tmp_path / "c.jsonl", corpus_rows(None))
     line = cli_exit(["build-triplets", str(f), "--name", "X", "--out", str(tmp_path / "o")], capsys)
-    assert (
-        line
-        == f"mteb-contrastive: error: {f}: no row has a 'language' field; pass --language (ISO 639-1 of the texts, e.g. fr) or give each row a 'language'"
+    assert line == (
+        f"mteb-contrastive: error: {f}: no row has a 'language' field; "
+        "pass --language (ISO 639-1 of the texts, e.g. fr) or give each row a 'language'"
     )
     assert (
         main(["build-triplets", str(f), "--name", "X", "--out", str(tmp_path / "o"), "--language", "fr", "--k", "1"])
@@ -393,14 +398,18 @@ def test_hand_made_pan_folder_skip_message_names_the_missing_field(tmp_path, mon
     with caplog.at_level(logging.WARNING):
         assert verification_task_classes() == []
     assert [r.getMessage() for r in caplog.records] == [
-        f'skipping verification folder {folder}: no mteb_contrastive.json; write one with {{"kind": "pan-verification", "name": "<letters and digits, starting with a letter; the task is <name>Verification>", "languages": ["<mteb language-script code of the texts, e.g. eng-Latn>"]}}'
+        f"skipping verification folder {folder}: no mteb_contrastive.json; write one with "
+        '{"kind": "pan-verification", '
+        '"name": "<letters and digits, starting with a letter; the task is <name>Verification>", '
+        '"languages": ["<mteb language-script code of the texts, e.g. eng-Latn>"]}'
     ]
     caplog.clear()
     (folder / "mteb_contrastive.json").write_text(json.dumps({"kind": "pan-verification", "name": "Mine"}))
     with caplog.at_level(logging.WARNING):
         assert verification_task_classes() == []
     assert [r.getMessage() for r in caplog.records] == [
-        f'skipping verification folder {folder}: {folder / "mteb_contrastive.json"}, field \'languages\': missing; write "languages": ["<mteb language-script code of the texts, e.g. eng-Latn>"]'
+        f"skipping verification folder {folder}: {folder / 'mteb_contrastive.json'}, field 'languages': missing; "
+        'write "languages": ["<mteb language-script code of the texts, e.g. eng-Latn>"]'
     ]
     (folder / "mteb_contrastive.json").write_text(
         json.dumps({"kind": "pan-verification", "name": "Mine", "languages": ["spa-Latn"]})

@@ -19,9 +19,15 @@ def test_startup_hook_does_not_import_mteb():
 
 
 def test_fresh_process_finds_tasks_without_importing_the_package():
-    code = "import mteb; t = mteb.get_task('HALvestRetrieval'); print(t.metadata.name, t.hf_subsets, mteb.get_task('HALvestTripletClassification').metadata.main_score)"
+    code = (
+        "import mteb; t = mteb.get_task('HALvestRetrieval'); print(t.metadata.name, t.hf_subsets, "
+        "mteb.get_task('HALvestTripletClassification').metadata.main_score)"
+    )
     r = run([sys.executable, "-c", code])
-    subsets = "['base-2', 'base-4', 'base-6', 'base-8', 'base-soft-2', 'base-soft-4', 'base-soft-6', 'base-soft-8', 'ict-2', 'ict-4']"
+    subsets = (
+        "['base-2', 'base-4', 'base-6', 'base-8', 'base-soft-2', 'base-soft-4', "
+        "'base-soft-6', 'base-soft-8', 'ict-2', 'ict-4']"
+    )
     assert r.stdout.strip() == f"HALvestRetrieval {subsets} accuracy", r.stderr  # every config of the Hub release
 
 
@@ -115,6 +121,8 @@ def test_main_job_without_hub_or_data_says_what_it_needs(tmp_path):
     r = run(["mteb-contrastive", "main", "--out", str(tmp_path / "b"), "--shared", str(tmp_path / "nowhere")])
     assert r.returncode == 2
     assert r.stdout.strip().splitlines() == [
-        f"main job: needs either the HuggingFace Hub (almanach/HALvest-Contrastive) or the shared data at {tmp_path / 'nowhere'}/taln/articles.jsonl.gz (set MTEB_CONTRASTIVE_SHARED); found neither."
+        "main job: needs either the HuggingFace Hub (almanach/HALvest-Contrastive) "
+        f"or the shared data at {tmp_path / 'nowhere'}/taln/articles.jsonl.gz "
+        "(set MTEB_CONTRASTIVE_SHARED); found neither."
     ]
     assert not (tmp_path / "b" / "results").exists()

@@ -1,4 +1,5 @@
-"""Every private mteb function the project wraps still exists with the parameters we pass (fails loudly on an mteb change)."""
+"""Every private mteb function the project wraps still exists with the parameters we pass
+(fails loudly on an mteb change)."""
 
 from __future__ import annotations
 
@@ -231,8 +232,10 @@ def _private_names():
 def test_scan_finds_private_references(tmp_path):
     f = tmp_path / "m.py"
     f.write_text(
-        '"""Docs may name mteb._evaluators."""\nimport mteb._create_dataloaders\nfrom mteb.evaluate import _check_cache\n'
-        'x = m._tokenizer\ny = getattr(m, "_tokenizer")\nz = "mteb._evaluators"\nfrom mteb_contrastive.x import _ours\n',
+        '"""Docs may name mteb._evaluators."""\nimport mteb._create_dataloaders\n'
+        "from mteb.evaluate import _check_cache\n"
+        'x = m._tokenizer\ny = getattr(m, "_tokenizer")\nz = "mteb._evaluators"\n'
+        "from mteb_contrastive.x import _ours\n",
         encoding="utf-8",
     )
     got = _private_references(f, _private_names())

@@ -16,7 +16,8 @@ def overlap(a: str, b: str) -> float:
 
 
 class PairTableCrossEncoder:
-    """An mteb cross-encoder (``predict(inputs1, inputs2, ...)``) scoring pairs by :func:`overlap`; records its calls."""
+    """An mteb cross-encoder (``predict(inputs1, inputs2, ...)``) scoring pairs by :func:`overlap`;
+    records its calls."""
 
     def __init__(self, score=overlap):
         from mteb.models.model_meta import ModelMeta

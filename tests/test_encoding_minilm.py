@@ -152,7 +152,10 @@ def test_onnx_without_its_packages_is_one_clear_error(monkeypatch):
     assert loading.backend_available("torch") and not loading.backend_available("onnx")
     with pytest.raises(
         EncodingSettingsError,
-        match=r"backend=onnx: onnxruntime and optimum.onnxruntime are not installed \(pip install 'sentence-transformers\[onnx\]'",
+        match=(
+            r"backend=onnx: onnxruntime and optimum.onnxruntime are not installed "
+            r"\(pip install 'sentence-transformers\[onnx\]'"
+        ),
     ):
         mteb.get_model(f"{MINILM}::backend=onnx")
 

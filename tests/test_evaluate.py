@@ -45,8 +45,8 @@ def test_plan_lines_and_report_path(evaluated):
     out, first, _, _ = evaluated
     lines = first.stdout.splitlines()
     assert (
-        "  skip PAN20Verification: MTEB_CONTRASTIVE_PAN20 unset (the PAN 20 texts are on Zenodo on request, not on the Hub)"
-        in lines
+        "  skip PAN20Verification: MTEB_CONTRASTIVE_PAN20 unset "
+        "(the PAN 20 texts are on Zenodo on request, not on the Hub)" in lines
     )
     assert any(
         line.startswith("  skip CranfieldIRTriplets: ") and "no-shared-data/ir/cranfield/corpus.jsonl not found" in line
@@ -138,7 +138,8 @@ def test_comparisons_from_per_item_data(evaluated):
 
 
 def test_baselines_table_reads_the_result_files(evaluated):
-    """scripts/baselines_table.py reads through report.reader.read_results: one cell per subset, 'not run' when absent."""
+    """scripts/baselines_table.py reads through report.reader.read_results: one cell per subset,
+    'not run' when absent."""
     import importlib.util
 
     out, _, _, _ = evaluated
@@ -150,9 +151,9 @@ def test_baselines_table_reads_the_result_files(evaluated):
     tasks = ["SynthAuthorsAuthorTripletClassification", "SynthAuthorsAuthorRetrieval"]
     lines = bt.table(out / "results", [MODELS[1], "nope/model"], tasks).splitlines()
     trip, ret = (_file_scores(out, MODELS[1], t) for t in tasks)
-    assert (
-        lines[2]
-        == f"| {MODELS[1]} | {trip['base-2']['accuracy']:.4f} / {trip['base-3']['accuracy']:.4f} | {ret['base-2']['ndcg_at_10']:.4f} / {ret['base-3']['ndcg_at_10']:.4f} |"
+    assert lines[2] == (
+        f"| {MODELS[1]} | {trip['base-2']['accuracy']:.4f} / {trip['base-3']['accuracy']:.4f} "
+        f"| {ret['base-2']['ndcg_at_10']:.4f} / {ret['base-3']['ndcg_at_10']:.4f} |"
     )
     assert lines[3] == "| nope/model | not run | not run |"
 
@@ -222,7 +223,8 @@ def test_mteb_run_stops_before_loading_the_model(tmp_path):
     )
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
-        "mteb: error: PAN21Verification: the PAN texts are not on the Hub; set MTEB_CONTRASTIVE_PAN21 to a folder with validation/ and test/ (pairs.jsonl + truth.jsonl each)"
+        "mteb: error: PAN21Verification: the PAN texts are not on the Hub; "
+        "set MTEB_CONTRASTIVE_PAN21 to a folder with validation/ and test/ (pairs.jsonl + truth.jsonl each)"
     ]
     assert "Loading weights" not in r.stderr + r.stdout
 
@@ -232,18 +234,23 @@ def test_generic_sweep_lists_only_configured_tasks_and_benchmarks_resolve(synth,
     official = tmp_path / "quoter"
     official.mkdir()
     (official / "english.txt").write_text("")
-    # PAN21 and the official QuoteR modern/classical Chinese files are not configured; QuoteR English is (its file exists)
+    # PAN21 and the official QuoteR modern/classical Chinese files are not configured; QuoteR English is
+    # (its file exists)
     code = (
-        "import mteb; ours = lambda ts: sorted(t.metadata.name for t in ts if type(t).__module__.startswith('mteb_contrastive')); "
-        "print(ours(mteb.get_tasks(task_types=['Retrieval']))); print(ours(mteb.get_tasks(task_types=['PairClassification']))); "
-        "print(ours(mteb.get_benchmark('mteb-contrastive').tasks)); print(ours(mteb.get_benchmark('mteb-contrastive-ir-triplets').tasks))"
+        "import mteb; ours = lambda ts: sorted(t.metadata.name for t in ts if "
+        "type(t).__module__.startswith('mteb_contrastive')); "
+        "print(ours(mteb.get_tasks(task_types=['Retrieval']))); "
+        "print(ours(mteb.get_tasks(task_types=['PairClassification']))); "
+        "print(ours(mteb.get_benchmark('mteb-contrastive').tasks)); "
+        "print(ours(mteb.get_benchmark('mteb-contrastive-ir-triplets').tasks))"
     )
     r = run([sys.executable, "-c", code], {**env, "MTEB_CONTRASTIVE_QUOTER_OFFICIAL": str(official)})
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.splitlines() == [
         "['QuoteREnglishRetrieval', 'SynthAuthorsAuthorRetrieval']",
         "['SynthAuthorsAuthorTripletClassification', 'SynthIRIRTriplets', 'SynthPairsVerification']",
-        "['QuoteREnglishRetrieval', 'SynthAuthorsAuthorRetrieval', 'SynthAuthorsAuthorTripletClassification', 'SynthIRIRTriplets', 'SynthPairsVerification']",
+        "['QuoteREnglishRetrieval', 'SynthAuthorsAuthorRetrieval', 'SynthAuthorsAuthorTripletClassification', "
+        "'SynthIRIRTriplets', 'SynthPairsVerification']",
         "['SynthIRIRTriplets']",
     ]
 

@@ -14,7 +14,8 @@ def test_dense_gold_ties_counts_exact_equal_scores():
     x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.6, 0.8]])  # candidates 0 and 2 are the same vector
     q = np.array([[1.0, 0.0], [0.0, 1.0]])
     h, t, g = dense_gold_ties(q, x, np.array([2, 3]), chunk=1)
-    # query 0: gold 2 scores 1.0, tied with candidate 0 -> ranks 1..2; query 1: gold 3 scores 0.8, below candidate 1 only
+    # query 0: gold 2 scores 1.0, tied with candidate 0 -> ranks 1..2; query 1: gold 3 scores 0.8,
+    # below candidate 1 only
     assert h.tolist() == [0, 1] and t.tolist() == [2, 1] and g.tolist() == [1.0, 0.8]
 
 

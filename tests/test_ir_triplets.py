@@ -209,7 +209,8 @@ def test_protocol_error_rate_strict_rule_with_tfidf():
 
 
 def test_protocol_writes_per_item_scores_grouped_by_query(tmp_path):
-    """With a prediction folder the protocol writes one 0/1 per triplet (mean = accuracy), content ids and the IR query as group."""
+    """With a prediction folder the protocol writes one 0/1 per triplet (mean = accuracy), content ids and the IR query
+    as group."""
     from types import SimpleNamespace
 
     from mteb_contrastive.baselines.sparse import TfidfBaseline

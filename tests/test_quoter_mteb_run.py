@@ -77,11 +77,12 @@ def test_mteb_run_bm25_and_reranked(tmp_path):
     (line,) = [x for x in qt.quoter_table(tmp_path / "bm25").splitlines() if x.startswith("| mteb/")]
     m = bm25
     assert line.startswith(
-        f"| mteb/baseline-bm25s | {TASK} | 272 | 29 | {m['mrr_tie_expected']:.4f} ({m['mrr_optimistic']:.4f} / {m['mrr_pessimistic']:.4f}) | "
+        f"| mteb/baseline-bm25s | {TASK} | 272 | 29 | {m['mrr_tie_expected']:.4f} "
+        f"({m['mrr_optimistic']:.4f} / {m['mrr_pessimistic']:.4f}) | "
     )
     assert (
-        f"| {m['median_rank_tie_expected']:g} ({m['median_rank_optimistic']:g} / {m['median_rank_pessimistic']:g}) | {m['n_gold_tied_at_zero']} | "
-        in line
+        f"| {m['median_rank_tie_expected']:g} "
+        f"({m['median_rank_optimistic']:g} / {m['median_rank_pessimistic']:g}) | {m['n_gold_tied_at_zero']} | " in line
     )
 
     # per-query scores of the main score beside mteb's rankings (the release report compares on them)

@@ -1,4 +1,5 @@
-"""Hand-computed ranking metrics of given ranks; `gold_ranks` is the optimistic rule (1 + candidates strictly higher)."""
+"""Hand-computed ranking metrics of given ranks; `gold_ranks` is the optimistic rule
+(1 + candidates strictly higher)."""
 
 import math
 

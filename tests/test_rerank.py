@@ -182,7 +182,8 @@ def test_bi_encoder_and_cross_encoder_rerankers_score_pairs():
 
 
 def test_fitted_baseline_reranking_scores_the_allowed_candidates():
-    """tfidf-words in reranking mode (mteb's ``top_ranked``): the query's candidates are scored, not cut from a global top-k."""
+    """tfidf-words in reranking mode (mteb's ``top_ranked``): the query's candidates are scored,
+    not cut from a global top-k."""
     from datasets import Dataset
 
     from mteb_contrastive.baselines.sparse import TfidfBaseline

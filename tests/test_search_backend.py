@@ -288,7 +288,8 @@ def test_approximate_parameters_come_from_a_measured_recall_target(index, kw):
 
 # -- issue 11: the grouped top-k equals torch.topk in values ------------------------------------
 def test_grouped_top_k_keeps_every_top_value_even_when_they_share_a_group():
-    """k=3, group=4, width 4*12 + 2 = 50: 12 interleaved groups (column j + 12 t is in group j). By hand: the three largest values 9, 8, 7 sit in columns 0, 12, 24
+    """k=3, group=4, width 4*12 + 2 = 50: 12 interleaved groups (column j + 12 t is in group j).
+    By hand: the three largest values 9, 8, 7 sit in columns 0, 12, 24
     (all group 0) and the fourth, 6.5, in the tail (column 49). Group 0's maximum is 9; the kept
     groups are group 0 and two others whose maxima are 1; candidates = those groups' 12 members + the
     2 tail columns; top 3 = 9, 8, 7 at columns 0, 12, 24. With the tail at 8.5 it enters second."""

@@ -37,7 +37,8 @@ def test_constant_scorer_over_five_distinct_quotes():
 
 
 def test_mixed_ties_by_hand():
-    # query 0: 2 above, tied with 2 others -> ranks {3, 4, 5}; query 1: untied at rank 1; query 2: 8 above, 4 tied -> {9..12}
+    # query 0: 2 above, tied with 2 others -> ranks {3, 4, 5}; query 1: untied at rank 1; query 2: 8 above,
+    # 4 tied -> {9..12}
     h, t = np.array([2, 0, 8]), np.array([3, 1, 4])
     rr = expected_reciprocal_rank(h, t)
     assert rr.tolist() == pytest.approx([(1 / 3 + 1 / 4 + 1 / 5) / 3, 1.0, (1 / 9 + 1 / 10 + 1 / 11 + 1 / 12) / 4])

@@ -1,4 +1,5 @@
-"""Training: the author-pair sampler, span rotation, the InfoNCE loss, a few real steps, resume, save/load, bad input."""
+"""Training: the author-pair sampler, span rotation, the InfoNCE loss, a few real steps, resume, save/load,
+bad input."""
 
 from __future__ import annotations
 
@@ -327,7 +328,8 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path):
     assert res.returncode == 2, res.stderr
     err = [x for x in res.stderr.strip().splitlines() if x.startswith("error:")]
     assert err == [
-        "error: --batch-size: 40 texts need 20 distinct authors per batch but only 4 authors have two documents; use --batch-size <= 8"
+        "error: --batch-size: 40 texts need 20 distinct authors per batch but only 4 authors have "
+        "two documents; use --batch-size <= 8"
     ]
     assert "Traceback" not in res.stderr
     assert "1 of 5 authors have a single document: skipped" in res.stderr  # counted, never paired with itself
@@ -343,7 +345,10 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path):
 
 def _separable_authors(n_authors: int = 16, n_docs: int = 3, seed: int = 0) -> list[dict]:
     """Synthetic authors with disjoint two-word vocabularies: same-author pairs share words, others none."""
-    words = "red blue green cat dog sun moon tree rock fish bird cake milk boat car road king gold snow fire rain wind star lamp door book ship bell rose salt iron wolf".split()
+    words = (
+        "red blue green cat dog sun moon tree rock fish bird cake milk boat car road king gold snow fire rain wind "
+        "star lamp door book ship bell rose salt iron wolf"
+    ).split()
     rng = random.Random(seed)
     return [
         {"id": f"{a}-{i}", "author": f"a{a}", "text": " ".join(rng.choice(words[2 * a : 2 * a + 2]) for _ in range(8))}

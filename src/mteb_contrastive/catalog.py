@@ -70,12 +70,14 @@ def all_task_classes() -> list[type]:
 
 
 def dataset_task_classes() -> list[type]:
-    """The task classes of every folder named by ``MTEB_CONTRASTIVE_DATASETS`` (a broken folder is skipped with a warning)."""
+    """The task classes of every folder named by ``MTEB_CONTRASTIVE_DATASETS``
+    (a broken folder is skipped with a warning)."""
     return scan_folders(config.DATASETS_ENV)[0]
 
 
 def verification_task_classes() -> list[type]:
-    """The task classes of every folder named by ``MTEB_CONTRASTIVE_VERIFICATION`` (a broken folder is skipped with a warning)."""
+    """The task classes of every folder named by ``MTEB_CONTRASTIVE_VERIFICATION``
+    (a broken folder is skipped with a warning)."""
     return scan_folders(config.VERIFICATION_ENV)[0]
 
 
@@ -197,7 +199,8 @@ def _ir_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
     metadata = paragraph_vector.CranfieldIRTriplets.metadata.model_copy(
         update=dict(
             name=name,
-            description=f"Paragraph Vector IR triplets (Le & Mikolov 2014, 3.3) built from {info.get('source') or folder}; "
+            description="Paragraph Vector IR triplets (Le & Mikolov 2014, 3.3) built from "
+            f"{info.get('source') or folder}; "
             "accuracy (main score) and error_rate = 100 * (1 - accuracy); test split evaluated.",
             dataset={"path": str(folder), "revision": info["build_id"]},
             eval_langs=[info.get("language", "eng-Latn")],
@@ -212,15 +215,18 @@ def _ir_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
 def _quoter_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
     name = f"{info['name']}QuoteRRetrieval"
     if info["split"] == "shuffled":
-        rule = f"split {info['proportions'][0]:g}/{info['proportions'][1]:g} cut after random.Random({info['seed']}).shuffle"
+        rule = (
+            f"split {info['proportions'][0]:g}/{info['proportions'][1]:g} cut after "
+            f"random.Random({info['seed']}).shuffle"
+        )
     elif info.get("boundaries"):
         rule = f"split in line order at lines {info['boundaries'][0]} and {info['boundaries'][1]}"
     else:
         rule = f"split in line order at {info['proportions'][0]:g}/{info['proportions'][1]:g} of the lines"
     metadata = TaskMetadata(
         name=name,
-        description=f"Quote recommendation (QuoteR format) from your file {info['source']} ({info['n_lines']} lines), {rule}; "
-        "test split evaluated." + quoter.PROTOCOL,
+        description=f"Quote recommendation (QuoteR format) from your file {info['source']} ({info['n_lines']} lines), "
+        f"{rule}; test split evaluated." + quoter.PROTOCOL,
         dataset={"path": str(folder), "revision": info["build_id"]},
         reference=None,
         eval_langs=[info["language"]],

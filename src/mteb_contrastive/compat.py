@@ -121,7 +121,8 @@ def check(target: str) -> Any:
         missing = [p for p in EXPECTED[target] if p not in params]
         if missing:
             raise RuntimeError(
-                f"mteb changed: {target} has no parameter(s) {missing} (has {sorted(params)}); adapt mteb_contrastive/compat.py"
+                f"mteb changed: {target} has no parameter(s) {missing} "
+                f"(has {sorted(params)}); adapt mteb_contrastive/compat.py"
             )
         _checked.add(target)
     return fn
@@ -324,7 +325,8 @@ def retrieval_scores(
 
 
 def hf_lang_to_iso_lang_script(code: str) -> str | None:
-    """mteb's ``xxx-Xxxx`` form of an ISO 639-1 / 639-3 code (its private ``_hf_lang_to_iso_lang_script``); None when unknown."""
+    """mteb's ``xxx-Xxxx`` form of an ISO 639-1 / 639-3 code (its private ``_hf_lang_to_iso_lang_script``);
+    None when unknown."""
     return check("mteb.languages.iso_mappings:_hf_lang_to_iso_lang_script")(code)
 
 

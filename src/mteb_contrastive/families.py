@@ -55,7 +55,8 @@ FAMILIES: dict[str, Family] = {
             "verification",
             "verification",
             "Authorship verification (PAN metrics)",
-            "Authorship verification with the official PAN metrics, validation-fitted threshold, Platt scaling and abstention.",
+            "Authorship verification with the official PAN metrics, "
+            "validation-fitted threshold, Platt scaling and abstention.",
         ),
         Family(
             "quotes",

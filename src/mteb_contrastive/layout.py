@@ -43,7 +43,8 @@ def model_root(root: str | os.PathLike, model_name: str) -> Path:
 
 
 def result_file(output_folder: str | os.PathLike, model_name: str, revision: str | None, task: str) -> Path:
-    """mteb's result file of (model, task) under an ``--output-folder`` (``<out>/results/<model>/<rev>/<task>.json``)."""
+    """mteb's result file of (model, task) under an ``--output-folder``
+    (``<out>/results/<model>/<rev>/<task>.json``)."""
     return model_folder(Path(output_folder) / "results", model_name, revision) / f"{task}.json"
 
 
@@ -74,7 +75,8 @@ def predictions_file(
 
 
 def answers_file(model_name: str, task: str, hf_subset: str) -> Path:
-    """Relative path of a verification task's PAN ``answers.jsonl``: ``<model folder>/<task>/<subset>/answers.jsonl``."""
+    """Relative path of a verification task's PAN ``answers.jsonl``:
+    ``<model folder>/<task>/<subset>/answers.jsonl``."""
     return Path(model_folder_name(model_name)) / task / hf_subset / "answers.jsonl"
 
 

@@ -128,7 +128,8 @@ def _stable_inference():
 
 
 class Doc2VecBaseline(FittedBaseline):
-    """Paragraph Vector; ``variant`` is one of :data:`DOC2VEC_VARIANTS` (default: the paper's PV-DM concat + PV-DBOW)."""
+    """Paragraph Vector; ``variant`` is one of :data:`DOC2VEC_VARIANTS`
+    (default: the paper's PV-DM concat + PV-DBOW)."""
 
     def __init__(
         self,

@@ -5,9 +5,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_TRIPLET_FIT = "triplet tasks: the split's distinct texts; verification: the texts of all its splits together; retrieval: its corpus"
+_TRIPLET_FIT = (
+    "triplet tasks: the split's distinct texts; verification: "
+    "the texts of all its splits together; retrieval: its corpus"
+)
 _TRAINED_FIT = (
-    "the task's train split texts when it has one, else unsupervised on the texts given (triplet tasks: the split's texts; "
+    "the task's train split texts when it has one, else unsupervised on the texts given "
+    "(triplet tasks: the split's texts; "
     "verification: the texts of all its splits together; retrieval: its corpus); evaluated texts inferred"
 )
 
@@ -27,7 +31,8 @@ BASELINES: dict[str, tuple[str, dict[str, Any], str, str | None, str, str]] = {
         {},
         "sparse",
         None,
-        "triplet tasks: a bm25s index of the split's distinct positives and negatives (no labels); retrieval: of its corpus",
+        "triplet tasks: a bm25s index of the split's distinct positives and negatives "
+        "(no labels); retrieval: of its corpus",
         "https://github.com/xhluca/bm25s",
     ),
     "mteb-contrastive/tfidf-words": (

@@ -68,8 +68,8 @@ VERIFICATION_RECIPES: dict[str, tuple[str, str, dict[str, Any]]] = {
             positive_ratio=0.5,
             seed=0,
             languages=("eng-Latn", "spa-Latn"),
-            description="PAN 2014 known documents (English essays and novels, Spanish articles): 400-word chunks, author = PAN problem, "
-            "same-author pairs from two different documents, negatives within a genre",
+            description="PAN 2014 known documents (English essays and novels, Spanish articles): 400-word chunks, "
+            "author = PAN problem, same-author pairs from two different documents, negatives within a genre",
         ),
     ),
 }

@@ -27,7 +27,8 @@ SUITE = "mteb-contrastive"
 
 
 def available_task_classes() -> list[type]:
-    """Extension task classes whose data is present here (the registered class when mteb holds one), in registration order."""
+    """Extension task classes whose data is present here (the registered class when mteb holds one),
+    in registration order."""
     classes = [c for c in catalog.all_task_classes() if catalog.missing_data(c) is None]
     return [catalog.registered_task_class(c.metadata.name) or c for c in classes]
 

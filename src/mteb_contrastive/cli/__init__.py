@@ -8,6 +8,6 @@
 * :mod:`.train` -- ``train``, ``train-cross-encoder``, ``train-reranker``;
 * :mod:`.args` -- the option types and the one-line parser.
 
-The entry point is :func:`mteb_contrastive.cli.main.main`. The top room: each subcommand imports what it uses when it runs, so ``--help`` and the builders
-start without importing mteb (about 5 s).
+The entry point is :func:`mteb_contrastive.cli.main.main`. The top room: each subcommand imports what it uses when it
+runs, so ``--help`` and the builders start without importing mteb (about 5 s).
 """

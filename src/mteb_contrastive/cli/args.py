@@ -106,7 +106,8 @@ def dataset_name(value: str) -> str:
         suggestion = re.sub(r"[^A-Za-z0-9]+", " ", value).title().replace(" ", "")
         suggestion = suggestion if suggestion[:1].isalpha() else "D" + suggestion
         raise argparse.ArgumentTypeError(
-            f"{value!r} must be letters and digits starting with a letter (it becomes the task names); give e.g. {suggestion or 'MyCorpus'}"
+            f"{value!r} must be letters and digits starting with a letter (it becomes the task names); "
+            f"give e.g. {suggestion or 'MyCorpus'}"
         )
     return value
 

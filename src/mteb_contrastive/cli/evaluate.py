@@ -12,9 +12,9 @@ Steps:
 2. **Build.** Benchmarks made from the shared data are built once into ``<out>/datasets`` and
    ``<out>/verification`` (kept: a built folder is reused while its content revision is unchanged).
 3. **Run.** One stock ``mteb run`` per model with ``--output-folder <out>/results``,
-   ``--prediction-folder <out>/predictions`` (files land in ``<out>/predictions/<org__name>/<revision>/``), for the tasks not already done: a
-   (model, task) whose result file exists with the task's current dataset revision is reported
-   ``cached`` and left out; the others are run with ``--overwrite-strategy always`` (a result of an
+   ``--prediction-folder <out>/predictions`` (files land in ``<out>/predictions/<org__name>/<revision>/``),
+   for the tasks not already done: a (model, task) whose result file exists with the task's current dataset revision is
+   reported ``cached`` and left out; the others are run with ``--overwrite-strategy always`` (a result of an
    older dataset revision is replaced, which mteb's ``only-missing`` would keep). A model with
    nothing left to run is not even loaded. Search-only
    models (mteb's BM25) run the retrieval tasks only.
@@ -137,7 +137,8 @@ def run_evaluation(
             metas[m] = mteb.get_model_meta(m)
         except Exception as exc:
             print(
-                f"error: -m {m}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__} (an mteb model name, a registered baseline or a sentence-transformers folder)",
+                f"error: -m {m}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__} "
+                "(an mteb model name, a registered baseline or a sentence-transformers folder)",
                 file=sys.stderr,
             )
             return 2
@@ -227,7 +228,10 @@ def add_parser(sub) -> None:
     e = sub.add_parser(
         "evaluate",
         help="release evaluation: every benchmark available here, one mteb run per model, one report",
-        description="Release evaluation: plan (run/skip per benchmark), build, one mteb run per model (resumable), report.md/.json/.csv with plots. See docs/report.md.",
+        description=(
+            "Release evaluation: plan (run/skip per benchmark), build, one mteb run per model (resumable), "
+            "report.md/.json/.csv with plots. See docs/report.md."
+        ),
     )
     e.add_argument(
         "-m",
@@ -236,7 +240,10 @@ def add_parser(sub) -> None:
         action="append",
         required=True,
         metavar="MODEL",
-        help="an mteb model name, a registered baseline (mteb-contrastive/...) or a sentence-transformers folder; repeat for several models (default: none, at least one required)",
+        help=(
+            "an mteb model name, a registered baseline (mteb-contrastive/...) or a sentence-transformers folder; "
+            "repeat for several models (default: none, at least one required)"
+        ),
     )
     e.add_argument(
         "--out",
@@ -248,7 +255,10 @@ def add_parser(sub) -> None:
         "--suite",
         choices=["default", "full"],
         default="default",
-        help="default: one benchmark per family (make run); full: every benchmark whose data is here (default: %(default)s)",
+        help=(
+            "default: one benchmark per family (make run); "
+            "full: every benchmark whose data is here (default: %(default)s)"
+        ),
     )
     e.add_argument(
         "--shared",
@@ -260,7 +270,10 @@ def add_parser(sub) -> None:
     e.add_argument(
         "--verbose",
         action="store_true",
-        help="let libraries log DEBUG/INFO lines and mteb run log INFO (default: off: progress bars, warnings and errors only)",
+        help=(
+            "let libraries log DEBUG/INFO lines and mteb run log INFO "
+            "(default: off: progress bars, warnings and errors only)"
+        ),
     )
 
 

@@ -68,14 +68,16 @@ def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
     apply_environment({"HF_DATASETS_DISABLE_PROGRESS_BARS": os.environ.get("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")})
     if config.hub_reachable():
         print(
-            f"main job: HuggingFace Hub reachable -> HALvestRetrieval + HALvestTripletClassification from the Hub, results in {results}",
+            "main job: HuggingFace Hub reachable -> "
+            f"HALvestRetrieval + HALvestTripletClassification from the Hub, results in {results}",
             flush=True,
         )
         tasks = ["HALvestRetrieval", "HALvestTripletClassification"]
         env = dict(os.environ)
     elif (shared / "taln" / "articles.jsonl.gz").is_file():
         print(
-            f"main job: HuggingFace Hub not reachable -> building TALN tasks from {shared} and evaluating them instead, results in {results}",
+            f"main job: HuggingFace Hub not reachable -> building TALN tasks from {shared} and "
+            f"evaluating them instead, results in {results}",
             flush=True,
         )
         folders = build_taln(shared, out / "datasets")
@@ -83,7 +85,8 @@ def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
         tasks = [f"{f.name}{kind}" for f in folders for kind in ("AuthorRetrieval", "AuthorTripletClassification")]
     else:
         print(
-            f"main job: needs either the HuggingFace Hub (almanach/HALvest-Contrastive) or the shared data at {shared}/taln/articles.jsonl.gz (set MTEB_CONTRASTIVE_SHARED); found neither.",
+            "main job: needs either the HuggingFace Hub (almanach/HALvest-Contrastive) "
+            f"or the shared data at {shared}/taln/articles.jsonl.gz (set MTEB_CONTRASTIVE_SHARED); found neither.",
             flush=True,
         )
         return 2
@@ -141,12 +144,17 @@ def build_parser() -> OneLineParser:
     b.add_argument(
         "--language",
         default=None,
-        help="ISO 639-1 code of the texts (sentence splitting) for rows without a 'language' field; required when no row has one",
+        help=(
+            "ISO 639-1 code of the texts (sentence splitting) "
+            "for rows without a 'language' field; required when no row has one"
+        ),
     )
     b.add_argument(
         "--mteb-language",
         default=None,
-        help="mteb language-script code recorded in the tasks (default: from the rows' 'language', else from --language)",
+        help=(
+            "mteb language-script code recorded in the tasks (default: from the rows' 'language', else from --language)"
+        ),
     )
     b.add_argument(
         "--n-triplets", type=positive_int, default=2, help="positives per anchor document and negatives per positive"
@@ -167,7 +175,10 @@ def build_parser() -> OneLineParser:
     ir.add_argument("--mteb-split", default="test")
     ir.add_argument(
         "--qrels",
-        help="qrels file relative to the folder (default qrels/test_gain.tsv if present, else qrels/test.tsv); scores are gains",
+        help=(
+            "qrels file relative to the folder (default qrels/test_gain.tsv if present, "
+            "else qrels/test.tsv); scores are gains"
+        ),
     )
     ir.add_argument("--name", required=True, type=dataset_name, help="letters and digits; the task is <name>IRTriplets")
     ir.add_argument("--out", required=True)
@@ -183,7 +194,10 @@ def build_parser() -> OneLineParser:
     ir.add_argument(
         "--language",
         default=None,
-        help="mteb language-script code of the collection (default: the mteb task's language; for a folder, eng-Latn, stated in one line)",
+        help=(
+            "mteb language-script code of the collection (default: the mteb task's language; "
+            "for a folder, eng-Latn, stated in one line)"
+        ),
     )
     m = sub.add_parser("main", help="the main job (see README)")
     m.add_argument("--out", default="build")
@@ -254,7 +268,8 @@ def main(argv: list[str] | None = None) -> int:
             ):
                 raise DataError(
                     args.corpus,
-                    "no row has a 'language' field; pass --language (ISO 639-1 of the texts, e.g. fr) or give each row a 'language'",
+                    "no row has a 'language' field; pass --language (ISO 639-1 of the texts, e.g. fr) "
+                    "or give each row a 'language'",
                 )
             print(
                 build_halvest_dataset(
@@ -294,7 +309,8 @@ def main(argv: list[str] | None = None) -> int:
             if language is None:
                 language = "eng-Latn"
                 print(
-                    f"build-ir-triplets: {source} names no language; recorded as eng-Latn (pass --language to state it)",
+                    f"build-ir-triplets: {source} names no language; "
+                    "recorded as eng-Latn (pass --language to state it)",
                     file=sys.stderr,
                 )
             print(

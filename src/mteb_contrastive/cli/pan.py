@@ -25,7 +25,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     b.add_argument(
         "kind",
         choices=["eltec", "pan14", "corpus"],
-        help="eltec: eltec/eng_novels.jsonl.gz; pan14: pan/pan14_known.jsonl.gz; corpus: JSONL {id, author, text[, group, language]}",
+        help=(
+            "eltec: eltec/eng_novels.jsonl.gz; pan14: pan/pan14_known.jsonl.gz; corpus: "
+            "JSONL {id, author, text[, group, language]}"
+        ),
     )
     b.add_argument("path")
     b.add_argument(
@@ -36,7 +39,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "--chunk-words",
         type=positive_int,
         default=1000,
-        help="chunk length in words: whitespace tokens; jieba words (Chinese) or characters (Japanese, Thai, ...) in text written without spaces",
+        help=(
+            "chunk length in words: whitespace tokens; jieba words (Chinese) "
+            "or characters (Japanese, Thai, ...) in text written without spaces"
+        ),
     )
     b.add_argument("--min-words", type=positive_int, default=None, help="shortest chunk kept (default chunk-words/2)")
     b.add_argument(
@@ -53,7 +59,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "--languages",
         nargs="+",
         default=None,
-        help="mteb language-script codes of the texts (default: from the rows' 'language' or, for ELTeC, the id prefix; required when the data does not say)",
+        help=(
+            "mteb language-script codes of the texts (default: from the rows' 'language' or, for ELTeC, the id prefix; "
+            "required when the data does not say)"
+        ),
     )
     p = sub.add_parser(
         "build-pan-benchmarks", help="the README's verification benchmarks (ELTeCEng, PAN14Known) from shared/data"
@@ -74,7 +83,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "--single-class-auc",
         choices=["undefined", "pan"],
         default="undefined",
-        help="single-class truth: AUC undefined (null, overall of the other metrics; default) or 0.0 as the PAN evaluator (leaderboard comparisons)",
+        help=(
+            "single-class truth: AUC undefined (null, overall of the other metrics; default) "
+            "or 0.0 as the PAN evaluator (leaderboard comparisons)"
+        ),
     )
     r = sub.add_parser("pan-report", help="markdown table of the verification results in an mteb --output-folder")
     r.add_argument("results")
@@ -96,11 +108,13 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
         if langs is None:
             raise DataError(
                 args.path,
-                "the documents name no language; pass --languages (mteb codes of the texts, e.g. fra-Latn) or give each row a 'language'",
+                "the documents name no language; pass --languages (mteb codes of the texts, e.g. fra-Latn) "
+                "or give each row a 'language'",
             )
         if args.min_words is not None and args.min_words > args.chunk_words:
             raise ValueError(
-                f"--min-words {args.min_words} is more than --chunk-words {args.chunk_words}; give --min-words <= --chunk-words"
+                f"--min-words {args.min_words} is more than "
+                f"--chunk-words {args.chunk_words}; give --min-words <= --chunk-words"
             )
         print(
             build_verification_dataset(

@@ -37,7 +37,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "--split",
         choices=SPLIT_RULES,
         default="shuffled",
-        help="shuffled: fixed-seed shuffle then cut (default); line-order: cut in file order, for files already ordered for a disjoint split",
+        help=(
+            "shuffled: fixed-seed shuffle then cut (default); line-order: cut in file order, "
+            "for files already ordered for a disjoint split"
+        ),
     )
     q.add_argument(
         "--proportions",

@@ -65,7 +65,10 @@ def _author_opts(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FOLDER",
-        help="a PAN-format benchmark: its validation/test authors are removed from training, its validation pairs validate",
+        help=(
+            "a PAN-format benchmark: its validation/test authors are removed from training, "
+            "its validation pairs validate"
+        ),
     )
     p.add_argument(
         "--validation-share", type=float, default=0.2, help="share of authors held out for validation when no --holdout"

@@ -43,7 +43,8 @@ def not_utf8(path: object, exc: UnicodeDecodeError, row: int | None = None) -> D
         where = f"line {row + 1}: "
     return DataError(
         path,
-        f"{where}not UTF-8 text (byte {exc.start}: {bad!r}); re-encode the file as UTF-8, e.g. iconv -f latin1 -t utf-8",
+        f"{where}not UTF-8 text (byte {exc.start}: {bad!r}); "
+        "re-encode the file as UTF-8, e.g. iconv -f latin1 -t utf-8",
         row=row,
     )
 

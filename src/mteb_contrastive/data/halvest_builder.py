@@ -217,7 +217,8 @@ def _card(info: dict[str, Any]) -> str:
         info["description"] or "",
         "",
         f"- Source: {info['source']}",
-        f"- Language: {', '.join(info['languages'])}; build id {info['build_id']}; parameters {json.dumps(info['params'])}",
+        f"- Language: {', '.join(info['languages'])}; build id {info['build_id']}; "
+        f"parameters {json.dumps(info['params'])}",
         "- Built by `mteb-contrastive build-triplets` with the HALvest-Contrastive sampler: positive = other",
         "  document with exactly the same author set; negative = document sharing no author (same domain set",
         "  when domains are given); spans of k contiguous sentences; documents without a partner are skipped.",
@@ -229,6 +230,7 @@ def _card(info: dict[str, Any]) -> str:
     ]
     for cfg, c in info["configs"].items():
         lines.append(
-            f"| {cfg} | {c['documents']} | {c['skipped_no_positive']} | {c['skipped_no_negative']} | {c['query_documents']} | {c['triplets']} |"
+            f"| {cfg} | {c['documents']} | {c['skipped_no_positive']} | {c['skipped_no_negative']} "
+            f"| {c['query_documents']} | {c['triplets']} |"
         )
     return "\n".join(lines) + "\n"

@@ -116,7 +116,8 @@ def read_qrels(path: str | os.PathLike) -> dict[str, dict[str, float]]:
                 if prev != score:
                     raise DataError(
                         path,
-                        f"query {qid!r}, document {did!r} already graded {prev:g} at row {first_row[qid, did]}, here {score:g}; keep one row per (query-id, corpus-id)",
+                        f"query {qid!r}, document {did!r} already graded {prev:g} at row {first_row[qid, did]}, "
+                        f"here {score:g}; keep one row per (query-id, corpus-id)",
                         row=i,
                         field="score",
                     )
@@ -388,7 +389,8 @@ def _card(info: dict[str, Any]) -> str:
         f"- Build id {info['build_id']}; parameters {json.dumps(info['params'])}",
         "- Protocol: Le & Mikolov 2014, section 3.3. (p1, p2, p3): p1, p2 relevant to the same query; p3 relevant to",
         "  another query (or random) and not judged relevant to the first. Error when d(p1,p2) >= d(p1,p3).",
-        f"- Queries in qrels {c['queries_in_qrels']}; skipped (< 2 relevant documents) {c['queries_skipped_lt2_relevant']};"
+        f"- Queries in qrels {c['queries_in_qrels']}; "
+        f"skipped (< 2 relevant documents) {c['queries_skipped_lt2_relevant']};"
         f" empty documents {c['empty_documents']}.",
         "",
         "| split | queries | triplets | unique texts |",

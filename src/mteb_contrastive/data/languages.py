@@ -117,7 +117,8 @@ def resolve_languages(
         if given and set(given) != set(from_data):
             raise DataError(
                 source,
-                f"the rows' language is {', '.join(from_data)} but {option} says {', '.join(given)}; drop {option} or fix the rows",
+                f"the rows' language is {', '.join(from_data)} but {option} says {', '.join(given)}; "
+                f"drop {option} or fix the rows",
             )
         return list(from_data)
     return list(given) if given else None

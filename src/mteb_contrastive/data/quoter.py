@@ -100,7 +100,8 @@ def read_quoter_file(path: str | os.PathLike) -> list[QuoteRExample]:
     """Read a QuoteR line file (UTF-8; a final newline is optional).
 
     Raises:
-        DataError: a missing or non-UTF-8 file (names file and line), a line without exactly two tabs, or with an empty quote (names file and line).
+        DataError: a missing or non-UTF-8 file (names file and line), a line without exactly two tabs,
+        or with an empty quote (names file and line).
     """
     path = Path(path)
     text = read_text(path)  # one-line DataError for a missing / non-UTF-8 file
@@ -124,7 +125,8 @@ def read_quoter_file(path: str | os.PathLike) -> list[QuoteRExample]:
 def split_by_boundaries(
     examples: Sequence[QuoteRExample], train_end: int, valid_end: int, *, source: Any = "<examples>"
 ) -> dict[str, list[QuoteRExample]]:
-    """Official split: ``train = [:train_end]``, ``valid = [train_end:valid_end]``, ``test = [valid_end:]`` in line order.
+    """Official split: ``train = [:train_end]``, ``valid = [train_end:valid_end]``,
+    ``test = [valid_end:]`` in line order.
 
     Raises:
         DataError: a boundary past the end of the file (or boundaries out of order).
@@ -134,7 +136,8 @@ def split_by_boundaries(
         if b > n:
             raise DataError(
                 source,
-                f"split boundary {name}={b} is past the end of the file (line {b + 1} requested, the file has {n} lines)",
+                f"split boundary {name}={b} is past the end of the file "
+                f"(line {b + 1} requested, the file has {n} lines)",
                 row=b,
             )
     if not 0 <= train_end <= valid_end:
@@ -217,7 +220,8 @@ _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 
 
 def query_language(mteb_language: str) -> str:
-    """The :class:`QueryFormat` language of an mteb language tag: ``"en"`` for ``eng-*`` (lower-cased), else the ISO 639-3 code."""
+    """The :class:`QueryFormat` language of an mteb language tag: ``"en"`` for ``eng-*`` (lower-cased),
+    else the ISO 639-3 code."""
     code = mteb_language.split("-", 1)[0]
     return "en" if code == "eng" else code
 
@@ -267,7 +271,8 @@ def build_quoter_folder(
         raise ValueError(f"--name must be letters and digits starting with a letter, got {name!r}")
     if not _LANG_TAG.match(language):
         raise ValueError(
-            f"--language must be an mteb language tag xxx-Xxxx (ISO 639-3 code and script), e.g. eng-Latn, cmn-Hans, lzh-Hant; got {language!r}"
+            "--language must be an mteb language tag xxx-Xxxx (ISO 639-3 code and script), "
+            f"e.g. eng-Latn, cmn-Hans, lzh-Hant; got {language!r}"
         )
     if split not in SPLIT_RULES:
         raise ValueError(f"--split must be one of {', '.join(SPLIT_RULES)}, got {split!r}")

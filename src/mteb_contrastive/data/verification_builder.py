@@ -5,9 +5,10 @@ Input: documents ``{"id", "author", "text"}`` (one document = one *work*; option
 
 * **chunking** -- each document is cut into consecutive, non-overlapping chunks of
   ``chunk_words`` words (whitespace tokens; jieba words / characters in scripts written without
-  spaces); a shorter last chunk is kept when it has at least ``min_words`` words (a document shorter than ``chunk_words`` gives one chunk when it has at
-  least ``min_words``, else none). Chunks are re-joined with single spaces; text in a script
-  written without spaces is cut into substrings between jieba words / characters instead.
+  spaces); a shorter last chunk is kept when it has at least ``min_words`` words
+  (a document shorter than ``chunk_words`` gives one chunk when it has at least ``min_words``,
+  else none). Chunks are re-joined with single spaces; text in a script written without spaces is cut into substrings
+  between jieba words / characters instead.
 * **author-disjoint splits** -- authors (not documents) are shuffled with the seed and shared
   out over ``train`` / ``validation`` / ``test`` by ``split_ratios`` (largest remainder),
   separately for authors with at least two works (they alone give same-author pairs) and the
@@ -259,7 +260,8 @@ def build_verification_dataset(
         raise ValueError(f"dataset name must be letters and digits starting with a letter, got {name!r}")
     if len(split_ratios) != 3 or any(r < 0 for r in split_ratios) or split_ratios[1] <= 0 or split_ratios[2] <= 0:
         raise ValueError(
-            f"split_ratios must be three shares (train, validation, test) with validation and test > 0, got {split_ratios}"
+            "split_ratios must be three shares (train, validation, test) "
+            f"with validation and test > 0, got {split_ratios}"
         )
     if not 0 < positive_ratio < 1:
         raise ValueError(f"positive_ratio must be in (0, 1), got {positive_ratio}")
@@ -304,7 +306,8 @@ def build_verification_dataset(
             if split != "train" and (c["same_author"] == 0 or c["different_author"] == 0):
                 raise DataError(
                     source or name,
-                    f"split {split}: {c['same_author']} same-author and {c['different_author']} different-author pairs; both are needed (more authors with two works, or other split_ratios)",
+                    f"split {split}: {c['same_author']} same-author and {c['different_author']} different-author "
+                    "pairs; both are needed (more authors with two works, or other split_ratios)",
                 )
             if not rows:
                 continue
@@ -340,14 +343,21 @@ def _card(info: dict[str, Any]) -> str:
         "",
         f"- Source: {info['source']}",
         f"- Languages: {', '.join(info['languages'])}; build id {info['build_id']}",
-        f"- Built by `mteb-contrastive build-verification`: chunks of {p['chunk_words']} whitespace tokens (last chunk kept",
-        f"  when >= {p['min_words']} tokens); authors shared out over train/validation/test by {p['split_ratios']} (no author",
-        f"  in two splits); up to {p['pairs_per_author']} same-author pairs per author with >= 2 works, the two chunks from",
-        f"  different works (cross-fandom); different-author pairs so that same-author pairs are {p['positive_ratio']:.0%} of",
-        f"  each split; seed {p['seed']}. {info['skipped_documents_too_short']} documents were too short for one chunk.",
-        "- Format: PAN 2020/21 -- `<split>/pairs.jsonl` `{id, fandoms, pair}` and `<split>/truth.jsonl` `{id, same, authors}`;",
+        f"- Built by `mteb-contrastive build-verification`: chunks of {p['chunk_words']} whitespace tokens "
+        "(last chunk kept",
+        f"  when >= {p['min_words']} tokens); authors shared out over train/validation/test by {p['split_ratios']} "
+        "(no author",
+        f"  in two splits); up to {p['pairs_per_author']} same-author pairs per author "
+        "with >= 2 works, the two chunks from",
+        "  different works (cross-fandom); different-author pairs so that same-author "
+        f"pairs are {p['positive_ratio']:.0%} of",
+        f"  each split; seed {p['seed']}. {info['skipped_documents_too_short']} "
+        "documents were too short for one chunk.",
+        "- Format: PAN 2020/21 -- `<split>/pairs.jsonl` `{id, fandoms, pair}` "
+        "and `<split>/truth.jsonl` `{id, same, authors}`;",
         "  `fandoms` holds the ids of the two source works.",
-        "- Task: `<name>Verification` (set `MTEB_CONTRASTIVE_VERIFICATION` to this folder or its parent): cosine per pair,",
+        "- Task: `<name>Verification` (set `MTEB_CONTRASTIVE_VERIFICATION` to this "
+        "folder or its parent): cosine per pair,",
         "  calibration (threshold, Platt, abstention) fitted on validation, PAN metrics on test.",
         "",
         "| split | authors | authors with >= 2 works | documents | chunks | pairs | same-author | different-author |",
@@ -355,7 +365,8 @@ def _card(info: dict[str, Any]) -> str:
     ]
     for split, c in info["counts"].items():
         lines.append(
-            f"| {split} | {c['authors']} | {c['authors_with_2_works']} | {c['documents']} | {c['chunks']} | {c['pairs']} | {c['same_author']} | {c['different_author']} |"
+            f"| {split} | {c['authors']} | {c['authors_with_2_works']} | {c['documents']} | {c['chunks']} "
+            f"| {c['pairs']} | {c['same_author']} | {c['different_author']} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -104,8 +104,8 @@ def quantize_int8(model: Any) -> Any:
     AVX2/AVX-512 CPUs). Embeddings, layer norms and attention products stay float32, so the
     output is float32. Per-channel weights: on all-MiniLM-L6-v2 the mean cosine between fp32 and
     int8 embeddings of 300 TALN abstracts is 0.976 (``docs/benchmarks-encoding.md``, benchmark 4);
-    per-tensor weights lost more (0.93 in a one-off check, not in the benchmark). CPU only: quantised Linear layers do not run
-    on CUDA.
+    per-tensor weights lost more (0.93 in a one-off check, not in the benchmark). CPU only: quantised Linear layers do
+    not run on CUDA.
     """
     import torch
     from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
@@ -193,7 +193,8 @@ def apply_to_meta(meta: Any, options: dict[str, Any], folder: str | Path | None 
     if folder is None and not is_sentence_transformers_loader(loader):
         if options:
             raise EncodingSettingsError(
-                f"model {meta.name!r}: encoding options ({', '.join(options)}) apply to sentence-transformers models only"
+                f"model {meta.name!r}: encoding options ({', '.join(options)}) "
+                "apply to sentence-transformers models only"
             )
         return meta
     settings = settings_from(options, where=f"model {meta.name!r}")

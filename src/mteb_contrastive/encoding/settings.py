@@ -102,7 +102,8 @@ class EncodingSettings:
         if self.precision == "int8" and self.backend != "torch":
             raise EncodingSettingsError(
                 "encoding option precision=int8 is torch dynamic quantisation: use it with backend=torch "
-                "(for an int8 ONNX model, export it with sentence-transformers' export_dynamic_quantized_onnx_model and load that folder)"
+                "(for an int8 ONNX model, export it with sentence-transformers' "
+                "export_dynamic_quantized_onnx_model and load that folder)"
             )
 
     def identity(self, model_max_seq_length: int | None) -> dict[str, Any]:

@@ -61,7 +61,8 @@ def gold_ranks(scores: np.ndarray, gold: Sequence[int] | np.ndarray) -> np.ndarr
 
 
 def gold_tie_ranges(scores: np.ndarray, gold: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: ``h`` = candidates scored strictly higher than the gold, ``t`` = candidates scored equal (gold included).
+    """Per row: ``h`` = candidates scored strictly higher than the gold, ``t`` = candidates scored equal
+    (gold included).
 
     Args:
         scores: (n_queries, n_candidates) scores, higher is better (no NaN).

@@ -72,7 +72,8 @@ def _meta(first: str, kind: str, k: int) -> Any:
 def name_forms() -> str:
     """One line saying which ``rerank/...`` names exist."""
     return (
-        f"rerank/<first>+<reranker>@<k> with <first> in {{{', '.join(FIRST_STAGES)}}}, <reranker> in {{{', '.join(RERANKERS)}}} "
+        f"rerank/<first>+<reranker>@<k> with <first> in {{{', '.join(FIRST_STAGES)}}}, "
+        f"<reranker> in {{{', '.join(RERANKERS)}}} "
         f"and <k> any whole number >= 1 (e.g. rerank/bm25+ce@50)"
     )
 

@@ -8,8 +8,8 @@ of sentence-transformers, transformers, datasets, huggingface_hub and httpx.
 :func:`quiet_libraries` sets those top-level loggers (:data:`LIBRARY_LOGGERS`) to WARNING (their
 child loggers inherit it unless they set a level of their own) and adds to each a filter that drops
 the records below WARNING logged on it, which also holds when a library resets that logger's level
-later (bm25s and jieba do, at import, and log on their top-level logger). Warnings and errors still print. ``evaluate`` calls it in its own
-process and sets :data:`QUIET_ENV` for each ``mteb run`` it starts, whose start-up hook
+later (bm25s and jieba do, at import, and log on their top-level logger). Warnings and errors still print. ``evaluate``
+calls it in its own process and sets :data:`QUIET_ENV` for each ``mteb run`` it starts, whose start-up hook
 (:func:`mteb_contrastive.plugin.registration.register`) calls :func:`quiet_if_asked`.
 ``mteb-contrastive evaluate --verbose`` does neither. :func:`apply_environment` sets the variables
 of the processes ``evaluate`` (and ``mteb-contrastive run``) start and applies, in their own process,

@@ -1,4 +1,5 @@
-"""The only module that changes mteb's registries and hooks (mteb's private names through :mod:`mteb_contrastive.compat`).
+"""The only module that changes mteb's registries and hooks (mteb's private names through
+:mod:`mteb_contrastive.compat`).
 
 mteb 2.26 builds its task table (:func:`mteb_contrastive.compat.task_table`) from its own package and
 has no plugin entry point, and ``mteb.get_model`` refuses a local folder. :func:`register`:

@@ -76,7 +76,8 @@ def cross_encoder_scores(
 
 
 def as_distances(scores: np.ndarray) -> dict[str, list[float]]:
-    """The cross-encoder score in mteb's ``PairClassificationDistances`` shape (every key the same score; keep only ``similarity_*`` metrics)."""
+    """The cross-encoder score in mteb's ``PairClassificationDistances`` shape (every key the same score;
+    keep only ``similarity_*`` metrics)."""
     s = np.asarray(scores, dtype=np.float64).tolist()
     return {
         "similarity_scores": s,

@@ -103,11 +103,17 @@ class AbsTaskAuthorPairClassification(TripletSource, AbsTask):
 
     def _withheld(self, val: list[dict[str, Any]], test: list[dict[str, Any]], schema: str | None) -> str | None:
         if schema != "pairs":
-            return f"no pair score: pair classification needs the pairs schema (author_label), this release has the {schema} schema"
+            return (
+                "no pair score: pair classification needs the pairs schema (author_label), "
+                f"this release has the {schema} schema"
+            )
         for name, rows in ((self.validation_split, val), ("test", test)):
             labels = {int(r["author_label"]) for r in rows}
             if len(labels) < 2:
-                return f"no pair score: the {name} split has only author_label {sorted(labels)} ({len(rows)} rows), e.g. an ict-* config (all pairs positive)"
+                return (
+                    f"no pair score: the {name} split has only author_label {sorted(labels)} ({len(rows)} rows), "
+                    "e.g. an ict-* config (all pairs positive)"
+                )
         return None
 
     def _sim(

@@ -191,7 +191,8 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
         cross_encoder = ces.is_cross_encoder(model)  # a cross-encoder scores (anchor, candidate) pairs directly
         if not pair_scorer and not cross_encoder and not isinstance(model, EncoderProtocol):
             raise TypeError(
-                f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder, a cross-encoder or a fitted baseline, got {type(model).__name__}"
+                f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder, "
+                f"a cross-encoder or a fitted baseline, got {type(model).__name__}"
             )
         counts = self.split_counts(hf_subset, hf_split)
         source = {

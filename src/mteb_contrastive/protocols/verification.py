@@ -283,7 +283,8 @@ class AbsTaskVerification(AbsTaskPairClassification):
         if isinstance(model, EncoderProtocol):
             return "encoder"
         raise TypeError(
-            f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder, a cross-encoder or a fitted baseline, got {type(model).__name__}"
+            f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder, "
+            f"a cross-encoder or a fitted baseline, got {type(model).__name__}"
         )
 
     def _fit_baseline(self, model: Any, kind: str, subset_data: Any, data_split: Any) -> bool:
@@ -355,7 +356,8 @@ class AbsTaskVerification(AbsTaskPairClassification):
         num_proc: int | None,
     ) -> dict[str, list[float]]:
         """Step 4: the test pairs' scores as mteb ``PairClassificationDistances`` (an encoder: the five
-        of :func:`pair_scores`; a pair scorer: ``similarity_scores`` only; a cross-encoder: its score under every key)."""
+        of :func:`pair_scores`; a pair scorer: ``similarity_scores`` only; a cross-encoder:
+        its score under every key)."""
         return self._pair_similarities(model, kind, data_split, hf_split, hf_subset, encode_kwargs, num_proc)
 
     def _pair_similarities(

@@ -24,7 +24,8 @@ from mteb_contrastive.metrics.chance import expected_ndcg, expected_recall
 
 
 def expected_ndcg_at_k(n_pool: int, n_rel: int, k: int) -> float:
-    """E[nDCG@k] of a random ranking (:func:`mteb_contrastive.metrics.chance.expected_ndcg`); 0 when nothing is relevant."""
+    """E[nDCG@k] of a random ranking (:func:`mteb_contrastive.metrics.chance.expected_ndcg`);
+    0 when nothing is relevant."""
     return expected_ndcg(n_pool, n_rel, k) if n_rel > 0 and n_pool > 0 else 0.0
 
 

@@ -77,14 +77,18 @@ def author_table(results_dir: str | Path, timings: dict[str, float] | None = Non
                 t_trip=wall_s,
             )
     lines = [
-        "| model | dataset | k | language | pool size | random nDCG@10 | triplets | nDCG@10 | nDCG@10 cross-document | hit rate@10 | recall@10 (share of relevant) | triplet accuracy (all rows) | triplet accuracy cross-document | wall time (s) retrieval / triplets |",
+        "| model | dataset | k | language | pool size | random nDCG@10 | triplets | nDCG@10 | nDCG@10 cross-document | "
+        "hit rate@10 | recall@10 (share of relevant) | triplet accuracy (all rows) | triplet accuracy cross-document | "
+        "wall time (s) retrieval / triplets |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for (model, base, subset), v in sorted(rows.items()):
         k = subset.replace("base-", "")
         lines.append(
-            f"| {model} | {base} | {k} | {v['lang']} | {_fmt(v.get('pool'))} | {_fmt(v.get('chance'), 5)} | {_fmt(v.get('triplets'))} | {_fmt(v.get('ndcg'))} | {_fmt(v.get('ndcg_x')) or 'n/a'} | "
-            f"{_fmt(v.get('hit'))} | {_fmt(v.get('recall'))} | {_fmt(v.get('acc')) or 'n/a'} | {_fmt(v.get('acc_x')) or 'n/a'} | {_fmt(v.get('t_ret'), 1)} / {_fmt(v.get('t_trip'), 1) or 'n/a'} |"
+            f"| {model} | {base} | {k} | {v['lang']} | {_fmt(v.get('pool'))} | {_fmt(v.get('chance'), 5)} "
+            f"| {_fmt(v.get('triplets'))} | {_fmt(v.get('ndcg'))} | {_fmt(v.get('ndcg_x')) or 'n/a'} | "
+            f"{_fmt(v.get('hit'))} | {_fmt(v.get('recall'))} | {_fmt(v.get('acc')) or 'n/a'} "
+            f"| {_fmt(v.get('acc_x')) or 'n/a'} | {_fmt(v.get('t_ret'), 1)} / {_fmt(v.get('t_trip'), 1) or 'n/a'} |"
         )
     return "\n".join(lines)
 

@@ -274,7 +274,8 @@ def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
     """The report as Markdown (tables per family, comparisons, figures, identities)."""
     out = ["# Release evaluation report", ""]
     out.append(
-        f"Generated {rep['generated_at']} by mteb-contrastive at `{rep['project_revision']}` (mteb {rep['mteb_version']}); results in `{rep['results_dir']}`."
+        f"Generated {rep['generated_at']} by mteb-contrastive at `{rep['project_revision']}` "
+        f"(mteb {rep['mteb_version']}); results in `{rep['results_dir']}`."
     )
     out.append("")
     out += ["## Models", "", "| model | revision | parameters | reference |", "|---|---|---|---|"]
@@ -296,22 +297,30 @@ def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
         out += [
             "## Comparison",
             "",
-            "Difference = candidate - reference, 95% paired-bootstrap interval over the items, paired randomisation test. "
-            'Where items come in groups (triplets of one IR query or one anchor author: "N in G groups") whole groups are resampled and swapped (cluster bootstrap).',
+            "Difference = candidate - reference, 95% paired-bootstrap interval over the items, "
+            "paired randomisation test. "
+            'Where items come in groups (triplets of one IR query or one anchor author: "N in G groups") '
+            "whole groups are resampled and swapped (cluster bootstrap).",
             "",
         ]
         out += [
-            "| task | subset | reference | candidate | statistic | reference value | candidate value | difference | 95% CI | p | items | verdict |",
+            "| task | subset | reference | candidate | statistic | reference value | candidate value | "
+            "difference | 95% CI | p | items | verdict |",
             "|---" * 12 + "|",
         ]
         for c in rep["comparisons"]:
             if c.get("statistic") is None:
                 out.append(
-                    f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['main_score_name']} | {fmt(c['reference_main'])} | {fmt(c['candidate_main'])} | {fmt(_diff(c))} | n/a | n/a | n/a | {c['verdict']} |"
+                    f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['main_score_name']} "
+                    f"| {fmt(c['reference_main'])} | {fmt(c['candidate_main'])} | {fmt(_diff(c))} "
+                    f"| n/a | n/a | n/a | {c['verdict']} |"
                 )
             else:
                 out.append(
-                    f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['statistic']} | {fmt(c['reference_value'])} | {fmt(c['candidate_value'])} | {fmt(c['diff'])} | [{fmt(c['ci_low'])}, {fmt(c['ci_high'])}] | {fmt(c['p_value'], 3)} | {_items(c)} | {c['verdict']} |"
+                    f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['statistic']} "
+                    f"| {fmt(c['reference_value'])} | {fmt(c['candidate_value'])} | {fmt(c['diff'])} | "
+                    f"[{fmt(c['ci_low'])}, {fmt(c['ci_high'])}] "
+                    f"| {fmt(c['p_value'], 3)} | {_items(c)} | {c['verdict']} |"
                 )
         out.append("")
     if rep["plots"]:
@@ -404,7 +413,8 @@ def render_csv(rep: dict[str, Any]) -> str:
 
 
 def write_report(results_dir: str | Path, out_dir: str | Path, **kwargs: Any) -> Path:
-    """Write ``report.md``, ``report.json``, ``report.csv`` and ``plots/`` into ``out_dir``; return the ``report.md`` path.
+    """Write ``report.md``, ``report.json``, ``report.csv`` and ``plots/`` into ``out_dir``;
+    return the ``report.md`` path.
 
     Keyword arguments go to :func:`build_report` (``plots_dir`` is ``out_dir/plots``).
     """

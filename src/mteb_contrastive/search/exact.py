@@ -74,7 +74,8 @@ def _check_values(arr: np.ndarray, what: str, similarity: str, rows: int = 65536
             if not (norms > 0).all():
                 i = s + int(np.argmin(norms > 0))
                 raise EmbeddingError(
-                    f"{what}: row {i} is a zero vector, which has no cosine similarity; drop that text or use dot product"
+                    f"{what}: row {i} is a zero vector, "
+                    "which has no cosine similarity; drop that text or use dot product"
                 )
 
 

@@ -21,7 +21,8 @@ Sources of the pool scores:
 * a search model with ``pool_scores(queries)`` (query id -> score of every candidate, in
   ``corpus_ids`` order; e.g. :class:`~mteb_contrastive.baselines.bm25_lang.LanguageBM25Search`):
   :class:`PoolScoresGoldRanks`;
-* a model that is a :class:`GoldRankingSearch` itself (``set_gold``; e.g. :class:`~mteb_contrastive.search.rerank.TwoStageSearch`);
+* a model that is a :class:`GoldRankingSearch` itself (``set_gold``;
+  e.g. :class:`~mteb_contrastive.search.rerank.TwoStageSearch`);
 * any other search model: :class:`ResultsGoldRanks`, ranks read from the returned top-k; a gold
   outside it gets the lower bound ``len(results) + 1`` (``tied`` 1, ``score`` None) and is counted
   in ``n_lower_bound``; a tie inside the list is exact only if no unreturned candidate has the same score.
@@ -79,7 +80,8 @@ def below_head(first: GoldTie | None, head_len: int) -> GoldTie:
 def dense_gold_ties(
     q: np.ndarray, x: np.ndarray, gold_pos: np.ndarray, *, euclidean: bool = False, chunk: int = QUERY_CHUNK
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Full-pool ``(higher, tied, gold score)`` from prepared query vectors ``q`` (n, d) and candidate vectors ``x`` (m, d).
+    """Full-pool ``(higher, tied, gold score)`` from prepared query vectors ``q`` (n, d) and candidate vectors
+    ``x`` (m, d).
 
     Score = inner product (vectors already normalised for cosine), or ``-||q - x||`` when ``euclidean``.
     Returns three (n,) arrays (int64, int64, float).

@@ -134,7 +134,8 @@ class CrossEncoderReranker:
         return out
 
     def probabilities(self, logits: np.ndarray) -> np.ndarray:
-        """The model's default activation (sigmoid for one label) of ``logits``, in float64; for display, not ranking."""
+        """The model's default activation (sigmoid for one label) of ``logits``, in float64; for display,
+        not ranking."""
         import torch
 
         act = self.model.get_default_activation_fn()

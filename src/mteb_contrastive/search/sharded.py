@@ -236,5 +236,6 @@ class ShardedIndexSearch(FaissSearchEncoderWrapper):
         if want != have:
             missing, extra = sorted(want - have)[:3], sorted(have - want)[:3]
             raise ShardError(
-                f"{self.shard_dir}: shard ids differ from the corpus ids (missing e.g. {missing}, extra e.g. {extra}); re-encode the corpus"
+                f"{self.shard_dir}: shard ids differ from the corpus ids (missing e.g. {missing}, "
+                f"extra e.g. {extra}); re-encode the corpus"
             )

@@ -58,7 +58,8 @@ def source_key(source: Path, params: dict[str, Any]) -> str:
 
 
 def built_folder(name: str, source: Path, params: dict[str, Any]) -> Path:
-    """The built IR-triplet folder ``<cache_root>/<name>-<source_key>`` for ``source``; built (atomically) when absent."""
+    """The built IR-triplet folder ``<cache_root>/<name>-<source_key>`` for ``source``;
+    built (atomically) when absent."""
     folder = cache_root() / f"{name}-{source_key(source, params)}"
     if not is_built_folder(folder):
         corpus, queries, qrels = read_beir_folder(source)
@@ -101,7 +102,8 @@ class IRTripletsBuiltOnFirstLoad(DataSource):
             return None
         return Missing(
             f"{src}/corpus.jsonl not found (set {config.CRANFIELD_ENV} or {config.SHARED_ENV})",
-            f"{cls.metadata.name}: {src} has no corpus.jsonl (set {config.CRANFIELD_ENV} to a BEIR-layout Cranfield folder, "
+            f"{cls.metadata.name}: {src} has no corpus.jsonl (set {config.CRANFIELD_ENV} "
+            "to a BEIR-layout Cranfield folder, "
             f"or {config.SHARED_ENV} to the shared data folder)",
         )
 

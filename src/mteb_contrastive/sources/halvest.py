@@ -87,7 +87,8 @@ class HALvestHubSource(DataSource):
         super().load_data(*args, **kwargs)
 
     def load_triplets(self, hf_subset: str, split: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """One config/split in its own schema (:func:`~mteb_contrastive.data.halvest.load_rows`); info names the config."""
+        """One config/split in its own schema (:func:`~mteb_contrastive.data.halvest.load_rows`);
+        info names the config."""
         path, revision = self.halvest_source
         rows, info = load_rows(path, hf_subset, split, None if Path(path).is_dir() else revision)
         info["config"] = hf_subset

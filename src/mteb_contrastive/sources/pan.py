@@ -46,7 +46,8 @@ def pan_env_folder(env: str, task: str, value: str | os.PathLike | None = None) 
     value = value or config.env(env)
     if not value:
         raise FileNotFoundError(
-            f"{task}: the PAN texts are not on the Hub; set {env} to a folder with validation/ and test/ (pairs.jsonl + truth.jsonl each)"
+            f"{task}: the PAN texts are not on the Hub; "
+            f"set {env} to a folder with validation/ and test/ (pairs.jsonl + truth.jsonl each)"
         )
     folder = Path(value).expanduser()
     if not (folder / "test" / "pairs.jsonl").is_file():

@@ -67,7 +67,8 @@ class QuoteROfficialFiles(QuoteRFile):
             return Missing(
                 f"{env} unset (the official QuoteR files are on https://github.com/thunlp/QuoteR, not the Hub)",
                 f"{cls.metadata.name}: the official QuoteR files are not on the HuggingFace Hub; clone "
-                f"https://github.com/thunlp/QuoteR (or download {cls.quoter_file}) and set {env} to the folder holding {cls.quoter_file}",
+                f"https://github.com/thunlp/QuoteR (or download {cls.quoter_file}) "
+                f"and set {env} to the folder holding {cls.quoter_file}",
             )
         return Missing(
             f"{path} not found ({env}={config.env(env)})",

@@ -21,8 +21,8 @@ floor is ln 2).
 Defaults: temperature 0.01 and span rotation on are the paper's as the project's issue states them
 (its ablation: 0.861 overall with rotation, 0.713 without). The paper is P. Kirby, "Contrastive
 Learning for Authorship Verification", arXiv:2609.28471 (2026). Only its abstract and third-party
-summaries were available (the full text was not): contrastive learning beats a classification approach in the tested settings; the
-important factors are the loss function, batch size, training duration, pre-trained model, input
+summaries were available (the full text was not): contrastive learning beats a classification approach in the tested
+settings; the important factors are the loss function, batch size, training duration, pre-trained model, input
 context length and random text-span augmentation; the final model is a ModernBERT bi-encoder
 (98.4% accuracy on PAN21) with long contexts (up to 4,096 tokens) and learning rates scaled with
 the model's width (muTransfer), compared from TinyBERT to ModernBERT-large. No numeric batch size,
@@ -139,11 +139,13 @@ def check_context_length(model: Any, context_length: int, name: str = "") -> Non
     if context_length > hard:
         raise TrainingDataError(
             "--context-length",
-            f"{context_length} tokens is beyond the limit of {name or 'the model'} ({hard} tokens); use --context-length <= {hard}",
+            f"{context_length} tokens is beyond the limit of {name or 'the model'} "
+            f"({hard} tokens); use --context-length <= {hard}",
         )
     if context_length > trained:
         logger.warning(
-            "--context-length %d is beyond the %d tokens %s was trained at (its tokenizer's model_max_length); positions above %d start untrained",
+            "--context-length %d is beyond the %d tokens %s was trained at (its tokenizer's "
+            "model_max_length); positions above %d start untrained",
             context_length,
             trained,
             name or "the model",
@@ -268,7 +270,8 @@ def train_contrastive(
     if len(labels) < 2:
         raise TrainingDataError(
             "validation",
-            f"validation pairs are all {'same' if True in labels else 'different'}-author: both classes are needed for the threshold and Platt scaling",
+            f"validation pairs are all {'same' if True in labels else 'different'}-author: "
+            "both classes are needed for the threshold and Platt scaling",
         )
     eligible, skipped = eligible_authors(docs)
     if len(eligible) < 2:
@@ -279,7 +282,8 @@ def train_contrastive(
     if cfg.batch_size > 2 * len(eligible):
         raise TrainingDataError(
             "--batch-size",
-            f"{cfg.batch_size} texts need {cfg.batch_size // 2} distinct authors per batch but only {len(eligible)} authors have two documents; use --batch-size <= {2 * len(eligible)}",
+            f"{cfg.batch_size} texts need {cfg.batch_size // 2} distinct authors per batch but only {len(eligible)} "
+            f"authors have two documents; use --batch-size <= {2 * len(eligible)}",
         )
     ck_dir = checkpoints_dir(out)
     resume_from = None

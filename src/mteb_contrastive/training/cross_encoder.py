@@ -70,7 +70,8 @@ logger = logging.getLogger(__name__)
 
 
 def cross_encoder_pair_scores(model: Any, texts1: list[str], texts2: list[str], batch_size: int = 32) -> np.ndarray:
-    """A sentence-transformers ``CrossEncoder``'s score of each pair (its activation applied: a sigmoid probability in [0, 1] for one output)."""
+    """A sentence-transformers ``CrossEncoder``'s score of each pair (its activation applied:
+    a sigmoid probability in [0, 1] for one output)."""
     pairs = list(zip(texts1, texts2))
     if not pairs:
         return np.zeros(0)
@@ -235,7 +236,8 @@ def train_pair_classifier(
     if cfg.batch_size > 2 * len(eligible):
         raise TrainingDataError(
             "--batch-size",
-            f"{cfg.batch_size} texts need {cfg.batch_size // 2} distinct authors per batch but only {len(eligible)} authors have two documents; use --batch-size <= {2 * len(eligible)}",
+            f"{cfg.batch_size} texts need {cfg.batch_size // 2} distinct authors per batch but only {len(eligible)} "
+            f"authors have two documents; use --batch-size <= {2 * len(eligible)}",
         )
     resume_from = last_checkpoint(out) if resume else None
     if resume and resume_from is None:
@@ -276,7 +278,8 @@ def train_pair_classifier(
     )
     calibration = evaluator.calibration(model)
     calibration["protocol"] = (
-        "mteb_contrastive.protocols.verification (cross-encoder probability; threshold max F1, Platt, abstention on validation)"
+        "mteb_contrastive.protocols.verification (cross-encoder probability; "
+        "threshold max F1, Platt, abstention on validation)"
     )
     _save(model, out, cfg, "pair classification cross-encoder (Kirby's rival)", summary, calibration, log_path)
     summary["validation"] = calibration
@@ -286,7 +289,8 @@ def train_pair_classifier(
 def bm25_negatives(
     queries: list[str], golds: list[str], pool: list[str], n_negatives: int, *, language: str = "en", seed: int = 0
 ) -> list[list[str]]:
-    """For each query, the ``n_negatives`` best BM25 candidates of ``pool`` other than its gold (bm25s, English stemming/stopwords for ``en``)."""
+    """For each query, the ``n_negatives`` best BM25 candidates of ``pool`` other than its gold (bm25s,
+    English stemming/stopwords for ``en``)."""
     import bm25s
 
     stop = "en" if language == "en" else None

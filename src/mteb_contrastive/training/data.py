@@ -117,7 +117,8 @@ def split_documents_by_author(
         if not any(n >= 2 for n in counts.values()):
             raise TrainingDataError(
                 "--validation-share",
-                f"{validation_share} leaves the {name} part without an author with two documents ({len(counts)} authors); use another share or more data",
+                f"{validation_share} leaves the {name} part without an author with two documents "
+                f"({len(counts)} authors); use another share or more data",
             )
     return train, val
 
@@ -156,6 +157,7 @@ def validation_pairs(
     if counts["same_author"] == 0 or counts["different_author"] == 0:
         raise TrainingDataError(
             "validation",
-            f"{counts['same_author']} same-author and {counts['different_author']} different-author pairs from {counts['authors']} held-out authors: both are needed (more validation authors with two documents)",
+            f"{counts['same_author']} same-author and {counts['different_author']} different-author pairs "
+            f"from {counts['authors']} held-out authors: both are needed (more validation authors with two documents)",
         )
     return rows

@@ -76,7 +76,8 @@ class AuthorPairBatchSampler(DefaultBatchSampler):
         if self.authors_per_batch > len(self.by_author):
             raise TrainingDataError(
                 "--batch-size",
-                f"{batch_size} texts need {self.authors_per_batch} distinct authors per batch but only {len(self.by_author)} authors have two documents; use --batch-size <= {2 * len(self.by_author)}",
+                f"{batch_size} texts need {self.authors_per_batch} distinct authors per batch but "
+                f"only {len(self.by_author)} authors have two documents; use --batch-size <= {2 * len(self.by_author)}",
             )
         self.passes = int(passes)
         self.epoch = 0

@@ -97,7 +97,9 @@ class VerificationEvaluator(BaseEvaluator):
         """The validation calibration of ``model`` (for :data:`CALIBRATION_FILE`)."""
         metrics, _ = verification_scores(self.scores(model), self.labels, self.year)
         return {
-            "protocol": "mteb_contrastive.protocols.verification (cosine; threshold max F1, Platt, abstention on validation)",
+            "protocol": (
+                "mteb_contrastive.protocols.verification (cosine; threshold max F1, Platt, abstention on validation)"
+            ),
             "pan_year": self.year,
             "n_validation_pairs": int(self.labels.size),
             "n_same_author": int(self.labels.sum()),
