@@ -142,13 +142,3 @@ class QuoteRIdiomChineseRetrieval(QuoteRSharedFiles, AbsTaskQuoteRetrieval):
         ["Written", "Fiction"],
         "mit",
     )
-
-
-QUOTER_TASKS = [
-    QuoteREnglishRetrieval,
-    QuoteRModernChineseRetrieval,
-    QuoteRClassicalChineseRetrieval,
-    QuoteRGcideEnglishRetrieval,
-    QuoteRKJVNovelsEnglishRetrieval,
-    QuoteRIdiomChineseRetrieval,
-]

@@ -126,3 +126,17 @@ def test_main_job_without_hub_or_data_says_what_it_needs(tmp_path):
         "(set MTEB_CONTRASTIVE_SHARED); found neither."
     ]
     assert not (tmp_path / "b" / "results").exists()
+
+
+def test_a_command_that_imports_mteb_late_registers_cleanly(tmp_path):
+    """In the `mteb-contrastive` command mteb is imported only when a subcommand needs it; the start-up
+    hook then registers the extension while the subcommand's own modules are being imported. No
+    module on that path may need a package face that is still half-imported (seed-model imports
+    `mteb_contrastive.models.bundled`; `models/__init__` importing the metas made a circular import)."""
+    r = run(["mteb-contrastive", "seed-model"], {"HF_HUB_CACHE": str(tmp_path / "hub")})
+    assert r.returncode == 0, r.stderr
+    assert "could not register" not in r.stderr, r.stderr
+    assert r.stdout.strip().endswith("8b3219a92973c328a8e22fadcfa821b5dc75636a")
+    code = "import mteb; print('QuoteRKJVNovelsEnglishRetrieval' in {t.metadata.name for t in mteb.get_tasks()})"
+    r = run([sys.executable, "-c", code])
+    assert r.stdout.split() == ["True"] and "could not register" not in r.stderr, r.stderr

@@ -1,6 +1,6 @@
 """The catalog: every task class of the extension, declared or made from a user's folder.
 
-* :func:`declared_task_classes` -- the classes of ``tasks/`` (HALvest, PAN, QuoteR, Cranfield);
+* :func:`declared_task_classes` -- the classes of ``tasks/`` (found in its modules, not listed);
 * :func:`folder_task_classes` -- the classes of one built folder, by its ``kind``
   (:data:`FOLDER_KINDS`): the metadata templates of ``tasks/`` with the folder's name, path,
   revision (its ``build_id``: a content fingerprint), splits and languages, and a folder source of
@@ -16,17 +16,22 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import logging
+import pkgutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mteb.abstasks.abstask import AbsTask
 from mteb.abstasks.task_metadata import TaskMetadata
 
-from mteb_contrastive import compat, config
+from mteb_contrastive import compat, config, tasks
 from mteb_contrastive.data.halvest_builder import KIND as AUTHOR_TRIPLETS_KIND
 from mteb_contrastive.data.ir_triplets import KIND as IR_TRIPLETS_KIND
 from mteb_contrastive.data.quoter import QUOTER_KIND
+from mteb_contrastive.families import FAMILIES, family_of
 from mteb_contrastive.identity import folder_revision
 from mteb_contrastive.layout import info_file
 from mteb_contrastive.protocols.ir_triplets import AbsTaskIRTriplets
@@ -43,30 +48,37 @@ from mteb_contrastive.sources.folders import (
     verification_folders,
 )
 from mteb_contrastive.sources.pan import folder_info, pan_folder_revision
-from mteb_contrastive.tasks import halvest, local, pan, paragraph_vector, quoter
+from mteb_contrastive.tasks import local, pan, paragraph_vector, quoter
 
 logger = logging.getLogger(__name__)
 
 
 def declared_task_classes() -> list[type]:
-    """The task classes declared in ``tasks/``, in registration order."""
-    return [
-        halvest.HALvestTripletClassification,
-        halvest.HALvestRetrieval,
-        halvest.HALvestPairClassification,
-        pan.PAN20Verification,
-        pan.PAN21Verification,
-        *quoter.QUOTER_TASKS,
-        paragraph_vector.CranfieldIRTriplets,
-    ]
+    """Every concrete task class declared in a module of ``tasks/`` (found, not listed), by family
+    (:data:`mteb_contrastive.families.FAMILIES` order), then module, then order of declaration."""
+    found = []
+    for info in pkgutil.iter_modules(tasks.__path__):
+        module = importlib.import_module(f"{tasks.__name__}.{info.name}")
+        found += [
+            c
+            for c in vars(module).values()
+            if isinstance(c, type)
+            and c.__module__ == module.__name__
+            and issubclass(c, AbsTask)
+            and not inspect.isabstract(c)
+        ]
+    return sorted(found, key=_family_rank)
 
 
 def all_task_classes() -> list[type]:
-    """Every task class of the extension: the declared ones and those of the configured folders."""
-    declared = declared_task_classes()
-    datasets, verification = dataset_task_classes(), verification_task_classes()
-    # HALvest first, then the user's dataset folders, then PAN, verification folders, QuoteR, Cranfield
-    return [*declared[:3], *datasets, *declared[3:5], *verification, *declared[5:]]
+    """Every task class of the extension: the declared ones and those of the configured folders, by
+    family (a family's declared tasks before the folders' ones)."""
+    return sorted([*declared_task_classes(), *dataset_task_classes(), *verification_task_classes()], key=_family_rank)
+
+
+def _family_rank(cls: type) -> int:
+    order = list(FAMILIES)
+    return order.index(family_of(cls))
 
 
 def dataset_task_classes() -> list[type]:

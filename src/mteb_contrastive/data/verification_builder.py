@@ -24,7 +24,7 @@ Input: documents ``{"id", "author", "text"}`` (one document = one *work*; option
 
 Output ``<out>/<name>/``: ``<split>/pairs.jsonl`` + ``<split>/truth.jsonl`` (PAN 2020/21 format,
 the ``fandoms`` field holds the two works' ids), ``mteb_contrastive.json`` (kind
-``pan-verification``; what :func:`mteb_contrastive.registry.folder_info` checks) and a ``README.md`` dataset
+``pan-verification``; what :func:`mteb_contrastive.sources.pan.folder_info` checks) and a ``README.md`` dataset
 card. The folder is written atomically.
 """
 

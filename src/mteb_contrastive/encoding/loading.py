@@ -212,11 +212,10 @@ def apply_to_meta(meta: Any, options: dict[str, Any], folder: str | Path | None 
 def load_encoder(name: str, *, revision: str | None = None, device: str | None = None, **options: Any) -> Any:
     """``mteb.get_model`` with encoding options, e.g. ``load_encoder(path, max_seq_length=512, long_document="mean")``.
 
-    Equivalent to ``mteb.get_model(name, revision, device, **options)`` once the extension is
-    registered; the options are the keys of :mod:`mteb_contrastive.encoding.settings`.
+    Equivalent to ``mteb.get_model(name, revision, device, **options)``; the options are the keys of
+    :mod:`mteb_contrastive.encoding.settings`. Importing this module imported the package, whose
+    start-up hook registers the extension when mteb is imported.
     """
     import mteb
-
-    import mteb_contrastive  # noqa: F401  (registers the hook)
 
     return mteb.get_model(name, revision, device=device, **options)

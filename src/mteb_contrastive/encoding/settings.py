@@ -6,7 +6,7 @@ A setting reaches a model in exactly one of these forms (all three give the same
 * **Model-name suffix** (the only way through the stock ``mteb run``, which has no model-kwargs
   option): ``<model>::key=value,key=value``, e.g.
   ``mteb run -m 'sentence-transformers/all-MiniLM-L6-v2::max_seq_length=512,long_document=mean,stride=256'``.
-  Parsed by our ``get_model_meta`` hook (:mod:`mteb_contrastive.registration`).
+  Parsed by our ``get_model_meta`` hook (:mod:`mteb_contrastive.plugin.registration`).
 * **Python keyword arguments**: ``mteb.get_model(name, max_seq_length=512, precision="bf16")``,
   or :func:`mteb_contrastive.encoding.load_encoder`.
 * **Environment** (the cache only): ``MTEB_CONTRASTIVE_EMBEDDING_CACHE=off`` turns the disk cache

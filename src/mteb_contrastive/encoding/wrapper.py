@@ -13,7 +13,7 @@
 3. encodes only the misses (the model's truncating path, or the mean of windows);
 4. records per (task, split, subset) the distinct texts, their token lengths and how many were
    truncated (:meth:`EncodingModel.encoding_scores`); our ``_evaluate_task`` hook
-   (:mod:`mteb_contrastive.registration`) adds them to every subset's scores.
+   (:mod:`mteb_contrastive.plugin.registration`) adds them to every subset's scores.
 
 Model identity (the namespace's first part): the SHA-256 fingerprint of a local folder's
 weight, tokenizer and config files; for a Hub model its name and revision. A model with

@@ -4,15 +4,7 @@
 * :mod:`.bundled` -- the bundled all-MiniLM-L6-v2 seeded into the HuggingFace cache;
 * :mod:`.baselines` -- the classic baselines (BM25 variants, TF-IDF, word vectors, Doc2Vec);
 * :mod:`.rerank` -- the two-stage models ``rerank/<first stage>+<reranker>@<k>``.
+
+The package's face imports nothing: a command that needs one model module (``seed-model``:
+:mod:`.bundled`) must not import mteb through the others before mteb is imported on purpose.
 """
-
-from __future__ import annotations
-
-from typing import Any
-
-from mteb_contrastive.models import baselines, rerank
-
-
-def registered_model_metas() -> list[Any]:
-    """The ``ModelMeta`` objects the extension adds to mteb's model registry (baselines, rerankers, ``bm25s-lang``)."""
-    return [*baselines.registered_model_metas(), *rerank.registered_model_metas(), baselines.bm25_lang_meta()]

@@ -39,7 +39,8 @@ from mteb_contrastive.encoding.loading import apply_to_meta
 from mteb_contrastive.encoding.settings import split_model_name
 from mteb_contrastive.encoding.wrapper import EncodingModel
 from mteb_contrastive.layout import prediction_subfolder
-from mteb_contrastive.models import registered_model_metas
+from mteb_contrastive.models import baselines as baseline_models
+from mteb_contrastive.models import rerank as rerank_models
 from mteb_contrastive.models.local import is_model_folder, local_model_meta
 from mteb_contrastive.models.rerank import model_meta_for_name
 from mteb_contrastive.plugin.quiet import quiet_if_asked
@@ -62,7 +63,13 @@ def register() -> None:
     for cls in (AbsTaskVerification, AbsTaskTripletClassification):
         compat.allow_cross_encoders(cls)  # these protocols score a cross-encoder's pairs directly
     compat.wrap_get_model_meta(_with_local_folders)
-    register_models(registered_model_metas())
+    register_models(
+        [
+            *baseline_models.registered_model_metas(),
+            *rerank_models.registered_model_metas(),
+            baseline_models.bm25_lang_meta(),
+        ]
+    )
     compat.patch(compat.SAVE_TASK_PREDICTIONS, _per_model_predictions)
     compat.patch(compat.CHECK_CACHE, _stale_results_evaluated_again)
     if os.path.basename(sys.argv[0] if sys.argv else "") == "mteb":

@@ -188,7 +188,7 @@ class AbsTaskVerification(AbsTaskPairClassification):
     @abc.abstractmethod
     def pan_folder(self) -> Path:
         """The PAN-format folder (``<split>/pairs.jsonl`` + ``<split>/truth.jsonl``); each task
-        declaration supplies it (a data-source mixin of :mod:`mteb_contrastive.registry`)."""
+        declaration supplies it (a data source of :mod:`mteb_contrastive.sources`)."""
 
     def load_data(self, num_proc: int | None = None, *, timer: Any = None, **kwargs: Any) -> None:
         if self.data_loaded:
