@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -87,3 +88,30 @@ def run(cmd: list[str], env_extra: dict[str, str] | None = None, timeout: int = 
 def shared() -> Path:
     assert SHARED.is_dir(), f"the shared data folder must be beside the repo: {SHARED}"
     return SHARED
+
+
+def task_metadata(
+    name: str = "T", *, task_type: str = "Retrieval", main_score: str = "ndcg_at_10", path: str = "p"
+) -> Any:
+    """A minimal mteb ``TaskMetadata`` for tests that build a task or call a search model directly."""
+    from mteb.abstasks.task_metadata import TaskMetadata
+
+    return TaskMetadata(
+        name=name,
+        description="t",
+        dataset={"path": path, "revision": "1"},
+        type=task_type,
+        category="t2t",
+        modalities=["text"],
+        eval_splits=["test"],
+        eval_langs=["eng-Latn"],
+        main_score=main_score,
+        reference=None,
+        date=None,
+        domains=None,
+        license=None,
+        annotations_creators=None,
+        dialect=None,
+        sample_creation=None,
+        bibtex_citation="",
+    )

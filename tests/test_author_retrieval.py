@@ -5,8 +5,7 @@ from __future__ import annotations
 import mteb
 import numpy as np
 import pytest
-from conftest import TableEncoder
-from mteb.abstasks.task_metadata import TaskMetadata
+from conftest import TableEncoder, task_metadata
 
 from mteb_contrastive.protocols.author_retrieval import AbsTaskAuthorRetrieval, build_pool
 from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
@@ -28,24 +27,11 @@ def row(q, p, n, qa=("a",), pa=("a",), na=("z",), qh="h1", ph="h2"):
 
 def make_task(kind, rows, name):
     base = AbsTaskAuthorRetrieval if kind == "retrieval" else AbsTaskTripletClassification
-    meta = TaskMetadata(
-        name=name,
-        description="test",
-        dataset={"path": "local", "revision": "1"},
-        type="Retrieval" if kind == "retrieval" else "PairClassification",
-        category="t2t",
-        modalities=["text"],
-        eval_splits=["test"],
-        eval_langs=["eng-Latn"],
+    meta = task_metadata(
+        name,
+        task_type="Retrieval" if kind == "retrieval" else "PairClassification",
         main_score="ndcg_at_10" if kind == "retrieval" else "accuracy",
-        reference=None,
-        date=None,
-        domains=None,
-        license=None,
-        annotations_creators=None,
-        dialect=None,
-        sample_creation=None,
-        bibtex_citation="",
+        path="local",
     )
     cls = type(name, (base,), {"metadata": meta, "load_triplets": lambda self, s, sp: (rows, {})})
     return cls()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import TableEncoder, bundled_minilm_path
+from conftest import TableEncoder, bundled_minilm_path, task_metadata
 from datasets import Dataset
 from mteb.models.search_wrappers import SearchEncoderWrapper
 
@@ -31,27 +31,7 @@ def real_pool():
 
 
 def top10(wrapper, data, model):
-    from mteb.abstasks.task_metadata import TaskMetadata
-
-    meta = TaskMetadata(
-        name="T",
-        description="t",
-        dataset={"path": "p", "revision": "1"},
-        type="Retrieval",
-        category="t2t",
-        modalities=["text"],
-        eval_splits=["test"],
-        eval_langs=["eng-Latn"],
-        main_score="ndcg_at_10",
-        reference=None,
-        date=None,
-        domains=None,
-        license=None,
-        annotations_creators=None,
-        dialect=None,
-        sample_creation=None,
-        bibtex_citation="",
-    )
+    meta = task_metadata("T")
     kw = dict(
         task_metadata=meta,
         hf_split="test",

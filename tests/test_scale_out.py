@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import SHARED, bundled_minilm_path
+from conftest import SHARED, bundled_minilm_path, task_metadata
 from datasets import Dataset
 
 from mteb_contrastive.search.faiss_backend import FaissIndexBackend, FaissSearchEncoderWrapper
@@ -17,27 +17,7 @@ KW = dict(hf_split="test", hf_subset="default")
 
 
 def _meta():
-    from mteb.abstasks.task_metadata import TaskMetadata
-
-    return TaskMetadata(
-        name="T",
-        description="t",
-        dataset={"path": "p", "revision": "1"},
-        type="Retrieval",
-        category="t2t",
-        modalities=["text"],
-        eval_splits=["test"],
-        eval_langs=["eng-Latn"],
-        main_score="ndcg_at_10",
-        reference=None,
-        date=None,
-        domains=None,
-        license=None,
-        annotations_creators=None,
-        dialect=None,
-        sample_creation=None,
-        bibtex_citation="",
-    )
+    return task_metadata("T")
 
 
 @pytest.fixture(scope="module")

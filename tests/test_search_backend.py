@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from conftest import TableEncoder
+from conftest import TableEncoder, task_metadata
 from datasets import Dataset
 
 from mteb_contrastive.search.exact import EmbeddingError, exact_top_k
@@ -19,27 +19,7 @@ from mteb_contrastive.search.similarity import model_similarity, similarity_matr
 
 
 def _meta(name: str = "T"):
-    from mteb.abstasks.task_metadata import TaskMetadata
-
-    return TaskMetadata(
-        name=name,
-        description="t",
-        dataset={"path": "p", "revision": "1"},
-        type="Retrieval",
-        category="t2t",
-        modalities=["text"],
-        eval_splits=["test"],
-        eval_langs=["eng-Latn"],
-        main_score="ndcg_at_10",
-        reference=None,
-        date=None,
-        domains=None,
-        license=None,
-        annotations_creators=None,
-        dialect=None,
-        sample_creation=None,
-        bibtex_citation="",
-    )
+    return task_metadata(name)
 
 
 KW = dict(hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 2, "show_progress_bar": False})
