@@ -77,6 +77,7 @@ from mteb_contrastive.data.pan import load_split, write_answers
 from mteb_contrastive.layout import answers_file
 from mteb_contrastive.metrics.calibration import Calibrator
 from mteb_contrastive.metrics.pan import evaluate_all
+from mteb_contrastive.metrics.roc import low_fpr_scores
 from mteb_contrastive.protocols import cross_encoder_scoring as ces
 from mteb_contrastive.protocols.fitting import fit_if_needed, is_pair_scorer, score_pairs
 from mteb_contrastive.protocols.triplet_classification import encode_texts
@@ -400,8 +401,9 @@ class AbsTaskVerification(AbsTaskPairClassification):
         """Step 6, the two metric families and the fitted parameters: mteb's pair-classification
         scores of the test similarities (``compat.pair_classification_metrics``; ``similarity_*``
         only for scores without vectors) with ``test_fitted_metrics``, the PAN metrics of each
-        kind of answers (:func:`pan_scores`), ``pan_hard_accuracy``, the calibrator's parameters,
-        counts and a fitted baseline's numeric ``fit_summary``."""
+        kind of answers (:func:`pan_scores`), ``pan_hard_accuracy``, the equal error rate and
+        standardised partial AUCs of the test similarities (:func:`~mteb_contrastive.metrics.roc.low_fpr_scores`),
+        the calibrator's parameters, counts and a fitted baseline's numeric ``fit_summary``."""
         if kind == "encoder":
             scores: dict[str, Any] = dict(compat.pair_classification_metrics(self, distances, labels))
         else:  # pair scores, not vectors: only the model's own similarity means anything
@@ -411,6 +413,8 @@ class AbsTaskVerification(AbsTaskPairClassification):
             scores = {f"similarity_{k}": v for k, v in values.items()}
         scores["test_fitted_metrics"] = ",".join(keys_fitted_on_test(scores))
         scores.update(pan_scores(labels, answers, self.pan_year))
+        # threshold-free, like AUC: equal error rate and partial AUC at FPR 0.01/0.05/0.10 (metrics/roc.py)
+        scores.update(low_fpr_scores(labels, distances["similarity_scores"]))
         scores["pan_hard_accuracy"] = float(np.mean((answers["hard"] >= 0.5) == (labels == 1)))
         scores.update(calibrator.params())
         scores["pan_year"] = self.pan_year
