@@ -18,6 +18,7 @@ Every import beyond the standard library happens inside the subcommand that need
     mteb-contrastive pan-score TRUTH.jsonl ANSWERS.jsonl [--year 2020|2021]
     mteb-contrastive pan-report RESULTS_DIR
     mteb-contrastive build-quoter FILE --name NAME --language xxx-Xxxx --out DIR [--split shuffled|line-order]
+    mteb-contrastive build-attribution CORPUS.jsonl --name NAME --language L [--open-set] [--composite ...]
     mteb-contrastive train | train-cross-encoder | train-reranker ...   (docs/training.md)
 """
 
@@ -29,6 +30,7 @@ import sys
 from pathlib import Path
 
 from mteb_contrastive import config
+from mteb_contrastive.cli import attribution as attribution_cli
 from mteb_contrastive.cli import evaluate as evaluate_cmd
 from mteb_contrastive.cli import pan as pan_cli
 from mteb_contrastive.cli import quoter as quoter_cli
@@ -232,6 +234,7 @@ def build_parser() -> OneLineParser:
     evaluate_cmd.add_parser(sub)
     pan_cli.add_parsers(sub)
     quoter_cli.add_parsers(sub)
+    attribution_cli.add_parsers(sub)
     training_cli.add_parsers(sub)
     return ap
 
@@ -342,6 +345,8 @@ def main(argv: list[str] | None = None) -> int:
             return report_command(args)
         elif args.cmd in quoter_cli.COMMANDS:
             return quoter_cli.run(args, ap) or 0
+        elif args.cmd in attribution_cli.COMMANDS:
+            return attribution_cli.run(args)
         else:
             return pan_cli.run(args, shared_data_dir) or 0
     except (DataError, ValueError, OSError) as exc:  # bad input or options: one line, never a traceback
