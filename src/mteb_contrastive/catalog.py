@@ -28,6 +28,7 @@ from mteb.abstasks.abstask import AbsTask
 from mteb.abstasks.task_metadata import TaskMetadata
 
 from mteb_contrastive import compat, config, tasks
+from mteb_contrastive.data.attribution_builder import KIND as ATTRIBUTION_KIND
 from mteb_contrastive.data.halvest_builder import KIND as AUTHOR_TRIPLETS_KIND
 from mteb_contrastive.data.ir_triplets import KIND as IR_TRIPLETS_KIND
 from mteb_contrastive.data.quoter import QUOTER_KIND
@@ -39,6 +40,7 @@ from mteb_contrastive.protocols.quote_retrieval import AbsTaskQuoteRetrieval
 from mteb_contrastive.protocols.verification import AbsTaskVerification
 from mteb_contrastive.sources.base import DataSource
 from mteb_contrastive.sources.folders import (
+    AttributionFolder,
     AuthorTripletsFolder,
     IRTripletsFolder,
     QuoteRFolder,
@@ -48,7 +50,7 @@ from mteb_contrastive.sources.folders import (
     verification_folders,
 )
 from mteb_contrastive.sources.pan import folder_info, pan_folder_revision
-from mteb_contrastive.tasks import local, pan, paragraph_vector, quoter
+from mteb_contrastive.tasks import attribution, local, pan, paragraph_vector, quoter
 
 logger = logging.getLogger(__name__)
 
@@ -156,7 +158,8 @@ def folder_task_classes(folder: str | Path, *, verification: bool = False) -> li
     ``<name>Verification``. Otherwise by the folder's ``kind`` (:data:`FOLDER_KINDS`): author
     triplets (``build-triplets``): ``<name>AuthorRetrieval`` and ``<name>AuthorTripletClassification``
     (one subset per config); IR triplets (``build-ir-triplets``): ``<name>IRTriplets``; QuoteR
-    (``build-quoter``): ``<name>QuoteRRetrieval``.
+    (``build-quoter``): ``<name>QuoteRRetrieval``; attribution (``build-attribution``):
+    ``<name>Attribution`` and ``<name>AuthorClustering``.
 
     Raises:
         ValueError: an unknown kind.
@@ -261,6 +264,27 @@ def _quoter_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
     return [_make(name, QuoteRFolder, AbsTaskQuoteRetrieval, folder, info, metadata, quoter.__name__, **attrs)]
 
 
+def _attribution_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
+    desc = info.get("description") or f"Authorship attribution texts built from {info.get('source') or folder}"
+    out = []
+    for suffix, (protocol, task_type, main_score, what) in attribution.TASKS.items():
+        metadata = TaskMetadata(
+            name=f"{info['name']}{suffix}",
+            description=f"{desc} -- {what}",
+            type=task_type,
+            main_score=main_score,
+            dataset={"path": str(folder), "revision": info["build_id"]},
+            eval_langs=list(info["languages"]),
+            date=None,
+            **attribution.METADATA,
+        )
+        attrs = {"open_set": bool(info.get("params", {}).get("open_set"))} if suffix == "Attribution" else {}
+        out.append(
+            _make(metadata.name, AttributionFolder, protocol, folder, info, metadata, attribution.__name__, **attrs)
+        )
+    return out
+
+
 def _make(
     name: str,
     source: type,
@@ -283,4 +307,5 @@ FOLDER_KINDS: dict[str, Callable[[Path, dict[str, Any]], list[type]]] = {
     AUTHOR_TRIPLETS_KIND: _author_tasks,
     IR_TRIPLETS_KIND: _ir_tasks,
     QUOTER_KIND: _quoter_tasks,
+    ATTRIBUTION_KIND: _attribution_tasks,
 }

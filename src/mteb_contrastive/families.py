@@ -59,6 +59,13 @@ FAMILIES: dict[str, Family] = {
             "validation-fitted threshold, Platt scaling and abstention.",
         ),
         Family(
+            "attribution",
+            "attribution",
+            "Authorship attribution (leave-one-text-out, PAN 2019 macro-F1; author clustering)",
+            "Closed-set authorship attribution by leave-one-text-out (macro-F1 with the PAN 2019 rule, "
+            "calibrated candidate probabilities for questioned texts) and author clustering (V-measure).",
+        ),
+        Family(
             "quotes",
             "quotes",
             "Quote recommendation (QuoteR)",
@@ -91,6 +98,14 @@ PROTOCOLS: dict[str, Protocol] = {
         ),
         Protocol("verification", "verification", "answer 0.5 = non-answer (c@1, F0.5u); Platt band around 0.5", "pair"),
         Protocol(
+            "attribution",
+            "attribution",
+            "accuracy: 1/t when the gold author is among t candidates tied at the top; "
+            "macro-F1: a top tie goes to the first name",
+            "text",
+        ),
+        Protocol("author-clustering", "attribution", "none: K-means (MiniBatchKMeans, seed 42, mteb)", "text"),
+        Protocol(
             "quote-retrieval",
             "quotes",
             "expected value under a random order within ties (exact); optimistic / pessimistic bounds beside it",
@@ -100,8 +115,9 @@ PROTOCOLS: dict[str, Protocol] = {
     )
 }
 
-#: scores where a lower value is better (error rates, Brier scores, ranks, non-answers)
-LOWER_IS_BETTER = re.compile(r"(^|_)(error_rate|brier|median_rank|mean_rank|n_unanswered)$")
+#: scores where a lower value is better (error rates incl. the equal error rate, Brier scores, log losses, ranks,
+#: non-answers)
+LOWER_IS_BETTER = re.compile(r"(^|_)(error_rate|brier|median_rank|mean_rank|n_unanswered|eer|log_loss)$")
 
 
 def protocol_of(cls: type) -> Protocol | None:
@@ -120,12 +136,15 @@ def family_of(cls: type) -> str:
 def family_of_scores(task: str, task_type: str | None, scores: dict[str, Any]) -> str:
     """The family of a stored result whose task class is not registered here, from its score keys.
 
+    attribution: ``macro_f1`` with ``n_candidates``, or ``v_measure`` with ``random_v_measure``;
     verification: ``pan_*`` keys; ir-triplets: ``error_rate``; author: ``accuracy_cross_document``
     (triplets; ``accuracy_unrestricted`` in older results) or ``pool_candidates_raw`` (retrieval pool
     built from triplets); quotes: ``gold_ranks_exact`` / ``mrr_tie_expected``; retrieval: any other
     ``ndcg_at_10``.
     """
     keys = set(scores)
+    if {"macro_f1", "n_candidates"} <= keys or {"v_measure", "random_v_measure"} <= keys:
+        return "attribution"
     if any(k.startswith("pan_") for k in keys):
         return "verification"
     if "error_rate" in keys:
@@ -145,5 +164,5 @@ def family_label(name: str) -> str:
 
 
 def higher_is_better(score_name: str) -> bool:
-    """False for error rates, Brier scores, ranks and non-answer counts (:data:`LOWER_IS_BETTER`)."""
+    """False for error rates, Brier scores, log losses, ranks and non-answer counts (:data:`LOWER_IS_BETTER`)."""
     return not LOWER_IS_BETTER.search(score_name)

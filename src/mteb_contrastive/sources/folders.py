@@ -2,12 +2,13 @@
 
 Each folder holds ``mteb_contrastive.json`` (:data:`mteb_contrastive.layout.INFO_FILE`) whose
 ``kind`` says what it is: author triplets (``build-triplets``), IR triplets
-(``build-ir-triplets``), a QuoteR file (``build-quoter``) or PAN-format verification pairs
+(``build-ir-triplets``), a QuoteR file (``build-quoter``), attribution texts (``build-attribution``)
+or PAN-format verification pairs
 (``build-verification``, or a hand-made PAN folder with the fields of
 :data:`mteb_contrastive.sources.pan.REQUIRED_FIELDS`). The catalog reads that file once per folder
 (:func:`read_info`) and makes the folder's task classes with the mixins below.
 
-Folders are named by ``MTEB_CONTRASTIVE_DATASETS`` (author triplets, IR triplets, QuoteR) and
+Folders are named by ``MTEB_CONTRASTIVE_DATASETS`` (author triplets, IR triplets, QuoteR, attribution) and
 ``MTEB_CONTRASTIVE_VERIFICATION`` (verification): ``os.pathsep``-separated, each a dataset folder
 or a folder of them (:func:`dataset_folders`).
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mteb_contrastive import config
+from mteb_contrastive.data.attribution_builder import load_texts
 from mteb_contrastive.data.errors import read_json
 from mteb_contrastive.data.halvest import load_triplets
 from mteb_contrastive.data.ir_triplets import load_ir_triplets
@@ -133,3 +135,15 @@ class VerificationFolder(BuiltFolder):
 
     def pan_folder(self) -> Path:
         return self.folder
+
+
+class AttributionFolder(BuiltFolder):
+    """Candidate authors' known texts and questioned texts (``build-attribution``); its benchmark is
+    ``<name>Attribution`` (so a verification folder of the same corpus and name stays a benchmark of its own)."""
+
+    def load_texts(self) -> list[dict[str, Any]]:
+        return load_texts(self.folder)
+
+    @classmethod
+    def benchmark_name(cls) -> str:
+        return f"{cls.info.get('name') or cls.metadata.name}Attribution"
