@@ -8,6 +8,8 @@ qrels:
   positive above the negative half of the time (ties have probability 0); ``error_rate`` 50 (%);
 * verification: AUC 0.5; ``majority_class_accuracy`` = max(p, 1 - p) with p = share of
   same-author test pairs (``n_same_author / n_pairs``);
+* attribution: the protocol stores ``random_*`` (uniform answers) and ``majority_class_accuracy`` /
+  ``majority_class_macro_f1`` (always the most frequent author), both shown beside the main score;
 * ranking under a uniformly random permutation of a pool of N candidates with R relevant
   (binary gains): E[nDCG@k], E[Recall@k] and E[RR], the exact expectations of
   :mod:`mteb_contrastive.metrics.chance` (the one place of those formulas), averaged over queries
@@ -81,6 +83,8 @@ def chance_levels(family: str, scores: dict[str, Any], reference: Any = None) ->
             p = same / n
             out["majority_class_accuracy"] = max(p, 1 - p)
             out["random_similarity_accuracy"] = max(p, 1 - p)
+    if family == "attribution":
+        out.update({k: float(v) for k, v in scores.items() if k.startswith("majority_class_")})
     if isinstance(reference, dict) and "qrels" in reference and scores.get("pool_size"):
         out.update(
             ranking_chance(
@@ -112,7 +116,9 @@ def main_chance(main_score_name: str, chances: dict[str, float]) -> tuple[float 
     """
     for key in (f"random_{main_score_name}", f"chance_{main_score_name}"):
         if key in chances:
-            return chances[key], f"{chances[key]:.4f}"
+            majority = chances.get(f"majority_class_{main_score_name}")
+            extra = "" if majority is None else f"; majority {majority:.4f}"
+            return chances[key], f"{chances[key]:.4f}{extra}"
     if main_score_name.startswith("pan_") and "majority_class_accuracy" in chances:
         return None, f"AUC 0.5; majority {chances['majority_class_accuracy']:.3f}"
     return None, "n/a"

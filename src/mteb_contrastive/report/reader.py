@@ -46,6 +46,11 @@ _SECONDARY = [
         r"^abstain_delta$",
         r".*_tie_.*",
         r"^mrr_tie_expected$",
+        r"^eer$",
+        r"^pauc_at_fpr_0_(01|05|10)$",
+        r"^macro_f1_ci_(low|high)$",
+        r"^loo_log_loss$",
+        r"^open_set_macro_f1$",
     )
 ]
 _COUNT = re.compile(r"^(n_.*|pool_size|pool_duplicates_removed|.*truncat.*)$")

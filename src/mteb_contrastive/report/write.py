@@ -184,6 +184,7 @@ def build_report(
                     entry.update(verdict=res, statistic=None)
                 comparisons.append(entry)
 
+    questioned = questioned_lines(rows, prediction_dirs)
     figures = []
     if plots_dir is not None:
         figures = _make_plots(rows, prediction_dirs, plots_dir, reference)
@@ -212,8 +213,33 @@ def build_report(
         "skipped": [{"benchmark": b, "reason": why} for b, why in (skipped or [])],
         "rows": out_rows,
         "comparisons": comparisons,
+        "questioned": questioned,
         "plots": [str(p) for p in figures],
     }
+
+
+def questioned_lines(rows: list[ScoreRow], prediction_dirs: dict[str, Path]) -> list[dict[str, Any]]:
+    """The questioned texts of every attribution result whose predictions are here: one entry per
+    (task, model, text) with the top candidates and their calibrated probabilities and the answer
+    (:mod:`mteb_contrastive.protocols.attribution`, step 8)."""
+    out = []
+    for r in rows:
+        if r.family != "attribution" or not r.scores.get("n_questioned_texts"):
+            continue
+        pred = read_predictions(prediction_dirs.get(r.model), r.task, r.subset, r.split, r.model_revision)
+        for q in (pred or {}).get("questioned") or []:
+            out.append(
+                {
+                    "task": r.task,
+                    "model": r.model,
+                    "id": q["id"],
+                    "title": q.get("title") or "",
+                    "label_note": q.get("label_note") or "",
+                    "top": [(c["author"], c["probability"]) for c in q["ranking"][:3]],
+                    "answer": q["answer"],
+                }
+            )
+    return out
 
 
 def _subset_key(subset: str) -> tuple:
@@ -293,6 +319,20 @@ def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
             r["main_score_name"] for r in rows
         ):  # one table per main score (retrieval / triplets / ...)
             out += _score_table([r for r in rows if r["main_score_name"] == main]) + [""]
+    if rep.get("questioned"):
+        out += [
+            "## Questioned texts",
+            "",
+            "Attribution of each questioned text: the three most probable candidates with their calibrated "
+            'probabilities, then the answer ("none of the candidates" under the open-set threshold).',
+            "",
+        ]
+        for q in rep["questioned"]:
+            what = "; ".join(x for x in (q["title"], q["label_note"]) if x)
+            top = ", ".join(f"{a} {fmt(p, 2)}" for a, p in q["top"])
+            answer = "none of the candidates" if q["answer"] == "<UNK>" else q["answer"]
+            out.append(f"- {q['task']}, {q['model']}: {q['id']}{f' ({what})' if what else ''}: {top} -> {answer}")
+        out.append("")
     if rep["comparisons"]:
         out += [
             "## Comparison",
