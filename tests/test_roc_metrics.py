@@ -44,7 +44,8 @@ def test_equal_error_rate_equals_the_root_of_the_interpolated_roc():
         y = rng.integers(0, 2, 60)
         s = rng.normal(size=60) + 0.8 * y
         fpr, tpr, _ = roc_curve(y, s)
-        oracle = brentq(lambda x: 1.0 - x - interp1d(fpr, tpr)(x), 0.0, 1.0)
+        roc = interp1d(fpr, tpr)
+        oracle = brentq(lambda x, roc=roc: 1.0 - x - roc(x), 0.0, 1.0)
         assert equal_error_rate(y, s) == pytest.approx(oracle, abs=1e-9)
 
 
