@@ -54,8 +54,11 @@ def test_v_measure_through_mteb_equals_the_hand_value(tmp_path):
     assert s["v_measure"] == pytest.approx(2 * mi / (h_gold + h_clusters))  # 0.3437...
     assert s["main_score"] == s["v_measure"] and s["v_measure_std"] == 0.0
     assert s["n_texts"] == 4 and s["n_authors"] == 2
-    # chance: 6 equally likely assignments with sizes 2, 2; two match the authors (V = 1), four mix them (V = 0)
-    assert s["random_v_measure"] == pytest.approx(2 / 6)
+    # chance with the clustering's sizes 3, 1: wherever the single text goes, the contingency is (2, 0), (1, 1)
+    # up to relabelling, so every random assignment scores what K-means scored
+    assert s["random_v_measure"] == pytest.approx(s["v_measure"])
+    # with the authors' sizes 2, 2: 6 equally likely assignments, two match the authors (V = 1), four mix (V = 0)
+    assert s["random_v_measure_author_sizes"] == pytest.approx(2 / 6)
     (pred,) = tmp_path.rglob("CluAuthorClustering_predictions.json")
     out = json.loads(pred.read_text())["default"]["test"]
     assert out["id"] == ["t1", "t2", "t3", "t4"] and out["author"] == ["A", "A", "B", "B"]
@@ -97,4 +100,4 @@ def test_a_pair_scorer_gets_a_withheld_score(tmp_path):
     )
     s = s["default"]
     assert math.isnan(s["v_measure"]) and "gives no vectors" in s["v_measure_withheld"]
-    assert s["random_v_measure"] == pytest.approx(2 / 6)
+    assert math.isnan(s["random_v_measure"]) and s["random_v_measure_author_sizes"] == pytest.approx(2 / 6)

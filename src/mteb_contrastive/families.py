@@ -136,14 +136,14 @@ def family_of(cls: type) -> str:
 def family_of_scores(task: str, task_type: str | None, scores: dict[str, Any]) -> str:
     """The family of a stored result whose task class is not registered here, from its score keys.
 
-    attribution: ``macro_f1`` with ``n_candidates``, or ``v_measure`` with ``random_v_measure``;
+    attribution: ``macro_f1`` with ``n_candidates``, or ``v_measure`` with ``random_v_measure_author_sizes``;
     verification: ``pan_*`` keys; ir-triplets: ``error_rate``; author: ``accuracy_cross_document``
     (triplets; ``accuracy_unrestricted`` in older results) or ``pool_candidates_raw`` (retrieval pool
     built from triplets); quotes: ``gold_ranks_exact`` / ``mrr_tie_expected``; retrieval: any other
     ``ndcg_at_10``.
     """
     keys = set(scores)
-    if {"macro_f1", "n_candidates"} <= keys or {"v_measure", "random_v_measure"} <= keys:
+    if {"macro_f1", "n_candidates"} <= keys or {"v_measure", "random_v_measure_author_sizes"} <= keys:
         return "attribution"
     if any(k.startswith("pan_") for k in keys):
         return "verification"
