@@ -125,7 +125,7 @@ class AbsTaskAuthorClustering(AbsTaskClusteringLegacy):
         counts["random_v_measure_author_sizes"] = expected_v_measure(sizes, sizes)
         if is_pair_scorer(model):
             reason = f"{type(model).__name__} scores text pairs and gives no vectors for K-means"
-            return {"v_measure": float("nan"), "v_measure_withheld": reason, "random_v_measure": float("nan"), **counts}
+            return {"v_measure": float("nan"), "v_measure_withheld": reason, **counts}  # no clustering: no chance
         vectors = text_vectors(
             model, self, items, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc
         )

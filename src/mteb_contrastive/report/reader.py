@@ -34,6 +34,9 @@ logger = logging.getLogger(__name__)
 _SECONDARY = [
     re.compile(p)
     for p in (
+        r"^accuracy$",
+        r"^accuracy_ci_low$",
+        r"^accuracy_ci_high$",
         r"^accuracy(_.*)?$",
         r"^error_rate$",
         r"^ndcg_at_(5|10|100)$",
@@ -48,7 +51,8 @@ _SECONDARY = [
         r"^mrr_tie_expected$",
         r"^eer$",
         r"^pauc_at_fpr_0_(01|05|10)$",
-        r"^macro_f1_ci_(low|high)$",
+        r"^macro_f1_ci_low$",
+        r"^macro_f1_ci_high$",
         r"^loo_log_loss$",
         r"^open_set_macro_f1$",
     )
