@@ -337,3 +337,15 @@ def test_mteb_run_and_the_report_show_the_questioned_texts(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     (line,) = [x for x in r.stdout.splitlines() if x.startswith("- ToyAttribution, mteb-contrastive/tfidf-words: q")]
     assert line.startswith("- ToyAttribution, mteb-contrastive/tfidf-words: q (The Letter): ") and " -> " in line
+
+
+def test_one_evaluated_author_withholds_the_nested_scores(tmp_path):
+    rows = [r for r in ROWS if r["id"] in ("a1", "a2", "b1", "c1")]  # only A has two known texts
+    folder = build_attribution_dataset(
+        rows, tmp_path / "ds", "One", chunk_words=5, min_words=1, languages=["eng-Latn"], open_set=True
+    )
+    s = _tasks(folder)["OneAttribution"].evaluate(TableEncoder(VECTORS), "test", encode_kwargs={})["default"]
+    # a1: A .8, B 0, C 0 and a2: A .8, B .6, C 0 -> both right
+    assert s["accuracy"] == 1.0 and s["macro_f1"] == 1.0 and s["n_authors_evaluated"] == 1
+    assert math.isnan(s["loo_log_loss"]) and s["loo_calibration_withheld"].startswith("one evaluated author")
+    assert math.isnan(s["open_set_macro_f1"]) and "open_set_withheld" in s

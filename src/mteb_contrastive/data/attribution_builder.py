@@ -346,8 +346,8 @@ def _card(info: dict[str, Any], rows: list[dict[str, Any]]) -> str:
         f"by the {c['evaluable_authors']} authors with two or more (scored by leave-one-text-out), "
         f"{c['questioned_texts']} questioned texts; {len(info['skipped_texts_too_short'])} texts too short "
         "for one chunk.",
-        "- Tasks: `<name>Attribution` and `<name>AuthorClustering` (set `MTEB_CONTRASTIVE_DATASETS` to this folder "
-        "or its parent).",
+        f"- Tasks: `{info['name']}Attribution` and `{info['name']}AuthorClustering` (set `MTEB_CONTRASTIVE_DATASETS` "
+        "to this folder or its parent).",
         "",
         "| questioned text | title | label note | chunks sampled |",
         "|---|---|---|---|",
