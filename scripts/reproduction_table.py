@@ -282,6 +282,18 @@ def kirby_rows() -> list[Row]:
     for r in rows:
         if r.id in fives:
             r.why += overall_check.format(f"{math.fsum(float(v) for v in fives[r.id]) / 5:.4f}")
+    # the project's own experiments of the same kind (other model and data, so other numbers): docs/training.md
+    analogue = (
+        "; an experiment of the same kind on other data and model (all-MiniLM-L6-v2, PAN 2014): `docs/training.md`, {}"
+    )
+    for ids, what in (
+        (("K20", "K21", "K22", "K23"), "contrastive against the cross-encoder rival"),
+        (("K58", "K59"), "the contrastive recipe (mean pooling)"),
+        (("K66", "K67", "K68", "K69"), "the `--no-rotation` ablation"),
+    ):
+        for r in rows:
+            if r.id in ids:
+                r.why += analogue.format(what)
     return rows
 
 
