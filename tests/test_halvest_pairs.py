@@ -175,6 +175,8 @@ def test_pair_classification_thresholds_from_valid(copy):
     # on test at .383: predicted same = .5, .985, .985 -> 1 of 4 right; F1 = 2*1 / (3 + 2)
     assert s["accuracy_validation_threshold"] == 0.25 and s["f1_validation_threshold"] == pytest.approx(0.4)
     assert s["n_pairs"] == 4 and s["n_validation_pairs"] == 4 and s["main_score"] == s["average_precision"]
+    # the pairs copy stands in for its release: the repository, and the copy's content as the revision
+    assert s["dataset_path"] == PAIR_RELEASE.repo and s["dataset_revision"].startswith("content-")
 
 
 def test_pair_classification_withheld_on_ict(copy):
