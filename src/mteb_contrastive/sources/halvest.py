@@ -65,7 +65,7 @@ class HALvestHubSource(DataSource):
         p, r = resolve_source(self.release, path, revision)
         self.halvest_source = (p, self._recorded_revision(p, r, ask_hub=False))
         self._halvest_branch = r  # what the user asked for; resolved again at load
-        self._apply_source()
+        self._apply_source(reset_subsets=True)
 
     @staticmethod
     def _recorded_revision(path: str, revision: str | None, *, ask_hub: bool) -> str:
@@ -115,9 +115,10 @@ class HALvestHubSource(DataSource):
             return f"local copy {copy[0]} of {chosen}"
         return f"local folder {chosen}" if Path(chosen).is_dir() else f"HuggingFace Hub {chosen}"
 
-    def _apply_source(self) -> None:
+    def _apply_source(self, *, reset_subsets: bool = False) -> None:
         """Put the chosen source in the instance's metadata (mteb's ``unload_data`` drops it); a
-        chosen known release or folder also brings its configs as the subsets."""
+        chosen known release or folder also brings its configs as the subsets (``hf_subsets`` set to
+        them at construction, ``reset_subsets``; later the user's choice of subsets stays)."""
         p, r = self.halvest_source
         update: dict[str, Any] = {}
         if (p, r) != (self.metadata.dataset["path"], self.metadata.dataset["revision"]):
@@ -129,7 +130,7 @@ class HALvestHubSource(DataSource):
             update["eval_langs"] = {c: list(langs) for c in configs}
         if update:
             self.metadata = self.metadata.model_copy(update=update)
-            if "eval_langs" in update:
+            if "eval_langs" in update and reset_subsets:
                 self.hf_subsets = list(self.metadata.hf_subsets)
 
     def load_data(self, *args: Any, **kwargs: Any) -> None:
