@@ -139,6 +139,7 @@ def test_triplet_task_on_the_pairs_release_copy(tmp_path, monkeypatch):
     assert enc.calls == [2, 4]  # the 2 anchors as queries, the 4 candidates as documents, once each
     assert s["dataset_path"] == PAIR_RELEASE.repo
     # evaluated again (mteb's unload_data restored the class metadata): the same release, the same one subset
+    assert task.metadata.dataset["path"] == PAIR_RELEASE.repo  # after mteb's unload_data too
     again = mteb.evaluate(enc, task, cache=None, overwrite_strategy="always").task_results[0]
     assert [x["hf_subset"] for x in again.scores["test"]] == ["base-2"] and again.scores["test"][0]["accuracy"] == 0.5
     assert again.dataset_revision == res.task_results[0].dataset_revision

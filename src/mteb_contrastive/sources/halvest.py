@@ -133,6 +133,12 @@ class HALvestHubSource(DataSource):
             if "eval_langs" in update and reset_subsets:
                 self.hf_subsets = list(self.metadata.hf_subsets)
 
+    def unload_data(self) -> None:
+        """mteb's unload (it restores the class metadata), then the chosen source again, so the
+        instance keeps saying what it reads (mteb's result cache checks the revision before loading)."""
+        super().unload_data()
+        self._apply_source()
+
     def load_data(self, *args: Any, **kwargs: Any) -> None:
         if not getattr(self, "data_loaded", False):
             p, r = self.halvest_source
