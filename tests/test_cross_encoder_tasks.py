@@ -80,9 +80,9 @@ def test_triplet_task_compares_anchor_positive_and_anchor_negative_scores(tmp_pa
     import mteb
     from test_halvest_data import PAIRS, write_hub_copy
 
-    from mteb_contrastive.data.halvest import LOCAL_COPY_ENV
+    from mteb_contrastive.data.halvest import LOCAL_COPY_ENV, pairs_to_triplets
 
-    root = write_hub_copy(tmp_path / "hub", {"base-2": PAIRS})
+    root = write_hub_copy(tmp_path / "hub", {"base-2": pairs_to_triplets(PAIRS)[0]})  # a triplet-release copy
     monkeypatch.setenv(LOCAL_COPY_ENV, str(root))
     task = mteb.get_task("HALvestTripletClassification", hf_subsets=["base-2"])
     table = {("span A", "pos A1"): 0.9, ("span A", "neg A1"): 0.1, ("span C", "pos C1"): 0.2, ("span C", "neg C1"): 0.7}

@@ -7,10 +7,10 @@ import pytest
 
 from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.data.halvest import (
-    HUB_REPO,
-    LOCAL_COPY_ENV,
     PAIR_COLUMNS,
+    PAIR_RELEASE,
     TRIPLET_COLUMNS,
+    TRIPLET_RELEASE,
     detect_schema,
     load_triplets,
     pairs_to_triplets,
@@ -113,15 +113,20 @@ def test_unknown_config_and_not_halvest(tmp_path):
         load_triplets(str(root), "other", "test")
 
 
-def test_hub_task_reads_local_copy_env(tmp_path, monkeypatch):
-    """HALvestTripletClassification through mteb.evaluate, on a local copy in the Hub schema."""
+def test_triplet_task_on_the_pairs_release_copy(tmp_path, monkeypatch):
+    """HALvestTripletClassification through mteb.evaluate, pointed at a local copy of the pairs release."""
     import mteb
     from conftest import TableEncoder
 
     root = write_hub_copy(tmp_path / "hub", {"base-2": PAIRS})
-    monkeypatch.setenv(LOCAL_COPY_ENV, str(root))
+    monkeypatch.delenv(TRIPLET_RELEASE.path_env, raising=False)
+    monkeypatch.delenv(TRIPLET_RELEASE.revision_env, raising=False)
+    monkeypatch.setenv(PAIR_RELEASE.path_env, str(root))
+    monkeypatch.setenv(TRIPLET_RELEASE.repo_env, PAIR_RELEASE.repo)
     task = mteb.get_task("HALvestTripletClassification", hf_subsets=["base-2"])
-    assert task.metadata.dataset["path"] == HUB_REPO
+    assert task.metadata.dataset["path"] == PAIR_RELEASE.repo
+    assert task.metadata.dataset["revision"].startswith("content-")
+    assert len(task.metadata.eval_langs) == len(PAIR_RELEASE.configs)  # the pairs release's configs as subsets
     # span A closer to pos A1 than neg A1; span C closer to neg C1 (an error)
     enc = TableEncoder(
         {"span A": [1, 0], "pos A1": [1, 0.1], "neg A1": [0, 1], "span C": [1, 0], "pos C1": [0, 1], "neg C1": [1, 0]}
@@ -132,4 +137,9 @@ def test_hub_task_reads_local_copy_env(tmp_path, monkeypatch):
     assert s["triplet_join_share"] == pytest.approx(2 / 3) and "triplet_score_withheld" not in s
     assert s["n_unique_texts"] == 6
     assert enc.calls == [2, 4]  # the 2 anchors as queries, the 4 candidates as documents, once each
-    assert s["dataset_path"] == HUB_REPO
+    assert s["dataset_path"] == PAIR_RELEASE.repo
+    # evaluated again (mteb's unload_data restored the class metadata): the same release, the same one subset
+    assert task.metadata.dataset["path"] == PAIR_RELEASE.repo  # after mteb's unload_data too
+    again = mteb.evaluate(enc, task, cache=None, overwrite_strategy="always").task_results[0]
+    assert [x["hf_subset"] for x in again.scores["test"]] == ["base-2"] and again.scores["test"][0]["accuracy"] == 0.5
+    assert again.dataset_revision == res.task_results[0].dataset_revision

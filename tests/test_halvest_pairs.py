@@ -1,6 +1,10 @@
 """HALvest pairs release evaluated natively: pair classification, author retrieval with the config's
 positive rule, cross-document metrics, chance levels, the triplet join's guard, the user's source.
 
+The pairs copy stands in for ``almanach/HALvest-Contrastive`` (``MTEB_CONTRASTIVE_HALVEST_PAIRS_PATH``);
+the triplet and retrieval tasks, whose default is the triplet release, are pointed at it with
+``MTEB_CONTRASTIVE_HALVEST_REPO``.
+
 The tiny local copies use synthetic texts. Documents and authors (author order matters):
 d1 = [A, B], d2 = [A, C], d3 = [B, A], d4 = [Z], d5 = [Y].
 """
@@ -15,7 +19,7 @@ import numpy as np
 import pytest
 from conftest import TableEncoder
 
-from mteb_contrastive.data.halvest import HUB_REPO, HUB_REVISION, LOCAL_COPY_ENV, REPO_ENV, REVISION_ENV, resolve_source
+from mteb_contrastive.data.halvest import PAIR_RELEASE, TRIPLET_RELEASE, resolve_source
 from mteb_contrastive.tasks.halvest import HALvestPairClassification, HALvestRetrieval, HALvestTripletClassification
 
 AUTH = {"d1": ["A", "B"], "d2": ["A", "C"], "d3": ["B", "A"], "d4": ["Z"], "d5": ["Y"]}
@@ -99,9 +103,11 @@ def copy(tmp_path, monkeypatch):
             "ict-2": {"valid": ICT, "test": ICT},
         },
     )
-    monkeypatch.setenv(LOCAL_COPY_ENV, str(root))
-    monkeypatch.delenv(REPO_ENV, raising=False)
-    monkeypatch.delenv(REVISION_ENV, raising=False)
+    for release in (TRIPLET_RELEASE, PAIR_RELEASE):
+        for var in (release.path_env, release.repo_env, release.revision_env):
+            monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv(PAIR_RELEASE.path_env, str(root))
+    monkeypatch.setenv(TRIPLET_RELEASE.repo_env, PAIR_RELEASE.repo)  # triplet and retrieval tasks: the pairs release
     return root
 
 
@@ -169,6 +175,8 @@ def test_pair_classification_thresholds_from_valid(copy):
     # on test at .383: predicted same = .5, .985, .985 -> 1 of 4 right; F1 = 2*1 / (3 + 2)
     assert s["accuracy_validation_threshold"] == 0.25 and s["f1_validation_threshold"] == pytest.approx(0.4)
     assert s["n_pairs"] == 4 and s["n_validation_pairs"] == 4 and s["main_score"] == s["average_precision"]
+    # the pairs copy stands in for its release: the repository, and the copy's content as the revision
+    assert s["dataset_path"] == PAIR_RELEASE.repo and s["dataset_revision"].startswith("content-")
 
 
 def test_pair_classification_withheld_on_ict(copy):
@@ -216,19 +224,27 @@ def test_prompt_types_in_triplet_and_pair_tasks(copy):
 
 
 def test_source_precedence_and_recorded(copy, monkeypatch, tmp_path):
-    assert resolve_source(HUB_REPO, HUB_REVISION) == (HUB_REPO, HUB_REVISION)
-    monkeypatch.setenv(REVISION_ENV, "abc123")
-    assert resolve_source(HUB_REPO, HUB_REVISION) == (HUB_REPO, "abc123")
-    monkeypatch.setenv(REPO_ENV, "someone/HALvest-copy")
-    assert resolve_source(HUB_REPO, HUB_REVISION) == ("someone/HALvest-copy", "abc123")
-    assert resolve_source(HUB_REPO, HUB_REVISION, "other/repo") == ("other/repo", None)
-    assert resolve_source(HUB_REPO, HUB_REVISION, "other/repo", "v1") == ("other/repo", "v1")
-    monkeypatch.delenv(REPO_ENV)
-    monkeypatch.delenv(REVISION_ENV)
-    # a Python argument: a local folder, recorded by its content fingerprint
+    T, P = TRIPLET_RELEASE, PAIR_RELEASE
+    monkeypatch.delenv(T.repo_env)
+    assert resolve_source(T) == (T.repo, None) and resolve_source(P) == (P.repo, P.revision)
+    monkeypatch.setenv(T.revision_env, "abc123")
+    assert resolve_source(T) == (T.repo, "abc123")
+    assert resolve_source(P) == (P.repo, P.revision)  # the triplet release's variables do not move the pairs task
+    monkeypatch.setenv(T.repo_env, "someone/HALvest-copy")
+    assert resolve_source(T) == ("someone/HALvest-copy", "abc123")
+    assert resolve_source(T, "other/repo") == ("other/repo", None)
+    assert resolve_source(T, "other/repo", "v1") == ("other/repo", "v1")
+    assert resolve_source(T, P.repo) == (P.repo, P.revision)  # a known release brings its pinned commit
+    monkeypatch.setenv(P.revision_env, "def456")
+    assert resolve_source(P) == (P.repo, "def456")
+    monkeypatch.delenv(T.repo_env)
+    monkeypatch.delenv(T.revision_env)
+    monkeypatch.delenv(P.revision_env)
+    # a Python argument: a local folder, recorded by its content fingerprint, its configs as subsets
     task = HALvestRetrieval(path=str(copy))
     assert task.metadata.dataset["path"] == str(copy) and task.metadata.dataset["revision"].startswith("content-")
-    assert HALvestRetrieval.metadata.dataset == {"path": HUB_REPO, "revision": HUB_REVISION}
+    assert task.hf_subsets == ["base-2", "base-4", "base-soft-2", "ict-2"]
+    assert HALvestRetrieval.metadata.dataset == {"path": T.repo, "revision": "main"}
     task.hf_subsets = ["base-2"]
     revision = task.metadata.dataset["revision"]
     res = mteb.evaluate(TableEncoder(TABLE), task, cache=None, overwrite_strategy="always").task_results[0]

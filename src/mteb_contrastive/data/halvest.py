@@ -1,6 +1,18 @@
-"""HALvest-Contrastive data: the two published schemas, validation, and loading.
+"""HALvest-Contrastive data: the two published releases, their schemas, validation, and loading.
 
-Two schemas exist (Kulumba et al., arXiv 2407.20595):
+Two releases exist (Kulumba et al., arXiv 2407.20595), one schema each (:data:`TRIPLET_RELEASE`,
+:data:`PAIR_RELEASE`):
+
+* **triplets** -- ``Madjakul/HALvest-Contrastive``, the dataset the authors' evaluation code loads
+  (GitHub Madjakul/HALvesting-Contrastive at 10a6ada: ``halvest_contrastive_datamodule.py`` L141-146
+  (``valid``) and L181-186 (``test``), ``bm25_experiments.py`` L79, ``contrastive_experiments.py``
+  L26-27, L67-68); no script pins a revision, and ``postprocess.py`` L43-59 pushes it without one
+  (the default branch). One row = (``query``, ``positive``, ``negative``) with their HAL ids and
+  author-id lists (writer: ``core/contrastive_sampler.py`` L151-170). The configs evaluated are
+  ``base-2/4/6/8`` (``bm25_experiments.py`` L18-21, ``contrastive_experiments.py`` L65-69,
+  ``configs/test.yml`` L19 ``base-8``); ``ict-k`` configs exist for training only
+  (``configs/train.yml`` L8) with other columns (``core/ict_sampler.py`` L106-113) and are not
+  subsets here.
 
 * **pairs** -- ``almanach/HALvest-Contrastive``, the release the Hub viewer shows (dataset card at
   revision ``4c222e5``: configs ``base-2/4/6/8``, ``base-soft-2/4/6/8``, ``ict-2/4``; splits
@@ -22,20 +34,21 @@ Two schemas exist (Kulumba et al., arXiv 2407.20595):
     1 (L44-46), no negatives; a document under ``3k`` sentences gives an empty query and key
     (L88-89).
 
-* **triplets** -- ``Madjakul/HALvest-Contrastive``, the dataset the authors' evaluation code
-  loads (``halvest_contrastive_datamodule.py``, ``bm25_experiments.py``): one row =
-  (``query``, ``positive``, ``negative``) with their HAL ids and author-id lists.
-
 :func:`load_rows` returns a split in its own schema (detected from the columns,
 :func:`detect_schema`); the protocols evaluate each schema natively.
 :func:`pairs_to_triplets` joins pair rows that share a query span into triplets, which only the
 triplet protocol uses, and only when at least half of the positive rows join
 (:data:`MIN_JOIN_SHARE`).
+
+Which release a task reads, and at which revision: :func:`resolve_source` (Python arguments, then
+the release's variables, then the release), :func:`resolve_location` (a local copy named by the
+release's variable), :func:`hub_commit` (a branch resolved to the commit it points at).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -47,29 +60,75 @@ from mteb_contrastive.identity import nfc
 
 logger = logging.getLogger(__name__)
 
-HUB_REPO = "almanach/HALvest-Contrastive"
-#: commit of the Hub release whose card lists the pairs schema ("Upload dataset", 4c222e5).
-HUB_REVISION = "4c222e5249d318133cf0cfead7230955d0cf3409"
-#: the triplet-schema repository loaded by the authors' evaluation code (no revision pinned there).
-TRIPLETS_REPO = "Madjakul/HALvest-Contrastive"
-#: every config the pairs release's dataset card lists (revision 4c222e5).
-HUB_CONFIGS = (
-    "base-2",
-    "base-4",
-    "base-6",
-    "base-8",
-    "base-soft-2",
-    "base-soft-4",
-    "base-soft-6",
-    "base-soft-8",
-    "ict-2",
-    "ict-4",
+
+@dataclass(frozen=True)
+class Release:
+    """One published HALvest-Contrastive release and the variables that replace or re-pin it.
+
+    Attributes:
+        repo: the Hub repository id.
+        revision: the pinned commit; None = the default branch, resolved to its commit at load
+            (:func:`hub_commit`).
+        configs: the configs evaluated (the tasks' subsets).
+        schema: ``"triplets"`` or ``"pairs"`` (:func:`detect_schema`).
+        path_env: the variable naming a local copy of this release (same layout and schema).
+        repo_env, revision_env: the variables choosing another repository / revision for the
+            tasks whose default is this release.
+        why: why a task reads this release (the task table and ``docs/halvest.md`` say it).
+    """
+
+    repo: str
+    revision: str | None
+    configs: tuple[str, ...]
+    schema: str
+    path_env: str
+    repo_env: str
+    revision_env: str
+    why: str
+
+
+#: the triplet release: what the authors' evaluation loads (module docstring); no revision is pinned
+#: anywhere in the authors' code, so the default branch is read and recorded as its commit.
+TRIPLET_RELEASE = Release(
+    repo="Madjakul/HALvest-Contrastive",
+    revision=None,
+    configs=("base-2", "base-4", "base-6", "base-8"),
+    schema="triplets",
+    path_env=config.HALVEST_PATH_ENV,
+    repo_env=config.HALVEST_REPO_ENV,
+    revision_env=config.HALVEST_REVISION_ENV,
+    why="what the authors' evaluation loads",
 )
-#: environment variable naming a local copy of the Hub repository (same layout and schema).
-LOCAL_COPY_ENV = config.HALVEST_PATH_ENV
-#: environment variables choosing the repository and revision of the HALvest tasks.
-REPO_ENV = config.HALVEST_REPO_ENV
-REVISION_ENV = config.HALVEST_REVISION_ENV
+#: the pairs release at the commit whose dataset card lists the pairs schema ("Upload dataset", 4c222e5).
+PAIR_RELEASE = Release(
+    repo="almanach/HALvest-Contrastive",
+    revision="4c222e5249d318133cf0cfead7230955d0cf3409",
+    configs=(
+        "base-2",
+        "base-4",
+        "base-6",
+        "base-8",
+        "base-soft-2",
+        "base-soft-4",
+        "base-soft-6",
+        "base-soft-8",
+        "ict-2",
+        "ict-4",
+    ),
+    schema="pairs",
+    path_env=config.HALVEST_PAIRS_PATH_ENV,
+    repo_env=config.HALVEST_PAIRS_REPO_ENV,
+    revision_env=config.HALVEST_PAIRS_REVISION_ENV,
+    why="the only release with pair labels",
+)
+RELEASES = {r.repo: r for r in (TRIPLET_RELEASE, PAIR_RELEASE)}
+
+TRIPLETS_REPO = TRIPLET_RELEASE.repo
+PAIRS_REPO, PAIRS_REVISION, PAIRS_CONFIGS = PAIR_RELEASE.repo, PAIR_RELEASE.revision, PAIR_RELEASE.configs
+#: the triplet release's local-copy variable (``MTEB_CONTRASTIVE_HALVEST_PATH``)
+LOCAL_COPY_ENV = TRIPLET_RELEASE.path_env
+#: a config name of either release (``base-4``, ``base-soft-2``, ``ict-2``): a local folder's subsets
+CONFIG_NAME = re.compile(r"^(base|base-soft|ict)-\d+$")
 #: the validation split's name in the pairs release (dataset card: train / valid / test).
 VALIDATION_SPLIT = "valid"
 #: below this share of positive pair rows joined into triplets, no triplet score is produced.
@@ -340,82 +399,197 @@ def triplets_from_dataset(ds: Any, source: object) -> tuple[list[dict[str, Any]]
     return rows, info
 
 
-def resolve_source(
-    default_path: str, default_revision: str | None, path: str | None = None, revision: str | None = None
-) -> tuple[str, str | None]:
-    """The repository and revision a HALvest task loads.
+def resolve_source(release: Release, path: str | None = None, revision: str | None = None) -> tuple[str, str | None]:
+    """The repository and revision a HALvest task whose default is ``release`` loads.
 
-    Precedence: the Python arguments ``path`` / ``revision``, then the environment variables
-    :data:`REPO_ENV` / :data:`REVISION_ENV`, then the task metadata's defaults. A repository
-    chosen without a revision loads its default branch (``revision`` None), never the default
-    repository's pinned commit.
+    Precedence: the Python arguments ``path`` / ``revision``, then the release's variables
+    (``release.repo_env`` / ``release.revision_env``), then ``release`` itself. A known release
+    (:data:`RELEASES`) chosen without a revision gets its own (the pairs release's pinned commit; None
+    for the triplet release: its default branch); any other repository its default branch (None).
     """
-    env_path, env_rev = config.env(REPO_ENV), config.env(REVISION_ENV)
-    chosen = path or env_path or default_path
+    env_path, env_rev = config.env(release.repo_env), config.env(release.revision_env)
+    chosen = path or env_path or release.repo
     if revision is not None:
         return chosen, revision
-    if env_rev is not None and chosen == (env_path or default_path):
+    if env_rev is not None and chosen == (env_path or release.repo):
         return chosen, env_rev
-    return chosen, default_revision if chosen == default_path else None
+    known = RELEASES.get(chosen)
+    return chosen, known.revision if known else None
+
+
+def local_copy(path: str) -> tuple[str, Release] | None:
+    """(folder, release) when ``path`` is a known release whose local-copy variable
+    (``release.path_env``) is set; else None."""
+    known = RELEASES.get(path)
+    folder = config.env(known.path_env) if known else None
+    return (folder, known) if folder and known else None
 
 
 def resolve_location(path: str, revision: str | None) -> tuple[str, str | None]:
-    """Where to load from: a local copy named by ``MTEB_CONTRASTIVE_HALVEST_PATH`` for the Hub
-    repository, else ``path`` at ``revision`` (a Hub repository id or a local folder)."""
-    local_copy = config.env(LOCAL_COPY_ENV)
-    if path == HUB_REPO and local_copy:
-        return local_copy, None
-    return path, revision
+    """Where to load from: the local copy of a known release (:func:`local_copy`), else ``path`` at
+    ``revision`` (a Hub repository id or a local folder; a folder has no revision)."""
+    copy = local_copy(path)
+    if copy is not None:
+        return copy[0], None
+    return path, None if Path(path).is_dir() else revision
 
 
-def _load_split(path: str, config: str, split: str, revision: str | None) -> tuple[Any, str]:
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+
+
+def hub_commit(repo: str, revision: str | None, *, ask_hub: bool = True) -> str | None:
+    """The commit a Hub revision points at (identity is content: a branch moves, a commit does not).
+
+    A 40-hex ``revision`` is returned as it is. A branch or tag (None = ``main``) is asked of the
+    Hub (``huggingface_hub`` ``dataset_info(repo, revision).sha``) when ``ask_hub`` and not
+    ``HF_HUB_OFFLINE=1``; else, or when the Hub does not answer, it is read from the local
+    Hugging Face cache (``<HF_HUB_CACHE>/datasets--<org>--<name>/refs/<branch>``, written when the
+    branch was downloaded: the commit of the cached files, which is what an offline load reads).
+
+    Returns:
+        40 lower-case hex digits, or None when neither the Hub nor the cache knows the branch.
+    """
+    branch = revision or "main"
+    if _COMMIT.match(branch):
+        return branch
+    if ask_hub and not config.hub_offline():
+        try:
+            from huggingface_hub import HfApi
+
+            sha = HfApi().dataset_info(repo, revision=branch, timeout=10).sha
+            if sha and _COMMIT.match(sha):
+                return sha
+        except Exception as exc:  # the Hub unreachable: the cache may still know the branch
+            logger.warning("%s@%s: the Hub did not give the commit (%s); trying the local cache", repo, branch, exc)
+    from huggingface_hub import constants
+
+    ref = Path(constants.HF_HUB_CACHE) / f"datasets--{repo.replace('/', '--')}" / "refs" / branch
+    sha = ref.read_text(encoding="utf-8").strip() if ref.is_file() else ""
+    return sha if _COMMIT.match(sha) else None
+
+
+def folder_configs(folder: str | Path) -> tuple[str, ...]:
+    """The configs of a local folder in either layout: its sub-folders named like a config
+    (:data:`CONFIG_NAME`), ordered ``base-k``, ``base-soft-k``, ``ict-k`` by k. Empty: none."""
+    order = {"base": 0, "base-soft": 1, "ict": 2}
+    found = []
+    for d in Path(folder).iterdir() if Path(folder).is_dir() else ():
+        m = CONFIG_NAME.match(d.name)
+        if m and d.is_dir():
+            found.append((order[m.group(1)], int(d.name.rsplit("-", 1)[1]), d.name))
+    return tuple(name for _, _, name in sorted(found))
+
+
+def local_files(folder: str | Path, config_name: str, split: str) -> list[Path]:
+    """The parquet files of one config/split of a local folder, in either layout.
+
+    * the builder's: ``<folder>/<config>/<split>.parquet``;
+    * the Hub's: the ``configs`` list of ``README.md``'s YAML header (``config_name``, ``data_files``:
+      ``split`` + ``path``, a glob or a list of globs relative to the folder), as ``push_to_hub``
+      writes it; without a header, ``<config>/<split>-*.parquet`` and ``<config>/<split>/*.parquet``.
+
+    Raises:
+        DataError: no such config, or the config has no such split (naming the folder).
+    """
+    from huggingface_hub.repocard import metadata_load
+
+    root = Path(folder)
+    single = root / config_name / f"{split}.parquet"
+    if single.is_file():
+        return [single]
+    readme = root / "README.md"
+    configs = (metadata_load(readme) or {}).get("configs") if readme.is_file() else None
+    if configs:
+        entry = next((c for c in configs if c.get("config_name") == config_name), None)
+        if entry is None:
+            names = [c.get("config_name") for c in configs]
+            raise DataError(root, f"unknown config {config_name!r}: README.md lists {names}")
+        files = entry.get("data_files") or []
+        files = [files] if isinstance(files, (str, dict)) else files
+        patterns = [f.get("path") for f in files if isinstance(f, dict) and f.get("split") == split]
+        patterns = [q for pat in patterns for q in ([pat] if isinstance(pat, str) else pat)]
+    elif (root / config_name).is_dir():
+        patterns = [f"{config_name}/{split}-*.parquet", f"{config_name}/{split}/*.parquet"]
+    else:
+        raise DataError(root, f"unknown config {config_name!r}: no folder {config_name}/")
+    found = sorted({f for pat in patterns for f in root.glob(pat) if f.is_file()})
+    if not found:
+        raise DataError(root, f"config {config_name!r} has no split {split!r}")
+    return found
+
+
+def _load_split(location: str, config_name: str, split: str, revision: str | None) -> tuple[Any, str]:
+    """One config/split as a ``datasets.Dataset``: a local folder read from its parquet files as they
+    are now (:func:`local_files`; ``datasets``' own cache of a local folder keys on the folder's name
+    and README, not on the files' content, and would return an older copy's rows), a Hub repository
+    through ``datasets.load_dataset`` at ``revision``."""
     import datasets
 
-    path, revision = resolve_location(path, revision)
-    local_parquet = Path(path) / config / f"{split}.parquet"
-    source = f"{path} [{config}/{split}]"
-    if Path(path).is_dir() and not (Path(path) / config).exists() and not (Path(path) / "README.md").exists():
-        raise DataError(path, f"unknown config {config!r}: no folder {config}/")
-    if local_parquet.is_file():
-        ds = datasets.load_dataset("parquet", data_files={split: str(local_parquet)}, split=split)
-    else:
-        try:
-            ds = datasets.load_dataset(path, config, split=split, revision=revision)
-        except ValueError as exc:
-            if "BuilderConfig" in str(exc) or "config" in str(exc).lower():
-                raise DataError(path, f"unknown config {config!r}: {exc}") from exc
-            if "split" in str(exc).lower():
-                raise DataError(path, f"config {config!r} has no split {split!r}: {exc}") from exc
-            raise
+    source = f"{location} [{config_name}/{split}]"
+    if Path(location).is_dir():
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        tables = [pq.read_table(f) for f in local_files(location, config_name, split)]
+        return datasets.Dataset(pa.concat_tables(tables, promote_options="default")), source
+    try:
+        ds = datasets.load_dataset(location, config_name, split=split, revision=revision)
+    except ValueError as exc:
+        if "BuilderConfig" in str(exc) or "config" in str(exc).lower():
+            raise DataError(location, f"unknown config {config_name!r}: {exc}") from exc
+        if "split" in str(exc).lower():
+            raise DataError(location, f"config {config_name!r} has no split {split!r}: {exc}") from exc
+        raise
     return ds, source
 
 
+def _check_copy_schema(path: str, config_name: str, info: dict[str, Any]) -> None:
+    """A local copy named by a release's variable must have that release's schema (else its results
+    would be recorded under the wrong repository)."""
+    copy = local_copy(path)
+    if copy is None or info["schema"] == copy[1].schema:
+        return
+    folder, release = copy
+    other = next(r for r in RELEASES.values() if r.schema == info["schema"])
+    raise DataError(
+        folder,
+        f"{release.path_env} names a copy of {release.repo} ({release.schema} schema), but config "
+        f"{config_name!r} has the {info['schema']} columns: set {other.path_env} for a copy of {other.repo}",
+    )
+
+
 def load_rows(
-    path: str, config: str, split: str, revision: str | None = None
+    path: str, config_name: str, split: str, revision: str | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Load one config/split of a HALvest-format dataset in its own schema (pairs or triplets).
 
     ``path`` is a Hub repository id (loaded with ``datasets.load_dataset(path, config,
-    split=split, revision=revision)``), a local folder in the same layout, or a folder written by
+    split=split, revision=revision)``; a known release's local copy when its variable is set,
+    :func:`resolve_location`), a local folder in the same layout, or a folder written by
     :mod:`mteb_contrastive.data.halvest_builder` (``<folder>/<config>/<split>.parquet``).
 
     Returns:
         (rows, info) -- see :func:`rows_from_dataset`.
 
     Raises:
-        DataError: unknown config or split, missing columns, bad labels, empty texts or author sets.
+        DataError: unknown config or split, missing columns, bad labels, empty texts or author sets,
+            a local copy whose schema is not its release's.
     """
-    ds, source = _load_split(path, config, split, revision)
-    return rows_from_dataset(ds, source)
+    location, rev = resolve_location(path, revision)
+    ds, source = _load_split(location, config_name, split, rev)
+    rows, info = rows_from_dataset(ds, source)
+    _check_copy_schema(path, config_name, info)
+    return rows, info
 
 
 def load_triplets(
-    path: str, config: str, split: str, revision: str | None = None
+    path: str, config_name: str, split: str, revision: str | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Like :func:`load_rows`, but a pairs split is joined into triplets (:func:`pairs_to_triplets`).
 
     Raises:
         DataError: unknown config, missing columns, empty texts or author sets.
     """
-    ds, source = _load_split(path, config, split, revision)
+    location, rev = resolve_location(path, revision)
+    ds, source = _load_split(location, config_name, split, rev)
     return triplets_from_dataset(ds, source)

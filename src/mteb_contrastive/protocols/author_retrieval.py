@@ -11,7 +11,11 @@ Triplet schema -- protocol of Kulumba et al. (arXiv 2407.20595; the authors' tes
   identical to the query text is the query itself and is not ranked for it;
 * a candidate is relevant to a query when its author set equals the query's author set
   (multi-positive qrels, relevance 1); author names are compared in NFC
-  (:func:`mteb_contrastive.identity.nfc_key`).
+  (:func:`mteb_contrastive.identity.nfc_key`). The authors key a query's targets on its row's
+  **positive**'s author set (``_get_targets``, ``halvest_contrastive_datamodule.py`` L231-244); their
+  sampler draws positives with exactly the query's author set (``contrastive_sampler.py`` L172-177,
+  L197-202), so the two agree; ``rows_positive_author_set_differs`` (:func:`positive_author_set_differs`)
+  counts the rows where they would not.
 
 Pairs schema (``almanach/HALvest-Contrastive``), :func:`build_pool_from_pairs`:
 
@@ -128,6 +132,12 @@ def build_pool(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, in
     qrels = {qid: {cid: 1 for cid in by_authors.get(a, []) if cid != qid} for qid, a in q_authors.items()}
     data, stats = _pool_split(q_id, cand_id, qrels, _same_document(q_docs, cand_docs), raw_candidates=2 * len(rows))
     return data, {"n_triplets": len(rows), **stats, "pool_candidates_raw": 2 * len(rows)}
+
+
+def positive_author_set_differs(rows: list[dict[str, Any]]) -> int:
+    """Triplet rows whose positive's author set is not the query's (NFC): on these rows the authors'
+    qrels (keyed on the positive's set) and :func:`build_pool`'s (keyed on the query's) differ."""
+    return sum(1 for r in rows if nfc_key(r["query_authorids"]) != nfc_key(r["pos_authorids"]))
 
 
 def _same_document(q_docs: dict[str, set[str]], cand_docs: dict[str, set[str]]) -> dict[str, set[str]]:
@@ -307,6 +317,7 @@ class AbsTaskAuthorRetrieval(TripletSource, AbsTaskRetrieval):
             data, stats = build_pool_from_pairs(rows, info["config"])
         else:
             data, stats = build_pool(rows)
+            stats["rows_positive_author_set_differs"] = positive_author_set_differs(rows)
         stats.update(pool_chance(data, self.k_values))
         if not 0.5 <= stats["pool_size_over_paper"] <= 2:
             logger.info(

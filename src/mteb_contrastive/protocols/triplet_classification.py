@@ -6,11 +6,14 @@ errors), cosine similarity for neural models (the model's own similarity functio
 mteb metadata). Two sets of rows are scored:
 
 * ``accuracy`` -- all rows: the authors' test accuracy (``(pos_scores > neg_scores).float().mean()``
-  over every test row, ``on_test_epoch_end`` in ``modules/modeling_retriever.py``). Main score.
+  over every test row, ``on_test_epoch_end`` in ``modules/modeling_retriever.py`` L331-333). Main
+  score. The paper's "unrestricted" (topic-rich) rows: all rows of a ``base-k`` config, same-document
+  positives included (``contrastive_experiments.py`` L85-90, "Experiment A", trains on them unfiltered).
 * ``accuracy_cross_document`` -- rows with ``query_halid != pos_halid`` (the positive comes from
-  another document; the ``hard_only`` filter of the authors' ``bm25_experiments.py``), with
-  ``n_triplets_cross_document``. This is a filter on rows, not one of the paper's dataset
-  constructions ("base", "unrestricted", "ICT" are different samplings; see ``docs/halvest.md``).
+  another document), with ``n_triplets_cross_document``: the paper's "base" (topic-decoupled) rows,
+  the filter of ``bm25_experiments.py`` L23-26 (``hard_only``), ``contrastive_experiments.py``
+  L70-73 and L135-137 ("Topic-Decoupled"), whose rows ``jaccard_experiments.py`` L66-69 and L106-107
+  plot as "Base data" (``docs/halvest.md``).
 
 Prompt types: anchors are encoded as queries (``PromptType.query``) and positives/negatives as
 documents (``PromptType.document``), as in the retrieval task and in sentence-transformers'
