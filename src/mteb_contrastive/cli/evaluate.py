@@ -1,6 +1,6 @@
 """``mteb-contrastive evaluate``: the release evaluation -- every benchmark here, one report.
 
-    mteb-contrastive evaluate -m MODEL [-m MODEL2 ...] [--out build/release] [--suite default|full]
+    mteb-contrastive evaluate -m MODEL [-m MODEL2 ...] [--out build/release] [--suite default|full] [--device cuda]
 
 Steps:
 
@@ -17,7 +17,11 @@ Steps:
    reported ``cached`` and left out; the others are run with ``--overwrite-strategy always`` (a result of an
    older dataset revision is replaced, which mteb's ``only-missing`` would keep). A model with
    nothing left to run is not even loaded. Search-only
-   models (mteb's BM25) run the retrieval tasks only.
+   models (mteb's BM25) run the retrieval tasks only. ``--device`` is passed to every ``mteb run``
+   (unset: mteb's default, ``cuda`` when torch sees a GPU, else ``cpu``); each run's device, machine,
+   library versions and wall time go to ``<out>/run_info.json``
+   (:func:`mteb_contrastive.report.environment.record_run`), which the report shows beside the wall
+   time mteb stores per task.
 4. **Report.** :func:`mteb_contrastive.report.write.write_report` writes ``report.md`` /
    ``.json`` / ``.csv`` and ``plots/`` into ``<out>``; the last line printed is the report's path.
 
@@ -31,6 +35,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 from mteb_contrastive import config
@@ -70,6 +76,7 @@ def run_evaluation(
     rerun: bool = False,
     batch_size: int | None = None,
     verbose: bool = False,
+    device: str | None = None,
 ) -> int:
     """The command (module docstring). Returns the exit status.
 
@@ -83,6 +90,7 @@ def run_evaluation(
     from mteb_contrastive.catalog import all_task_classes, registered_task_class
     from mteb_contrastive.plugin.quiet import apply_environment, quiet_libraries
     from mteb_contrastive.plugin.registration import register_tasks
+    from mteb_contrastive.report import environment
 
     out = out.resolve()
     out_ds, out_ver = out / "datasets", out / "verification"
@@ -192,8 +200,27 @@ def run_evaluation(
         ]  # only tasks not cached for their current revision are listed
         if batch_size:
             cmd += ["--batch-size", str(batch_size)]
+        if device:
+            cmd += ["--device", device]
         _say("$ " + " ".join(cmd))
+        started = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        t0 = time.monotonic()
         rc = subprocess.call(cmd, env=dict(os.environ))
+        # recorded even when the run failed: the results it wrote are kept and reused by the next call
+        environment.record_run(
+            out / environment.RUN_INFO,
+            {
+                "model": meta.name,
+                "tasks": left,
+                "started": started,
+                "wall_s": round(time.monotonic() - t0, 1),
+                "exit_status": rc,
+                "device": environment.resolve_device(device),
+                "machine": environment.machine(),
+                "libraries": environment.libraries(),
+                "command": cmd[1:],
+            },
+        )
         if rc != 0:
             print(
                 f"error: mteb run of {m} failed (exit {rc}); the results already written are kept, rerun to resume",
@@ -268,6 +295,13 @@ def add_parser(sub) -> None:
     e.add_argument("--rerun", action="store_true", help="recompute results that already exist (default: off, resume)")
     e.add_argument("--batch-size", type=int, help="encoding batch size passed to mteb run (default: mteb's)")
     e.add_argument(
+        "--device",
+        help=(
+            "device passed to every mteb run (cpu, cuda, cuda:1, ...) and recorded in the report "
+            "(default: mteb's, cuda when torch sees a GPU, else cpu)"
+        ),
+    )
+    e.add_argument(
         "--verbose",
         action="store_true",
         help=(
@@ -287,4 +321,5 @@ def main(args) -> int:
         rerun=args.rerun,
         batch_size=args.batch_size,
         verbose=args.verbose,
+        device=args.device,
     )
