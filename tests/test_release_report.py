@@ -280,6 +280,8 @@ def test_verification_labels_in_the_file_need_no_task(tmp_path):
     assert per_item_scores(row, tmp_path, lambda: {"labels": {"p1": 0, "p2": 1}}).labels == [0, 1]
     # like with like: labels of another dataset revision than the result's are not used
     row.dataset_revision = "rev-a"
-    with pytest.raises(NotComparable, match="result is of dataset revision rev-a, the task's data here is revision rev-b"):
+    with pytest.raises(
+        NotComparable, match="result is of dataset revision rev-a, the task's data here is revision rev-b"
+    ):
         per_item_scores(row, tmp_path, lambda: {"dataset_revision": "rev-b", "labels": {"p1": 0, "p2": 1}})
     assert per_item_scores(row, tmp_path, lambda: {"dataset_revision": "rev-a", "labels": {"p1": 0, "p2": 1}})

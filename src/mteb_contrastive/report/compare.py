@@ -390,6 +390,13 @@ def _swap(reference: Any, candidate: Any, swap: np.ndarray) -> tuple[Any, Any]:
 _SWAPPED = {"answers"}
 
 
+def _fast_sklearn() -> Any:
+    """scikit-learn's input checks skipped inside (the PAN metrics check their inputs themselves): same values."""
+    import sklearn
+
+    return sklearn.config_context(skip_parameter_validation=True, assume_finite=True)
+
+
 def pan_overall_statistic(data: dict[str, Any], idx: np.ndarray) -> float:
     """PAN overall score (official metrics, :func:`mteb_contrastive.metrics.pan.evaluate_all`) of the items ``idx``.
 
@@ -482,30 +489,47 @@ def compare_per_item(
         unit = resampling.unit if resampling is not None else (None if groups is None else "group")
         stat, default_resamples = _statistic_of(reference)
         kwargs.setdefault("n_resamples", default_resamples)
-        if stat is None:
-            return paired_bootstrap(
-                _data(reference, a_idx),
-                _data(candidate, b_idx),
-                groups=groups,
-                unit=unit,
-                higher_is_better=higher_is_better,
-                statistic_name=reference.statistic_name,
-                **kwargs,
-            )
-        labels = np.asarray(reference.labels)[a_idx]
+        with _fast_sklearn():
+            return _compare(reference, candidate, a_idx, b_idx, ids, groups, unit, stat, higher_is_better, kwargs)
+    except NotComparable as exc:
+        return str(exc)
+
+
+def _compare(
+    reference: Any,
+    candidate: Any,
+    a_idx: np.ndarray,
+    b_idx: np.ndarray,
+    ids: list[str],
+    groups: list | None,
+    unit: str | None,
+    stat: Callable | None,
+    higher_is_better: bool,
+    kwargs: dict[str, Any],
+) -> Comparison:
+    """:func:`paired_bootstrap` of two aligned records: per-item values (mean) or labelled answers (``stat``)."""
+    if stat is None:
         return paired_bootstrap(
-            _data(reference, a_idx, labels),
-            _data(candidate, b_idx, labels),
-            statistic=stat,
-            n=len(ids),
+            _data(reference, a_idx),
+            _data(candidate, b_idx),
             groups=groups,
             unit=unit,
             higher_is_better=higher_is_better,
             statistic_name=reference.statistic_name,
             **kwargs,
         )
-    except NotComparable as exc:
-        return str(exc)
+    labels = np.asarray(reference.labels)[a_idx]
+    return paired_bootstrap(
+        _data(reference, a_idx, labels),
+        _data(candidate, b_idx, labels),
+        statistic=stat,
+        n=len(ids),
+        groups=groups,
+        unit=unit,
+        higher_is_better=higher_is_better,
+        statistic_name=reference.statistic_name,
+        **kwargs,
+    )
 
 
 def interval_per_item(
@@ -526,14 +550,15 @@ def interval_per_item(
             stat = statistic
         kwargs.setdefault("n_resamples", default_resamples)
         idx = np.arange(len(item.ids))
-        return bootstrap_interval(
-            _data(item, idx),
-            statistic=stat,
-            n=len(item.ids),
-            groups=item.groups,
-            unit=resampling.unit if resampling is not None else "item",
-            statistic_name=item.statistic_name,
-            **kwargs,
-        )
+        with _fast_sklearn():
+            return bootstrap_interval(
+                _data(item, idx),
+                statistic=stat,
+                n=len(item.ids),
+                groups=item.groups,
+                unit=resampling.unit if resampling is not None else "item",
+                statistic_name=item.statistic_name,
+                **kwargs,
+            )
     except NotComparable as exc:
         return str(exc)
