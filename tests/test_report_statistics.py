@@ -260,3 +260,240 @@ def test_a_statistic_undefined_on_half_the_resamples_gives_no_interval():
     why = "the statistic is undefined on 2 of 4 resamples (one class only): too few units of each class for an interval"
     assert compare_per_item(a, a) == why
     assert interval_per_item(a) == why
+
+
+# ----------------------------------------------------------------------------- like with like
+
+
+def _row(model, task="T", revision="rev-1", family="author", main="accuracy", scores=None):
+    from mteb_contrastive.report.reader import ScoreRow
+
+    return ScoreRow(model, "1", task, "test", "default", family, main, scores or {main: 0.5}, dataset_revision=revision)
+
+
+def test_results_of_two_dataset_revisions_are_listed_as_not_comparable():
+    from mteb_contrastive.report.reader import PerItem
+    from mteb_contrastive.report.write import compare_rows, render_markdown
+
+    a, b = _row("m/a", revision="rev-1"), _row("m/b", revision="rev-2")
+    # the triplets whose text did not change keep their ids: they must not be compared across revisions
+    same_ids = PerItem("accuracy", ["t1", "t2", "t3"], values=[1, 0, 1], groups=["x", "y", "z"])
+
+    def items(r):
+        raise AssertionError("per-item data are not even read across revisions")
+
+    c = compare_rows(a, b, items)
+    assert (c["verdict"], c["reason"]) == ("not comparable", "dataset revision rev-1 vs rev-2")
+    assert (c["reference_dataset_revision"], c["candidate_dataset_revision"]) == ("rev-1", "rev-2")
+    # the same revision: compared, by the unit of the family (anchor authors for author triplets)
+    c = compare_rows(a, _row("m/b", revision="rev-1"), lambda r: same_ids)
+    assert (c["statistic"], c["unit"], c["n_groups"], c["verdict"]) == ("accuracy", "anchor author", 3, "within noise")
+    # the same revision but other items (a truncated prediction file): not comparable either
+    fewer = PerItem("accuracy", ["t1", "t2"], values=[1, 0], groups=["x", "y"])
+    c = compare_rows(a, _row("m/b"), lambda r: same_ids if r.model == "m/a" else fewer)
+    assert c["verdict"] == "not comparable"
+    assert c["reason"] == "not the same items: 1 only in the reference, 0 only in the candidate (2 common)"
+    rep = {
+        "generated_at": "now",
+        "project_revision": "x",
+        "mteb_version": "2",
+        "results_dir": "r",
+        "models": [],
+        "skipped": [],
+        "rows": [],
+        "comparisons": [compare_rows(a, b, items)],
+        "plots": [],
+        "datasets": [],
+    }
+    md = render_markdown(rep)
+    assert "## Not comparable" in md and "## Comparison" not in md
+    assert "| T | default | m/a | m/b | `rev-1` | `rev-2` | dataset revision rev-1 vs rev-2 |" in md
+
+
+def test_stored_rankings_are_not_rescored_against_another_revisions_qrels(tmp_path):
+    from mteb_contrastive.report.compare import NotComparable
+    from mteb_contrastive.report.reader import per_item_scores
+    from mteb_contrastive.report.write import compare_rows
+
+    (tmp_path / "R_predictions.json").write_text(json.dumps({"default": {"test": {"q1": {"d1": 1.0, "d2": 0.5}}}}))
+    row = _row("m/a", task="R", revision="rev-1", family="retrieval", main="ndcg_at_10")
+    today = {"dataset_revision": "rev-2", "qrels": {"q1": {"d2": 1}}}
+    with pytest.raises(NotComparable, match="of dataset revision rev-1, the task's data here is revision rev-2"):
+        per_item_scores(row, tmp_path, lambda: today)
+    # with qrels of its own revision the per-query nDCG@10 is computed: d2 at rank 2 -> 1 / log2(3)
+    p = per_item_scores(row, tmp_path, lambda: {**today, "dataset_revision": "rev-1"})
+    assert p.values == pytest.approx([1 / np.log2(3)])
+
+    # in the report: both results of rev-1, the task here at rev-2 -> not comparable, with the reason
+    def items(r):
+        try:
+            return per_item_scores(r, tmp_path, lambda: today)
+        except NotComparable as exc:
+            return str(exc)
+
+    c = compare_rows(row, _row("m/b", task="R", revision="rev-1", family="retrieval", main="ndcg_at_10"), items)
+    assert c["verdict"] == "not comparable" and "the task's data here is revision rev-2" in c["reason"]
+
+
+# ----------------------------------------------------------------------------- what the tables show
+
+
+def test_separable_pairs_of_three_models():
+    from mteb_contrastive.report.write import separability
+
+    def comp(a, b, ma, mb, verdict):
+        return {
+            "task": "T",
+            "split": "test",
+            "subset": "default",
+            "reference": a,
+            "candidate": b,
+            "reference_main": ma,
+            "candidate_main": mb,
+            "statistic": "accuracy",
+            "verdict": verdict,
+            "higher_is_better": True,
+        }
+
+    comps = [
+        comp("A", "B", 0.80, 0.70, "worse"),
+        comp("A", "C", 0.80, 0.78, "within noise"),
+        comp("B", "C", 0.70, 0.78, "better"),
+    ]
+    (e,) = separability(comps, ["A", "B", "C"])
+    assert e["ranking"] == ["A", "C", "B"]
+    assert e["separable"] == ["A > B", "C > B"] and e["not_separable"] == ["A ~ C"]
+    comps[1] = {**comps[1], "statistic": None, "verdict": "not comparable", "reason": "dataset revision 1 vs 2"}
+    (e,) = separability(comps, ["A", "B", "C"])
+    assert e["not_compared"] == ["A, C: dataset revision 1 vs 2"]
+
+
+def test_author_retrieval_table_shows_cross_document_metrics_beside_the_papers():
+    from mteb_contrastive.report.write import _score_table
+
+    scores = {
+        "ndcg_at_10": 0.42,
+        "ndcg_at_10_cross_document": 0.13,
+        "recall_at_10": 0.5,
+        "recall_at_10_cross_document": 0.2,
+        "random_ndcg_at_10_cross_document": 0.01,
+    }
+    row = {
+        "task": "NewCorpusAuthorRetrieval",
+        "subset": "base-2",
+        "model": "m",
+        "main_score_name": "ndcg_at_10",
+        "main_score": 0.42,
+        "higher_is_better": True,
+        "interval": {"ci_low": 0.4, "ci_high": 0.44, "n_units": 300, "unit": "query", "n_items": 300},
+        "chance_text": "0.0100",
+        "cross_document": 0.13,
+        "cross_document_chance": 0.01,
+        "secondary": {"recall_at_10": 0.5},
+        "scores": scores,
+        "counts": {"pool_size": 1000},
+    }
+    head, _, line = _score_table([row])
+    assert head == (
+        "| task | subset | model | main score | value | 95% CI (resampled) | chance | ndcg_at_10_cross_document | "
+        "chance (cross-document) | recall_at_10 | recall_at_10_cross_document | counts |"
+    )
+    assert line == (
+        "| NewCorpusAuthorRetrieval | base-2 | m | ndcg_at_10 | 0.4200 | [0.4000, 0.4400] (300 queries) | 0.0100 "
+        "| 0.1300 | 0.0100 | 0.5000 | 0.2000 | pool_size 1000 |"
+    )
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def _artists(fig):
+    """(axes, label, colour as hex, kind) of every labelled line, error bar and bar set of a figure."""
+    from matplotlib.colors import to_hex
+    from matplotlib.container import BarContainer, ErrorbarContainer
+
+    out = []
+    for ax in fig.axes:
+        for c in ax.containers:
+            if isinstance(c, ErrorbarContainer):
+                kind = "errorbar" if (c.has_xerr or c.has_yerr) else "points"
+                out.append((ax, c.get_label(), to_hex(c.lines[0].get_color()), kind))
+            elif isinstance(c, BarContainer):
+                out.append((ax, c.get_label(), to_hex(c.patches[0].get_facecolor()), "bar"))
+        for line in ax.lines:
+            if not line.get_label().startswith("_"):
+                out.append((ax, line.get_label(), to_hex(line.get_color()), "line"))
+    return out
+
+
+def test_figures_one_colour_per_model_chance_interval_and_axes_from_zero():
+    from mteb_contrastive.report import plots
+    from mteb_contrastive.report.compare import Interval
+    from mteb_contrastive.report.reader import ScoreRow
+
+    models = ["org/a", "org/b"]
+    colors = plots.model_colors(models)
+    assert len(set(colors.values())) == 2
+    iv = {"ci_low": 0.3, "ci_high": 0.5, "n_units": 10, "unit": "query", "n_items": 10}
+    rows, infos = [], []
+    for m, base in zip(models, (0.4, 0.6)):
+        for k in (2, 4):
+            s = {
+                "ndcg_at_10": base,
+                "recall_at_1": 0.1,
+                "recall_at_10": 0.5,
+                "recall_at_100": 0.9,
+                "pool_size": 200,
+                "random_recall_at_10": 0.05,
+            }
+            r = ScoreRow(m, "1", "XAuthorRetrieval", "test", f"base-{k}", "author", "ndcg_at_10", s)
+            info = {
+                "task": r.task,
+                "subset": r.subset,
+                "model": m,
+                "main_score_name": "ndcg_at_10",
+                "main_score": base,
+                "interval": iv,
+                "chance": 0.02 * k,
+                "chance_range": None,
+            }
+            rows.append(r)
+            infos.append(info)
+    ver = {**infos[0], "task": "V", "subset": "default", "main_score_name": "pan_platt_abstain_overall"}
+    ver.update(main_score=0.6, chance=0.546, chance_range=[0.49, 0.61])
+    interval = Interval("recall_at_10", 0.5, 0.4, 0.6, 10, 10, "query", 100, False)
+    y = np.array([1, 1, 0, 0, 1, 0])
+    s = np.array([0.9, 0.7, 0.2, 0.4, 0.3, 0.6])
+    figures = {
+        "main": plots.main_scores(infos + [ver], colors),
+        "k": plots.score_vs_k(list(zip(rows, infos)), colors),
+        "recall": plots.recall_curves([(r, [1, 10, 100], {10: interval}) for r in rows[::2]], colors),
+        "roc": plots.roc_and_reliability(
+            [(m, y, s, s, Interval("auc", 0.8, 0.6, 1.0, 6, 4, "author", 300, False)) for m in models], "V", colors
+        ),
+        "ranks": plots.rank_histogram({"org/b": [1, 3, None], "org/a": [2, 2, 7]}, "Q", colors, pool_size=10),
+    }
+    for name, fig in figures.items():
+        arts = _artists(fig)
+        for label, color in {(a[1].split(":")[0], a[2]) for a in arts if a[1].split(":")[0] in models}:
+            assert color == colors[label], (name, label)  # one colour per model, in every figure
+        assert any(a[1].startswith(("chance", "random ranking")) for a in arts), name  # the chance level
+        if name != "ranks":
+            assert any(a[3] == "errorbar" for a in arts) or name == "roc", name  # the 95% interval
+    # axes start at 0 (score axes; the log-k axis says where it starts)
+    assert figures["main"].axes[0].get_xlim()[0] == 0
+    assert figures["k"].axes[0].get_ylim()[0] == 0 and figures["recall"].axes[0].get_ylim()[0] == 0
+    assert figures["recall"].axes[0].get_xlabel() == "k (log scale, from 1)"
+    assert figures["ranks"].axes[0].get_ylim()[0] == 0
+    assert "[0.600, 1.000]" in [a[1] for a in _artists(figures["roc"]) if a[1].startswith("org/a")][0]
+    # the simulated chance range is drawn as a bar from its low to its high end
+    xs = [tuple(line.get_xdata()) for line in figures["main"].axes[-1].lines]
+    assert (0.49, 0.61) in xs
+
+
+def test_random_ranking_counts_of_the_rank_histogram_by_hand():
+    from mteb_contrastive.report.plots import random_rank_counts, random_recall_at_k
+
+    # pool of 10, 5 queries, bins [1, 2), [2, 5), [5, 11]: 1, 3 and 6 of the 10 ranks -> 0.5, 1.5, 3.0; nothing beyond
+    assert random_rank_counts(np.array([1, 2, 5, 11]), 5, 10).tolist() == [0.5, 1.5, 3.0, 0.0]
+    assert random_recall_at_k(10, 272) == 10 / 272 and random_recall_at_k(300, 272) == 1.0

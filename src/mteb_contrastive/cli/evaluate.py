@@ -18,8 +18,10 @@ Steps:
    older dataset revision is replaced, which mteb's ``only-missing`` would keep). A model with
    nothing left to run is not even loaded. Search-only
    models (mteb's BM25) run the retrieval tasks only. ``--device`` is passed to every ``mteb run``
-   (unset: mteb's default, ``cuda`` when torch sees a GPU, else ``cpu``); each run's device, machine,
-   library versions and wall time go to ``<out>/run_info.json``
+   (:func:`mteb_run_device`: ``mteb run --device`` takes a GPU index, so ``cuda:N`` / ``N`` become
+   ``--device N``, ``cuda`` ``--device 0``, and ``cpu`` hides the GPUs from that run,
+   ``CUDA_VISIBLE_DEVICES=``; unset: mteb's default, ``cuda`` when torch sees a GPU, else ``cpu``);
+   each run's device, machine, library versions and wall time go to ``<out>/run_info.json``
    (:func:`mteb_contrastive.report.environment.record_run`), which the report shows beside the wall
    time mteb stores per task.
 4. **Report.** :func:`mteb_contrastive.report.write.write_report` writes ``report.md`` /
@@ -62,6 +64,29 @@ def cached_result(
     return f if stored == dataset_revision else None
 
 
+def mteb_run_device(device: str | None) -> tuple[list[str], dict[str, str]]:
+    """How ``--device`` reaches ``mteb run``: (its arguments, environment variables for that run).
+
+    ``mteb run --device`` is a GPU index (``mteb/cli/build_cli.py``: ``type=int``): ``cuda:N`` and
+    ``N`` give ``--device N``, ``cuda`` gives ``--device 0``; ``cpu`` gives no argument and
+    ``CUDA_VISIBLE_DEVICES=`` (torch then sees no GPU and mteb's default is ``cpu``); None gives neither.
+
+    Raises:
+        ValueError: any other value (one line naming the option and the accepted values).
+    """
+    if device is None:
+        return [], {}
+    d = device.strip().lower()
+    if d == "cpu":
+        return [], {"CUDA_VISIBLE_DEVICES": ""}
+    if d == "cuda":
+        return ["--device", "0"], {}
+    index = d.removeprefix("cuda:")
+    if index.isdigit():
+        return ["--device", str(int(index))], {}
+    raise ValueError(f"--device {device}: expected cpu, cuda, cuda:N or a GPU index N (mteb run takes a GPU index)")
+
+
 def _say(msg: str) -> None:
     print(msg, flush=True)
 
@@ -80,6 +105,10 @@ def run_evaluation(
 ) -> int:
     """The command (module docstring). Returns the exit status.
 
+    Raises:
+        ValueError: a ``device`` :func:`mteb_run_device` does not accept, or a GPU asked for where
+            torch sees none.
+
     Unless ``verbose``, library loggers are quiet here and in each ``mteb run``
     (:mod:`mteb_contrastive.plugin.quiet`) and ``mteb run`` gets ``-v 1`` (mteb's warnings only); with
     ``verbose``, libraries log as they are set up and ``mteb run`` gets ``-v 2`` (mteb's INFO lines).
@@ -92,6 +121,12 @@ def run_evaluation(
     from mteb_contrastive.plugin.registration import register_tasks
     from mteb_contrastive.report import environment
 
+    device_args, device_env = mteb_run_device(device)
+    if device_args:
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ValueError(f"--device {device}: torch sees no GPU here (use --device cpu, or leave it unset)")
     out = out.resolve()
     out_ds, out_ver = out / "datasets", out / "verification"
     out_ds.mkdir(parents=True, exist_ok=True)
@@ -200,12 +235,11 @@ def run_evaluation(
         ]  # only tasks not cached for their current revision are listed
         if batch_size:
             cmd += ["--batch-size", str(batch_size)]
-        if device:
-            cmd += ["--device", device]
-        _say("$ " + " ".join(cmd))
+        cmd += device_args
+        _say("$ " + "".join(f"{k}={v} " for k, v in device_env.items()) + " ".join(cmd))
         started = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         t0 = time.monotonic()
-        rc = subprocess.call(cmd, env=dict(os.environ))
+        rc = subprocess.call(cmd, env={**os.environ, **device_env})
         # recorded even when the run failed: the results it wrote are kept and reused by the next call
         environment.record_run(
             out / environment.RUN_INFO,
@@ -297,7 +331,7 @@ def add_parser(sub) -> None:
     e.add_argument(
         "--device",
         help=(
-            "device passed to every mteb run (cpu, cuda, cuda:1, ...) and recorded in the report "
+            "device of every mteb run: cpu, cuda, cuda:N or a GPU index N; recorded in the report "
             "(default: mteb's, cuda when torch sees a GPU, else cpu)"
         ),
     )

@@ -51,12 +51,18 @@ def libraries() -> dict[str, str]:
 
 
 def resolve_device(device: str | None) -> dict[str, Any]:
-    """The device a ``mteb run`` uses: ``device`` as given (``--device``), else mteb's default
-    (``cuda`` when torch sees a GPU, else ``cpu``, ``mteb/cli/build_cli.py``); with the GPU's name."""
+    """The device a ``mteb run`` uses: ``cpu``, or ``cuda:N`` for ``cuda`` / ``cuda:N`` / ``N``; unset:
+    mteb's default (``cuda`` when torch sees a GPU, else ``cpu``, ``mteb/cli/build_cli.py``); with
+    the GPU's name."""
     import torch
 
     cuda = torch.cuda.is_available()
-    used = device or ("cuda" if cuda else "cpu")
+    d = (device or "").strip().lower()
+    if d == "cpu" or (not d and not cuda):
+        used = "cpu"
+    else:
+        index = d.removeprefix("cuda").lstrip(":") if d else ""
+        used = f"cuda:{int(index) if index.isdigit() else (torch.cuda.current_device() if cuda else 0)}"
     out: dict[str, Any] = {"requested": device, "used": used}
     if used.startswith("cuda") and cuda:
         out["gpu"] = torch.cuda.get_device_name(torch.device(used))

@@ -692,7 +692,8 @@ def _score_table(rows: list[dict[str, Any]]) -> list[str]:
 
 def _ci_cell(iv: dict[str, Any]) -> str:
     if iv.get("ci_low") is None or iv.get("reason"):
-        return f"n/a ({iv.get('reason') or 'no interval'}; {iv['unit']})"
+        why = iv.get("reason") or "no interval"
+        return f"n/a ({why})" if iv["unit"] in why else f"n/a ({why}; by {iv['unit']})"
     return f"[{fmt(iv['ci_low'])}, {fmt(iv['ci_high'])}] ({iv['n_units']} {plural(iv['unit'], iv['n_units'])})"
 
 
