@@ -614,8 +614,8 @@ def _how_it_ran(rep: dict[str, Any]) -> list[str]:
         gpu = f" ({dev['gpu']})" if dev.get("gpu") else ""
         line = (
             f"- run {n}: {run.get('model')}, started {run.get('started')}, device `{dev.get('used')}`{gpu} "
-            f"(`--device {dev.get('requested') or '(unset: mteb default)'}`), "
-            f"`mteb run` wall time {fmt(run.get('wall_s'), 1)} s"
+            + (f"(`--device {dev['requested']}`), " if dev.get("requested") else "(`--device` unset: mteb's default), ")
+            + f"`mteb run` wall time {fmt(run.get('wall_s'), 1)} s"
         )
         out.append(line + ("" if len(envs) == 1 else f"; {_machine_text(run)}"))
     if numbers:
