@@ -22,6 +22,7 @@ def synth(tmp_path_factory):
         "MTEB_CONTRASTIVE_VERIFICATION": str(folders["verification"]),
         "MTEB_CONTRASTIVE_SHARED": str(root / "no-shared-data"),
         "MTEB_CONTRASTIVE_CACHE": str(root / "cache"),
+        "MTEB_CONTRASTIVE_CHANCE_RUNS": "30",  # a simulated chance level from 30 random runs: enough to test the wiring
     }
     return root, env
 
@@ -30,7 +31,15 @@ def synth(tmp_path_factory):
 def evaluated(synth):
     root, env = synth
     out = root / "release"
-    cmd = ["mteb-contrastive", "evaluate", *[a for m in MODELS for a in ("-m", m)], "--out", str(out)]
+    cmd = [
+        "mteb-contrastive",
+        "evaluate",
+        *[a for m in MODELS for a in ("-m", m)],
+        "--out",
+        str(out),
+        "--device",
+        "cpu",
+    ]
     first = run(cmd, env)
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
     return out, first, cmd, env
@@ -87,7 +96,10 @@ def test_report_numbers_are_the_result_files(evaluated):
     for png in ("author_score_vs_k.png", "recall_at_k.png", "SynthPairsVerification_roc_reliability.png"):
         assert (out / "plots" / png).stat().st_size > 1000 and f"(plots/{png})" in md
     csv_lines = (out / "report.csv").read_text().splitlines()
-    assert csv_lines[0] == "family,task,split,subset,model,model_revision,dataset_revision,score,value,is_main,chance"
+    assert csv_lines[0] == (
+        "family,task,split,subset,model,model_revision,dataset_revision,score,value,is_main,chance,"
+        "chance_low,chance_high,ci_low,ci_high,resampled"
+    )
     assert sum(1 for line in csv_lines if ",1," in line and line.split(",")[9] == "1") == len(rep["rows"])
 
 
@@ -112,8 +124,8 @@ def test_comparisons_from_per_item_data(evaluated):
     assert v["reference_value"] == pytest.approx(
         v["reference_main"], abs=1e-6
     )  # mteb stores 6 decimals; PAN overall recomputed from answers + labels
-    # the synthetic IR test split holds one query: its triplets are one group, no interval can be drawn from it
-    assert comps[("SynthIRIRTriplets", "default", MODELS[1])]["verdict"] == "6 items in 1 group: no cluster bootstrap"
+    # the synthetic IR test split holds one query: its triplets are one unit, no interval can be drawn from it
+    assert comps[("SynthIRIRTriplets", "default", MODELS[1])]["verdict"] == "6 items in 1 IR query: no interval"
     task = "SynthAuthorsAuthorTripletClassification"
     for subset in ("base-2", "base-3"):
         c = comps[(task, subset, MODELS[1])]
@@ -133,8 +145,15 @@ def test_comparisons_from_per_item_data(evaluated):
     md = (out / "report.md").read_text()
     assert (
         f"| {task} | base-2 | {MODELS[0]} | {MODELS[1]} | accuracy |" in md
-        and f"| {c['n_items']} in {c['n_groups']} groups |" in md
+        and f"| anchor author | {c['n_items']} ({c['n_groups']}) |" in md
     )
+    # verification pairs are resampled by author: the protocol wrote each pair's authors beside its answers
+    (f,) = (out / "predictions").rglob(f"{MODELS[0].replace('/', '__')}/*/SynthPairsVerification_predictions.json")
+    pred = json.loads(f.read_text())["default"]["test"]
+    truth = out.parent / "verification" / "SynthPairs" / "test" / "truth.jsonl"
+    authors = {r["id"]: r["authors"] for r in map(json.loads, truth.read_text().splitlines())}
+    assert pred["authors"] == [authors[i] for i in pred["id"]]
+    assert (v["unit"], v["n_groups"]) == ("author", len({a for pair in pred["authors"] for a in pair}))
 
 
 def test_baselines_table_reads_the_result_files(evaluated):
@@ -173,7 +192,7 @@ def test_report_command_covers_every_family(evaluated):
     for line in ir:
         cells = [c.strip() for c in line.strip("|").split("|")]
         stored = _file_scores(out, cells[2], "SynthIRIRTriplets")["default"]["accuracy"]
-        assert cells[3:6] == ["accuracy", f"{stored:.4f}", "0.5000"]
+        assert cells[3:7] == ["accuracy", f"{stored:.4f}", "n/a (6 items in 1 IR query: no interval)", "0.5000"]
     r = run(["mteb-contrastive", "report", str(out / "no-such-folder")], env)
     assert (
         r.returncode == 2
@@ -309,3 +328,111 @@ def test_cached_result_is_keyed_by_the_dataset_revision(tmp_path):
     assert cached_result(tmp_path, "org/m", "rev1", "T", "abd") is None  # content changed: rerun
     assert cached_result(tmp_path, "org/m", "rev2", "T", "abc") is None  # another model revision
     assert cached_result(tmp_path, "org/m", "rev1", "U", "abc") is None
+
+
+def test_device_is_passed_to_every_mteb_run_and_recorded(evaluated):
+    out, first, _, _ = evaluated
+    # mteb run's --device is a GPU index: cpu is given to every run by hiding the GPUs from it
+    runs = [line for line in first.stdout.splitlines() if line.startswith("$ ")]
+    assert len(runs) == 2 and all(line.startswith("$ CUDA_VISIBLE_DEVICES= ") for line in runs)
+    info = json.loads((out / "run_info.json").read_text())
+    assert [r["model"] for r in info["runs"]] == MODELS
+    for r in info["runs"]:
+        assert r["device"] == {"requested": "cpu", "used": "cpu"} and r["exit_status"] == 0
+        assert r["libraries"]["mteb"] and r["libraries"]["scikit-learn"] and r["machine"]["cpus"] >= 1
+        assert "--device" not in r["command"] and r["wall_s"] > 0
+    md = (out / "report.md").read_text()
+    assert "## How the results were computed" in md
+    assert "(`--device cpu`), `mteb run` wall time" in md and "Every run: " in md
+    for m in MODELS:  # the wall time of each task is mteb's evaluation_time of its result file
+        (f,) = (out / "results").rglob(f"{m.replace('/', '__')}/*/SynthIRIRTriplets.json")
+        t = json.loads(f.read_text())["evaluation_time"]
+        run_no = 1 + MODELS.index(m)
+        assert f"| {m} | SynthIRIRTriplets | `cpu` | {run_no} | {t:.1f} |" in md
+
+
+def test_report_tables_show_simulated_chance_units_and_cross_document_columns(evaluated):
+    out, _, _, _ = evaluated
+    rep = json.loads((out / "report.json").read_text())
+    md = (out / "report.md").read_text()
+    ver = [r for r in rep["rows"] if r["task"] == "SynthPairsVerification"]
+    for r in ver:  # the chance of the calibrated main score is simulated, with its range, never "AUC 0.5"
+        sim = r["chance_simulated"]["pan_platt_abstain_overall"]
+        assert r["chance"] == sim["mean"] and sim["runs"] == 30 and r["chance_range"] == [sim["low"], sim["high"]]
+        assert r["chance_text"].startswith(f"{sim['mean']:.4f} (simulated: 95% of 30 random runs in ")
+        assert (
+            r["interval"]["unit"] == "author" and r["interval"]["ci_low"] <= r["main_score"] <= r["interval"]["ci_high"]
+        )
+    assert "AUC 0.5; majority" not in md
+    # the chance level is cached per dataset revision of the task
+    rev = ver[0]["dataset_revision"]
+    assert list((out.parent / "cache" / "chance" / "SynthPairsVerification" / rev).glob("default-test-*.json"))
+    # the author-retrieval table: the cross-document main score and its chance beside the paper's
+    head = next(line for line in md.splitlines() if line.startswith("| task |") and "ndcg_at_10_cross_document" in line)
+    assert "| value | 95% CI (resampled) | chance | ndcg_at_10_cross_document | chance (cross-document) |" in head
+    ret = next(r for r in rep["rows"] if r["task"] == "SynthAuthorsAuthorRetrieval")
+    assert ret["cross_document"] == ret["scores"]["ndcg_at_10_cross_document"]
+    assert ret["cross_document_chance"] == ret["scores"]["random_ndcg_at_10_cross_document"]
+    # every comparison table says what it resampled
+    assert "| p | resampled | items (units) | verdict |" in md
+
+
+def test_third_model_and_another_revision(evaluated, tmp_path, monkeypatch):
+    """Three models: every pair compared and the separable pairs listed; a result of another dataset
+    revision is listed as not comparable with both revisions."""
+    import shutil
+
+    from mteb_contrastive.report.write import build_report, render_markdown
+
+    out, _, _, _ = evaluated
+    monkeypatch.setenv("MTEB_CONTRASTIVE_CACHE", str(tmp_path / "cache"))
+    shutil.copytree(out / "results", tmp_path / "results")
+    shutil.copytree(out / "predictions", tmp_path / "predictions")
+    src = MODELS[1].replace("/", "__")
+    for kind in ("results/results", "predictions"):  # mteb's result cache keeps a results/ level of its own
+        shutil.copytree(tmp_path / kind / src, tmp_path / kind / "test__third")
+    third = tmp_path / "results" / "results" / "test__third"
+    (meta,) = third.rglob("model_meta.json")
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "name": "test/third"}))
+    (moved,) = third.rglob("SynthIRIRTriplets.json")
+    moved.write_text(json.dumps({**json.loads(moved.read_text()), "dataset_revision": "older-revision"}))
+    rep = build_report(tmp_path / "results", models=[*MODELS, "test/third"], load_references=False, chance_runs=10)
+    pairs = {(c["task"], c["subset"], c["reference"], c["candidate"]): c for c in rep["comparisons"]}
+    task = "SynthAuthorsAuthorTripletClassification"
+    assert {(a, b) for (t, s, a, b) in pairs if t == task and s == "base-2"} == {
+        (MODELS[0], MODELS[1]),
+        (MODELS[0], "test/third"),
+        (MODELS[1], "test/third"),
+    }
+    # test/third is a copy of MODELS[1]: identical answers, difference 0, not separable
+    same = pairs[(task, "base-2", MODELS[1], "test/third")]
+    assert (same["diff"], same["ci_low"], same["ci_high"], same["verdict"]) == (0.0, 0.0, 0.0, "within noise")
+    sep = next(e for e in rep["separability"] if e["task"] == task and e["subset"] == "base-2")
+    assert f"{MODELS[1]} ~ test/third" in sep["not_separable"]
+    ir = pairs[("SynthIRIRTriplets", "default", MODELS[0], "test/third")]
+    rev = ir["reference_dataset_revision"]
+    assert (ir["verdict"], ir["reason"]) == ("not comparable", f"dataset revision {rev} vs older-revision")
+    md = render_markdown(rep)
+    assert "## Which models are separable" in md and "## Not comparable" in md
+    assert f"| SynthIRIRTriplets | default | {MODELS[0]} | test/third | `{rev}` | `older-revision` |" in md
+
+
+def test_device_reaches_mteb_run_as_its_gpu_index():
+    from mteb_contrastive.cli.evaluate import mteb_run_device
+
+    assert mteb_run_device(None) == ([], {})
+    assert mteb_run_device("cpu") == ([], {"CUDA_VISIBLE_DEVICES": ""})
+    assert mteb_run_device("cuda") == (["--device", "0"], {})
+    assert mteb_run_device("cuda:1") == mteb_run_device("1") == (["--device", "1"], {})
+    with pytest.raises(ValueError, match=r"^--device mps: expected cpu, cuda, cuda:N or a GPU index N"):
+        mteb_run_device("mps")
+
+
+def test_bad_chance_runs_is_one_line(evaluated):
+    out, _, _, env = evaluated
+    r = run(["mteb-contrastive", "report", str(out / "results")], {**env, "MTEB_CONTRASTIVE_CHANCE_RUNS": "many"})
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip() == (
+        "mteb-contrastive: error: MTEB_CONTRASTIVE_CHANCE_RUNS=many: expected a whole number > 0 "
+        "(unset it for the default, 1000)"
+    )

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from mteb_contrastive.families import BY_ANCHOR_AUTHOR
 from mteb_contrastive.report.chance import (
     chance_levels,
     expected_ndcg_at_k,
@@ -16,7 +17,7 @@ from mteb_contrastive.report.chance import (
     main_chance,
     ranking_chance,
 )
-from mteb_contrastive.report.compare import compare_per_item, paired_bootstrap
+from mteb_contrastive.report.compare import NotComparable, compare_per_item, paired_bootstrap
 from mteb_contrastive.report.reader import (
     PerItem,
     ScoreRow,
@@ -73,10 +74,15 @@ def test_bootstrap_rejects_unpaired_input():
 
 def test_compare_per_item_aligns_ids_and_says_when_it_cannot():
     ref = PerItem("ndcg_at_10", ids=["q1", "q2", "q3"], values=[0.0, 0.0, 0.0])
-    cand = PerItem("ndcg_at_10", ids=["q3", "q2", "q1", "q9"], values=[1.0, 1.0, 0.0, 1.0])  # q9 only in the candidate
+    cand = PerItem("ndcg_at_10", ids=["q3", "q2", "q1"], values=[1.0, 1.0, 0.0])  # same items, another order
     c = compare_per_item(ref, cand)
     assert c.n_items == 3 and c.diff == pytest.approx(2 / 3) and (c.ci_low, c.ci_high) == (0.0, 1.0)
     assert compare_per_item(ref, None) == "no per-item data"
+    # like with like: a candidate with one more item (q9) is not scored on the common part
+    cand = PerItem("ndcg_at_10", ids=["q3", "q2", "q1", "q9"], values=[1.0, 1.0, 0.0, 1.0])
+    assert compare_per_item(ref, cand) == (
+        "not the same items: 0 only in the reference, 1 only in the candidate (3 common)"
+    )
 
 
 def test_cluster_bootstrap_exact_by_hand():
@@ -163,7 +169,13 @@ def test_compare_per_item_uses_groups_of_the_common_items():
     cand.groups = ["C", "B", "A", "A", "Z"]
     assert compare_per_item(ref, cand) == "the two models' per-item files disagree on the items' groups"
     one = PerItem("accuracy", ids=["t1", "t2"], values=[0, 1], groups=["A", "A"])
-    assert compare_per_item(one, one) == "2 items in 1 group: no cluster bootstrap"
+    assert compare_per_item(one, one) == "2 items in 1 group: no interval"
+    assert compare_per_item(one, one, resampling=BY_ANCHOR_AUTHOR) == "2 items in 1 anchor author: no interval"
+    # a unit that is not the item needs the unit's ids: an older file without them is not compared by items
+    old = PerItem("accuracy", ids=["t1", "t2"], values=[0, 1])
+    assert compare_per_item(old, old, resampling=BY_ANCHOR_AUTHOR) == (
+        "no anchor author ids in the per-item file (written by an older version): rerun to resample by anchor author"
+    )
     with pytest.raises(ValueError, match="groups has 2 entries for 3 items"):
         paired_bootstrap([0, 0, 1], [1, 0, 1], groups=["a", "b"])
     with pytest.raises(ValueError, match="at least 2 groups, got 1"):
@@ -189,7 +201,11 @@ def test_chance_levels_per_family_and_stored_keys_win():
     assert chance_levels("ir-triplets", {"accuracy": 0.8, "error_rate": 20.0})["random_error_rate"] == 50.0
     ver = chance_levels("verification", {"n_pairs": 10, "n_same_author": 3, "pan_platt_abstain_overall": 0.6})
     assert ver["majority_class_accuracy"] == 0.7
-    assert main_chance("pan_platt_abstain_overall", ver) == (None, "AUC 0.5; majority 0.700")
+    # no closed form and no simulation here (no validation counts): None and why, never "AUC 0.5"
+    assert main_chance("pan_platt_abstain_overall", ver) == (
+        None,
+        "n/a: not simulated (validation class counts unknown)",
+    )
     stored = chance_levels("quotes", {"mrr": 0.2, "random_mrr": 0.0123, "pool_size": 3}, {"qrels": {"a": {"x": 1}}})
     assert stored["random_mrr"] == 0.0123  # the protocol's own value, not the recomputed 11/18
     assert main_chance("mrr", stored) == (0.0123, "0.0123")
@@ -261,4 +277,11 @@ def test_verification_labels_in_the_file_need_no_task(tmp_path):
     assert (p.ids, p.labels, p.answers) == (["p1", "p2"], [1, 0], [0.9, 0.2])
     del pred["labels"]  # an older file: the labels come from the task (called lazily)
     (tmp_path / "V_predictions.json").write_text(json.dumps({"default": {"test": pred}}))
-    assert per_item_scores(row, tmp_path, lambda: {"p1": 0, "p2": 1}).labels == [0, 1]
+    assert per_item_scores(row, tmp_path, lambda: {"labels": {"p1": 0, "p2": 1}}).labels == [0, 1]
+    # like with like: labels of another dataset revision than the result's are not used
+    row.dataset_revision = "rev-a"
+    with pytest.raises(
+        NotComparable, match="result is of dataset revision rev-a, the task's data here is revision rev-b"
+    ):
+        per_item_scores(row, tmp_path, lambda: {"dataset_revision": "rev-b", "labels": {"p1": 0, "p2": 1}})
+    assert per_item_scores(row, tmp_path, lambda: {"dataset_revision": "rev-a", "labels": {"p1": 0, "p2": 1}})

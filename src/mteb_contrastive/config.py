@@ -26,6 +26,8 @@ PAN21_ENV = "MTEB_CONTRASTIVE_PAN21"
 CRANFIELD_ENV = "MTEB_CONTRASTIVE_CRANFIELD"
 #: the project's cache root (IR triplets built on first load, file digests, chance simulations)
 CACHE_ENV = "MTEB_CONTRASTIVE_CACHE"
+#: random runs of a simulated chance level in the report (default 1000)
+CHANCE_RUNS_ENV = "MTEB_CONTRASTIVE_CHANCE_RUNS"
 #: the folder of the official QuoteR files (``english.txt``, ...)
 QUOTER_OFFICIAL_ENV = "MTEB_CONTRASTIVE_QUOTER_OFFICIAL"
 #: the folder of the shared QuoteR-format files (default ``<shared>/quoter``)
@@ -70,6 +72,24 @@ CHECKOUT_SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 def env(name: str) -> str | None:
     """The value of variable ``name``; None when unset or empty."""
     return os.environ.get(name) or None
+
+
+def env_positive_int(name: str, default: int) -> int:
+    """The whole number > 0 in variable ``name``, else ``default``.
+
+    Raises:
+        ValueError: the value is not a whole number > 0 (one line naming the variable and the fix).
+    """
+    v = env(name)
+    if v is None:
+        return default
+    try:
+        n = int(v)
+    except ValueError:
+        n = 0
+    if n <= 0:
+        raise ValueError(f"{name}={v}: expected a whole number > 0 (unset it for the default, {default})")
+    return n
 
 
 def env_folder(name: str, default: Path | None = None) -> Path | None:

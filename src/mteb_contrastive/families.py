@@ -31,14 +31,35 @@ class Family:
 
 
 @dataclass(frozen=True)
+class Resampling:
+    """What the report's intervals resample: one ``item`` of the per-item scores (a query, a triplet,
+    a pair) and the ``unit`` of independence drawn with replacement (the query itself, or the group
+    of items an id in the per-item file's ``groups`` names: an IR query, an anchor author, the
+    authors of a pair). ``grouped``: the unit is not the item, so the per-item file must carry
+    the unit's ids (:mod:`mteb_contrastive.report.compare`)."""
+
+    item: str
+    unit: str
+
+    @property
+    def grouped(self) -> bool:
+        return self.item != self.unit
+
+
+@dataclass(frozen=True)
 class Protocol:
     """One protocol: its ``family``, how it breaks ties (``tie_rule``) and the unit of independence
-    its per-item scores are grouped by (``resampling_unit``, what a paired comparison resamples)."""
+    its per-item scores are grouped by (``resampling``, what an interval or a paired comparison
+    resamples)."""
 
     name: str
     family: str
     tie_rule: str
-    resampling_unit: str
+    resampling: Resampling
+
+    @property
+    def resampling_unit(self) -> str:
+        return self.resampling.unit
 
 
 #: families in report order
@@ -82,37 +103,73 @@ FAMILIES: dict[str, Family] = {
     )
 }
 
+#: queries are independent of one another (retrieval, QuoteR): each query is drawn
+BY_QUERY = Resampling("query", "query")
+#: triplets sharing the anchor's author are one unit (HALvest: the anchor's first author)
+BY_ANCHOR_AUTHOR = Resampling("triplet", "anchor author")
+#: pairs are grouped by their authors: a pair counts once per draw of each of its authors
+#: (a same-author pair has one, a different-author pair two)
+BY_AUTHOR = Resampling("pair", "author")
+#: attribution and clustering: each text (its chunks are not independent)
+BY_TEXT = Resampling("text", "text")
+
 #: the project's protocols (the ``protocol`` attribute of each protocol class)
 PROTOCOLS: dict[str, Protocol] = {
     p.name: p
     for p in (
         Protocol(
-            "author-retrieval", "author", "ranking by pytrec_eval (mteb): equal scores ordered by document id", "query"
+            "author-retrieval",
+            "author",
+            "ranking by pytrec_eval (mteb): equal scores ordered by document id",
+            BY_QUERY,
         ),
-        Protocol("author-triplets", "author", "strict >: a tie counts as an error", "anchor author"),
+        Protocol("author-triplets", "author", "strict >: a tie counts as an error", BY_ANCHOR_AUTHOR),
         Protocol(
             "author-pairs",
             "author",
             "average precision (scikit-learn): tied scores form one threshold; accuracy/F1 at the validation threshold",
-            "pair",
+            BY_AUTHOR,
         ),
-        Protocol("verification", "verification", "answer 0.5 = non-answer (c@1, F0.5u); Platt band around 0.5", "pair"),
+        Protocol(
+            "verification",
+            "verification",
+            "answer 0.5 = non-answer (c@1, F0.5u); Platt band around 0.5",
+            BY_AUTHOR,
+        ),
         Protocol(
             "attribution",
             "attribution",
             "accuracy: 1/t when the gold author is among t candidates tied at the top; "
             "macro-F1: a top tie goes to the first name",
-            "text",
+            BY_TEXT,
         ),
-        Protocol("author-clustering", "attribution", "none: K-means (MiniBatchKMeans, seed 42, mteb)", "text"),
+        Protocol("author-clustering", "attribution", "none: K-means (MiniBatchKMeans, seed 42, mteb)", BY_TEXT),
         Protocol(
             "quote-retrieval",
             "quotes",
             "expected value under a random order within ties (exact); optimistic / pessimistic bounds beside it",
-            "query",
+            BY_QUERY,
         ),
-        Protocol("ir-triplets", "ir-triplets", "strict >: a tie counts as an error (d(p1,p2) >= d(p1,p3))", "IR query"),
+        Protocol(
+            "ir-triplets",
+            "ir-triplets",
+            "strict >: a tie counts as an error (d(p1,p2) >= d(p1,p3))",
+            Resampling("triplet", "IR query"),
+        ),
     )
+}
+
+#: the resampling of results whose task class is not registered here, by family (retrieval and quotes:
+#: queries; verification: authors; IR triplets: IR queries; author: queries for a ranking result,
+#: anchor authors for triplets -- :func:`resampling_of`)
+FAMILY_RESAMPLING: dict[str, Resampling] = {
+    "retrieval": BY_QUERY,
+    "quotes": BY_QUERY,
+    "verification": BY_AUTHOR,
+    "ir-triplets": Resampling("triplet", "IR query"),
+    "author": BY_ANCHOR_AUTHOR,
+    "attribution": BY_TEXT,
+    "other": Resampling("item", "item"),
 }
 
 #: scores where a lower value is better (error rates incl. the equal error rate, Brier scores, log losses, ranks,
@@ -156,6 +213,17 @@ def family_of_scores(task: str, task_type: str | None, scores: dict[str, Any]) -
     if task_type == "Retrieval" or "ndcg_at_10" in keys:
         return "retrieval"
     return "other"
+
+
+def resampling_of(cls: type | None, family: str, scores: dict[str, Any] | None = None) -> Resampling:
+    """What the intervals of a result resample: its protocol's :class:`Resampling`, else its family's
+    (:data:`FAMILY_RESAMPLING`; an author-family ranking result, one with ``pool_size``, by query)."""
+    p = protocol_of(cls) if cls is not None else None
+    if p is not None:
+        return p.resampling
+    if family == "author" and scores is not None and ("pool_size" in scores or "ndcg_at_10" in scores):
+        return BY_QUERY
+    return FAMILY_RESAMPLING.get(family, FAMILY_RESAMPLING["other"])
 
 
 def family_label(name: str) -> str:

@@ -1,6 +1,6 @@
 """``mteb-contrastive evaluate``: the release evaluation -- every benchmark here, one report.
 
-    mteb-contrastive evaluate -m MODEL [-m MODEL2 ...] [--out build/release] [--suite default|full]
+    mteb-contrastive evaluate -m MODEL [-m MODEL2 ...] [--out build/release] [--suite default|full] [--device cuda]
 
 Steps:
 
@@ -17,7 +17,13 @@ Steps:
    reported ``cached`` and left out; the others are run with ``--overwrite-strategy always`` (a result of an
    older dataset revision is replaced, which mteb's ``only-missing`` would keep). A model with
    nothing left to run is not even loaded. Search-only
-   models (mteb's BM25) run the retrieval tasks only.
+   models (mteb's BM25) run the retrieval tasks only. ``--device`` is passed to every ``mteb run``
+   (:func:`mteb_run_device`: ``mteb run --device`` takes a GPU index, so ``cuda:N`` / ``N`` become
+   ``--device N``, ``cuda`` ``--device 0``, and ``cpu`` hides the GPUs from that run,
+   ``CUDA_VISIBLE_DEVICES=``; unset: mteb's default, ``cuda`` when torch sees a GPU, else ``cpu``);
+   each run's device, machine, library versions and wall time go to ``<out>/run_info.json``
+   (:func:`mteb_contrastive.report.environment.record_run`), which the report shows beside the wall
+   time mteb stores per task.
 4. **Report.** :func:`mteb_contrastive.report.write.write_report` writes ``report.md`` /
    ``.json`` / ``.csv`` and ``plots/`` into ``<out>``; the last line printed is the report's path.
 
@@ -31,6 +37,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 from mteb_contrastive import config
@@ -56,6 +64,29 @@ def cached_result(
     return f if stored == dataset_revision else None
 
 
+def mteb_run_device(device: str | None) -> tuple[list[str], dict[str, str]]:
+    """How ``--device`` reaches ``mteb run``: (its arguments, environment variables for that run).
+
+    ``mteb run --device`` is a GPU index (``mteb/cli/build_cli.py``: ``type=int``): ``cuda:N`` and
+    ``N`` give ``--device N``, ``cuda`` gives ``--device 0``; ``cpu`` gives no argument and
+    ``CUDA_VISIBLE_DEVICES=`` (torch then sees no GPU and mteb's default is ``cpu``); None gives neither.
+
+    Raises:
+        ValueError: any other value (one line naming the option and the accepted values).
+    """
+    if device is None:
+        return [], {}
+    d = device.strip().lower()
+    if d == "cpu":
+        return [], {"CUDA_VISIBLE_DEVICES": ""}
+    if d == "cuda":
+        return ["--device", "0"], {}
+    index = d.removeprefix("cuda:")
+    if index.isdigit():
+        return ["--device", str(int(index))], {}
+    raise ValueError(f"--device {device}: expected cpu, cuda, cuda:N or a GPU index N (mteb run takes a GPU index)")
+
+
 def _say(msg: str) -> None:
     print(msg, flush=True)
 
@@ -70,8 +101,13 @@ def run_evaluation(
     rerun: bool = False,
     batch_size: int | None = None,
     verbose: bool = False,
+    device: str | None = None,
 ) -> int:
     """The command (module docstring). Returns the exit status.
+
+    Raises:
+        ValueError: a ``device`` :func:`mteb_run_device` does not accept, or a GPU asked for where
+            torch sees none.
 
     Unless ``verbose``, library loggers are quiet here and in each ``mteb run``
     (:mod:`mteb_contrastive.plugin.quiet`) and ``mteb run`` gets ``-v 1`` (mteb's warnings only); with
@@ -83,7 +119,14 @@ def run_evaluation(
     from mteb_contrastive.catalog import all_task_classes, registered_task_class
     from mteb_contrastive.plugin.quiet import apply_environment, quiet_libraries
     from mteb_contrastive.plugin.registration import register_tasks
+    from mteb_contrastive.report import environment
 
+    device_args, device_env = mteb_run_device(device)
+    if device_args:
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ValueError(f"--device {device}: torch sees no GPU here (use --device cpu, or leave it unset)")
     out = out.resolve()
     out_ds, out_ver = out / "datasets", out / "verification"
     out_ds.mkdir(parents=True, exist_ok=True)
@@ -192,8 +235,26 @@ def run_evaluation(
         ]  # only tasks not cached for their current revision are listed
         if batch_size:
             cmd += ["--batch-size", str(batch_size)]
-        _say("$ " + " ".join(cmd))
-        rc = subprocess.call(cmd, env=dict(os.environ))
+        cmd += device_args
+        _say("$ " + "".join(f"{k}={v} " for k, v in device_env.items()) + " ".join(cmd))
+        started = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        t0 = time.monotonic()
+        rc = subprocess.call(cmd, env={**os.environ, **device_env})
+        # recorded even when the run failed: the results it wrote are kept and reused by the next call
+        environment.record_run(
+            out / environment.RUN_INFO,
+            {
+                "model": meta.name,
+                "tasks": left,
+                "started": started,
+                "wall_s": round(time.monotonic() - t0, 1),
+                "exit_status": rc,
+                "device": environment.resolve_device(device),
+                "machine": environment.machine(),
+                "libraries": environment.libraries(),
+                "command": cmd[1:],
+            },
+        )
         if rc != 0:
             print(
                 f"error: mteb run of {m} failed (exit {rc}); the results already written are kept, rerun to resume",
@@ -268,6 +329,13 @@ def add_parser(sub) -> None:
     e.add_argument("--rerun", action="store_true", help="recompute results that already exist (default: off, resume)")
     e.add_argument("--batch-size", type=int, help="encoding batch size passed to mteb run (default: mteb's)")
     e.add_argument(
+        "--device",
+        help=(
+            "device of every mteb run: cpu, cuda, cuda:N or a GPU index N; recorded in the report "
+            "(default: mteb's, cuda when torch sees a GPU, else cpu)"
+        ),
+    )
+    e.add_argument(
         "--verbose",
         action="store_true",
         help=(
@@ -287,4 +355,5 @@ def main(args) -> int:
         rerun=args.rerun,
         batch_size=args.batch_size,
         verbose=args.verbose,
+        device=args.device,
     )

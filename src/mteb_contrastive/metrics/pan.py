@@ -228,3 +228,32 @@ def evaluate_all(
     out["n"] = int(p.size)
     out["n_unanswered"] = int(np.sum(p == 0.5))
     return out
+
+
+#: ``evaluate_all`` keys -> the suffix of the flat score names (``pan_<kind>_<suffix>``)
+SCORE_SUFFIXES = {
+    "auc": "auc",
+    "c@1": "c_at_1",
+    "f1": "f1",
+    "f_05_u": "f_05_u",
+    "brier": "brier",
+    "overall": "overall",
+    "n_overall_metrics": "n_overall_metrics",
+    "n_unanswered": "n_unanswered",
+}
+
+
+def pan_scores(labels: Any, answers: dict[str, Any], year: int) -> dict[str, Any]:
+    """Flat ``pan_<kind>_<metric>`` scores (:data:`SCORE_SUFFIXES`) of every kind of answers.
+
+    Args:
+        labels: the test labels (0/1), shape (n,).
+        answers: answer kind (``hard``, ``platt``, ``platt_abstain``, ...) -> answers, shape (n,).
+        year: 2021 or 2020 (:func:`evaluate_all`).
+    """
+    out: dict[str, Any] = {}
+    for kind, values in answers.items():
+        res = evaluate_all(labels, values, year=year)
+        for k, name in SCORE_SUFFIXES.items():
+            out[f"pan_{kind}_{name}"] = res[k]
+    return out

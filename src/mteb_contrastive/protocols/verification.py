@@ -76,7 +76,7 @@ from mteb_contrastive.compat import save_task_predictions
 from mteb_contrastive.data.pan import load_split, write_answers
 from mteb_contrastive.layout import answers_file
 from mteb_contrastive.metrics.calibration import Calibrator
-from mteb_contrastive.metrics.pan import evaluate_all
+from mteb_contrastive.metrics.pan import pan_scores
 from mteb_contrastive.metrics.roc import low_fpr_scores
 from mteb_contrastive.protocols import cross_encoder_scoring as ces
 from mteb_contrastive.protocols.fitting import fit_if_needed, is_pair_scorer, score_pairs
@@ -85,21 +85,13 @@ from mteb_contrastive.protocols.triplet_classification import encode_texts
 logger = logging.getLogger(__name__)
 
 ANSWERS_ENV = config.ANSWERS_ENV
+#: the kinds of answers the protocol scores (``pan_<kind>_*``), from :meth:`Calibrator.answers`
 VARIANTS = ("hard", "platt", "platt_abstain")
-_METRIC_KEYS = {
-    "auc": "auc",
-    "c@1": "c_at_1",
-    "f1": "f1",
-    "f_05_u": "f_05_u",
-    "brier": "brier",
-    "overall": "overall",
-    "n_overall_metrics": "n_overall_metrics",
-    "n_unanswered": "n_unanswered",
-}
 
 
 def rows_to_dataset(rows: list[dict[str, Any]]):
-    """PAN rows ``{"id", "fandoms", "pair", "same", ...}`` -> a ``datasets.Dataset`` of the protocol's columns."""
+    """PAN rows ``{"id", "fandoms", "pair", "same", "authors"?, ...}`` -> a ``datasets.Dataset`` of the
+    protocol's columns (``authors``: the truth file's author ids of the pair, ``[]`` when it has none)."""
     from datasets import Dataset
 
     return Dataset.from_dict(
@@ -110,6 +102,7 @@ def rows_to_dataset(rows: list[dict[str, Any]]):
             "labels": [int(r["same"]) for r in rows],
             "fandom1": [r["fandoms"][0] for r in rows],
             "fandom2": [r["fandoms"][1] for r in rows],
+            "authors": [[str(a) for a in r.get("authors") or []] for r in rows],
         }
     )
 
@@ -158,16 +151,6 @@ def keys_fitted_on_test(keys: Any) -> list[str]:
         if head == "max" or tail in kinds:
             out.append(k)
     return sorted(out)
-
-
-def pan_scores(labels: np.ndarray, answers: dict[str, np.ndarray], year: int) -> dict[str, float]:
-    """Flat ``pan_<variant>_<metric>`` scores for each kind of answers."""
-    out: dict[str, float] = {}
-    for variant in VARIANTS:
-        res = evaluate_all(labels, answers[variant], year=year)
-        for k, name in _METRIC_KEYS.items():
-            out[f"pan_{variant}_{name}"] = res[k]
-    return out
 
 
 class AbsTaskVerification(AbsTaskPairClassification):
@@ -256,7 +239,16 @@ class AbsTaskVerification(AbsTaskPairClassification):
         calibrator = self._fit_calibrator(val_sim, val["labels"])
         distances = self._test_similarities(model, kind, data_split, hf_split=hf_split, **enc)
         answers = self._test_answers(calibrator, distances)
-        scores = self._scores(model, kind, distances, labels, answers, calibrator, n_validation_pairs=len(val))
+        scores = self._scores(
+            model,
+            kind,
+            distances,
+            labels,
+            answers,
+            calibrator,
+            n_validation_pairs=len(val),
+            n_validation_same_author=int(np.sum(val["labels"])),
+        )
         self._write_outputs(
             model,
             list(data_split["id"]),
@@ -266,6 +258,7 @@ class AbsTaskVerification(AbsTaskPairClassification):
             hf_split=hf_split,
             hf_subset=hf_subset,
             prediction_folder=prediction_folder,
+            authors=list(data_split["authors"]) if "authors" in data_split.column_names else None,
         )
         return scores
 
@@ -397,6 +390,7 @@ class AbsTaskVerification(AbsTaskPairClassification):
         calibrator: Calibrator,
         *,
         n_validation_pairs: int,
+        n_validation_same_author: int | None = None,
     ) -> dict[str, Any]:
         """Step 6, the two metric families and the fitted parameters: mteb's pair-classification
         scores of the test similarities (``compat.pair_classification_metrics``; ``similarity_*``
@@ -421,6 +415,8 @@ class AbsTaskVerification(AbsTaskPairClassification):
         scores["n_pairs"] = int(labels.size)
         scores["n_same_author"] = int(labels.sum())
         scores["n_validation_pairs"] = n_validation_pairs
+        if n_validation_same_author is not None:  # the report's simulated chance levels need the class balance
+            scores["n_validation_same_author"] = n_validation_same_author
         scores["validation_platt_abstain_overall"] = float(calibrator.delta_curve[calibrator.delta])
         # what a fitted baseline learnt from (its optional ``fit_summary`` dict of numbers)
         summary = getattr(model, "fit_summary", None)
@@ -441,13 +437,17 @@ class AbsTaskVerification(AbsTaskPairClassification):
         hf_split: str,
         hf_subset: str,
         prediction_folder: Path | None,
+        authors: list[list[str]] | None = None,
     ) -> None:
         """Step 7, the two files: the PAN ``answers.jsonl`` of the Platt+abstain answers
         (:meth:`answers_path`) and, with a prediction folder, mteb's ``<task>_predictions.json``
-        (``compat.save_task_predictions``) holding ``id``, ``similarity``, the three answer kinds and
-        the test ``labels`` (so a comparison needs not load the task again)."""
+        (``compat.save_task_predictions``) holding ``id``, ``similarity``, the three answer kinds,
+        the test ``labels`` (so a comparison needs not load the task again) and, when the truth file
+        names them, each pair's ``authors`` -- the units a comparison resamples (pairs that share an
+        author are not independent; :data:`mteb_contrastive.families.BY_AUTHOR`)."""
         self._write_answers(model, ids, answers["platt_abstain"], hf_subset, prediction_folder)
         if prediction_folder:
+            with_authors = authors is not None and len(authors) == len(ids) and all(authors)
             save_task_predictions(
                 self,
                 {
@@ -455,6 +455,7 @@ class AbsTaskVerification(AbsTaskPairClassification):
                     "similarity": distances["similarity_scores"],
                     **{k: v.tolist() for k, v in answers.items()},
                     "labels": [int(v) for v in labels],
+                    **({"authors": [list(a) for a in authors]} if with_authors else {}),
                 },
                 model,
                 prediction_folder,

@@ -3,9 +3,13 @@
 * :mod:`.reader` -- every score of an mteb ``--output-folder`` (``<model>/<revision>/<task>.json``)
   as flat :class:`~.reader.ScoreRow` records, with the model's identity and the dataset revision;
   per-item scores from a prediction folder (:func:`~.reader.per_item_scores`).
-* :mod:`.chance` -- chance levels (random-ranking expectation, 0.5, majority class).
-* :mod:`.compare` -- paired bootstrap confidence intervals, a paired permutation test and verdicts.
-* :mod:`.plots` -- matplotlib figures (score vs k, ROC / reliability, recall@k, rank histograms).
+* :mod:`.chance` -- chance levels (random-ranking expectation, 0.5, majority class; the calibrated
+  PAN scores' by simulation through the protocol's own calibration, cached per dataset revision).
+* :mod:`.compare` -- bootstrap intervals resampling each family's unit of independence, paired
+  comparisons (undefined resamples redrawn, the same items only), a paired permutation test, verdicts.
+* :mod:`.plots` -- matplotlib figures (main scores, score vs k, ROC / reliability, recall@k, rank
+  histograms), one colour per model, chance level and 95% interval on every score.
+* :mod:`.environment` -- how the results were computed (device, machine, libraries, wall time).
 * :mod:`.write` -- ``report.md`` / ``report.json`` / ``report.csv`` in an output folder.
 * :mod:`.tables` -- the author table and the PAN table of the command line.
 

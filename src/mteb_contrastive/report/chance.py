@@ -7,7 +7,9 @@ qrels:
 * triplet accuracy (strict ``>``, HALvest / Le & Mikolov 3.3): 0.5 -- a random scorer puts the
   positive above the negative half of the time (ties have probability 0); ``error_rate`` 50 (%);
 * verification: AUC 0.5; ``majority_class_accuracy`` = max(p, 1 - p) with p = share of
-  same-author test pairs (``n_same_author / n_pairs``);
+  same-author test pairs (``n_same_author / n_pairs``); every other calibrated PAN score
+  (``pan_<kind>_<metric>``: c@1, F1, F0.5u, Brier, overall of the hard, Platt and Platt+abstain
+  answers) has no closed form -- its chance level is **simulated** (:func:`simulate_calibrated_chance`);
 * attribution: the protocol stores ``random_*`` (uniform answers) and ``majority_class_accuracy`` /
   ``majority_class_macro_f1`` (always the most frequent author), both shown beside the main score;
 * ranking under a uniformly random permutation of a pool of N candidates with R relevant
@@ -19,10 +21,26 @@ qrels:
 
 from __future__ import annotations
 
+import hashlib
+import inspect
+import json
+import logging
+import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.metrics import chance
+import numpy as np
+import sklearn
+
+from mteb_contrastive import config
+from mteb_contrastive.data.atomic import write_text_atomic
+from mteb_contrastive.metrics import calibration, chance, pan
+from mteb_contrastive.metrics.calibration import Calibrator
 from mteb_contrastive.metrics.chance import expected_ndcg, expected_recall
+from mteb_contrastive.metrics.pan import pan_scores
+
+logger = logging.getLogger(__name__)
 
 
 def expected_ndcg_at_k(n_pool: int, n_rel: int, k: int) -> float:
@@ -108,17 +126,190 @@ def chance_levels(family: str, scores: dict[str, Any], reference: Any = None) ->
     return out
 
 
-def main_chance(main_score_name: str, chances: dict[str, float]) -> tuple[float | None, str]:
-    """Chance level of the main score: (value, text for a table cell).
+def main_chance(
+    main_score_name: str, chances: dict[str, float], ranges: dict[str, Any] | None = None
+) -> tuple[float | None, str]:
+    """Chance level of a score: (value, text for a table cell).
 
-    ``random_<main>`` / ``chance_<main>`` when known; for PAN overall scores (no closed-form chance
-    value) None and the text names AUC 0.5 and the majority-class accuracy.
+    ``random_<main>`` / ``chance_<main>`` when known; a simulated one (``ranges`` holds its
+    :func:`simulate_calibrated_chance` entry) says so with the range of 95% of its random runs.
+    A calibrated PAN score without one is None, with the reason.
     """
     for key in (f"random_{main_score_name}", f"chance_{main_score_name}"):
         if key in chances:
+            sim = (ranges or {}).get(main_score_name)
+            if sim is not None:
+                return chances[key], (
+                    f"{chances[key]:.4f} (simulated: 95% of {sim['runs']} random runs in "
+                    f"{sim['low']:.4f}-{sim['high']:.4f})"
+                )
             majority = chances.get(f"majority_class_{main_score_name}")
             extra = "" if majority is None else f"; majority {majority:.4f}"
             return chances[key], f"{chances[key]:.4f}{extra}"
-    if main_score_name.startswith("pan_") and "majority_class_accuracy" in chances:
-        return None, f"AUC 0.5; majority {chances['majority_class_accuracy']:.3f}"
+    kind = calibrated_kind(main_score_name)
+    if kind is not None:
+        why = (
+            f"no simulation entry for pan_{kind} (report.chance.CALIBRATIONS)"
+            if ranges
+            else "not simulated (validation class counts unknown)"
+        )
+        return None, f"n/a: {why}"
     return None, "n/a"
+
+
+# ----------------------------------------------------------------------------- simulated chance levels
+
+
+def _platt_calibration(
+    val_scores: np.ndarray, val_labels: np.ndarray, test_scores: np.ndarray, year: int
+) -> dict[str, np.ndarray]:
+    """Steps 3 and 5 of the verification protocol (``AbsTaskVerification._fit_calibrator`` then
+    ``_test_answers``): threshold, Platt scaling and abstention band fitted on validation only,
+    applied unchanged to test (:class:`~mteb_contrastive.metrics.calibration.Calibrator`)."""
+    return Calibrator(year=year).fit(val_scores, val_labels).answers(test_scores)
+
+
+#: The verification protocol's calibrations, as its steps run them: name -> ``f(validation scores,
+#: validation labels, test scores, year) -> {answer kind: test answers}``. Every kind is scored as
+#: ``pan_<kind>_<metric>`` (:func:`mteb_contrastive.metrics.pan.pan_scores`, the protocol's step 6), so a
+#: new calibrated score of the protocol gets its simulated chance level from one entry here.
+CALIBRATIONS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray, int], dict[str, np.ndarray]]] = {
+    "platt": _platt_calibration,
+}
+
+#: random runs of a simulated chance level (mean and the range of 95% of the runs)
+SIMULATION_RUNS = 1000
+#: the simulation's version: part of the cache key (with the source of the steps it runs)
+SIMULATION_VERSION = 1
+
+_METRIC = "|".join(pan.SCORE_SUFFIXES.values())
+
+
+def calibrated_kind(score_name: str) -> str | None:
+    """``pan_<kind>_<metric>`` -> kind (``pan_platt_abstain_overall`` -> ``platt_abstain``); None otherwise."""
+    m = re.fullmatch(rf"pan_(.+)_({_METRIC})", score_name)
+    return m.group(1) if m else None
+
+
+def simulate_calibrated_chance(
+    n_validation: int,
+    n_validation_same: int,
+    n_test: int,
+    n_test_same: int,
+    *,
+    year: int = 2021,
+    runs: int = SIMULATION_RUNS,
+    seed: int = 0,
+) -> dict[str, dict[str, float]]:
+    """Chance levels of the calibrated PAN scores by simulation through the protocol's own steps.
+
+    Each run ``i`` draws a random scorer -- independent uniform scores on [0, 1) for every
+    validation and test pair (``numpy.random.default_rng([seed, i])``), unrelated to the labels --
+    and runs it through every entry of :data:`CALIBRATIONS` (validation-fitted threshold, Platt
+    fit, abstention band; applied unchanged to test) and the protocol's PAN scoring
+    (:func:`~mteb_contrastive.metrics.pan.pan_scores`) against labels with the benchmark's class
+    counts (with scores independent of labels, only the counts matter, not which pair is which).
+
+    Args:
+        n_validation, n_validation_same: validation pairs and same-author validation pairs.
+        n_test, n_test_same: the same for test.
+        year: PAN rules (2021 or 2020).
+        runs: random runs (default :data:`SIMULATION_RUNS`).
+
+    Returns:
+        ``{score name: {"mean", "low", "high", "sd", "runs"}}`` for every ``pan_<kind>_<metric>``
+        (``n_overall_metrics`` left out): the mean over runs (the chance level) and the empirical
+        2.5% / 97.5% quantiles of the runs (``numpy.quantile``, ``inverted_cdf``).
+
+    Raises:
+        ValueError: a split without both classes (the protocol's calibration needs both).
+    """
+    for split, n, same in (("validation", n_validation, n_validation_same), ("test", n_test, n_test_same)):
+        if not 0 < same < n:
+            raise ValueError(f"{split}: {same} same-author pairs of {n}: both classes are needed")
+    val_y = np.r_[np.ones(n_validation_same), np.zeros(n_validation - n_validation_same)].astype(np.int64)
+    test_y = np.r_[np.ones(n_test_same), np.zeros(n_test - n_test_same)].astype(np.int64)
+    values: dict[str, list[float]] = {}
+    # scikit-learn's input checks skipped (the inputs are made here, finite): the same values, faster
+    with sklearn.config_context(skip_parameter_validation=True, assume_finite=True):
+        for i in range(runs):
+            rng = np.random.default_rng([seed, i])
+            val_s, test_s = rng.random(n_validation), rng.random(n_test)
+            answers: dict[str, np.ndarray] = {}
+            for steps in CALIBRATIONS.values():
+                answers.update(steps(val_s, val_y, test_s, year))
+            for k, v in pan_scores(test_y, answers, year).items():
+                if not k.endswith("_n_overall_metrics") and v is not None:
+                    values.setdefault(k, []).append(float(v))
+    out = {}
+    for k, v in values.items():
+        a = np.asarray(v)
+        lo, hi = np.quantile(a, [0.025, 0.975], method="inverted_cdf")
+        out[k] = {"mean": float(a.mean()), "low": float(lo), "high": float(hi), "sd": float(a.std()), "runs": a.size}
+    return out
+
+
+def _steps_fingerprint() -> str:
+    """Hash of the source of everything the simulation runs (this module, calibration, PAN metrics)."""
+    h = hashlib.sha256()
+    for mod in (calibration, pan):
+        h.update(inspect.getsource(mod).encode("utf-8"))
+    for f in (simulate_calibrated_chance, *CALIBRATIONS.values()):
+        h.update(inspect.getsource(f).encode("utf-8"))
+    return h.hexdigest()[:16]
+
+
+def cached_calibrated_chance(
+    task: str,
+    subset: str,
+    split: str,
+    dataset_revision: str | None,
+    counts: tuple[int, int, int, int],
+    *,
+    year: int = 2021,
+    runs: int = SIMULATION_RUNS,
+    seed: int = 0,
+    cache_dir: Path | None = None,
+) -> dict[str, dict[str, float]]:
+    """:func:`simulate_calibrated_chance` of ``counts`` (validation, validation same, test, test same),
+    cached per dataset revision under ``<cache root>/chance/<task>/<revision>/`` (one JSON file per
+    subset, split and key: counts, year, runs, seed, the calibrations' names and the steps' source
+    hash); written atomically."""
+    key = json.dumps(
+        {
+            "counts": list(counts),
+            "year": year,
+            "runs": runs,
+            "seed": seed,
+            "calibrations": sorted(CALIBRATIONS),
+            "version": SIMULATION_VERSION,
+            "steps": _steps_fingerprint(),
+        },
+        sort_keys=True,
+    )
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    folder = (cache_dir or config.cache_root()) / "chance" / task / str(dataset_revision or "no-revision")
+    path = folder / f"{subset}-{split}-{digest}.json"
+    if path.is_file():
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))["chance"]
+        except (ValueError, KeyError):
+            logger.warning("%s: unreadable cached chance level, simulated again", path)
+    out = simulate_calibrated_chance(*counts, year=year, runs=runs, seed=seed)
+    write_text_atomic(path, json.dumps({"key": json.loads(key), "chance": out}, indent=1) + "\n")
+    return out
+
+
+def verification_counts(scores: dict[str, Any], reference: Any = None) -> tuple[int, int, int, int] | None:
+    """(validation pairs, same-author validation pairs, test pairs, same-author test pairs) of a
+    verification result: its ``n_validation_pairs`` / ``n_validation_same_author`` / ``n_pairs`` /
+    ``n_same_author``, the validation labels of the task (``reference["validation_labels"]``) when
+    the result predates ``n_validation_same_author``; None when unknown."""
+    n, same = scores.get("n_pairs"), scores.get("n_same_author")
+    nv, nv_same = scores.get("n_validation_pairs"), scores.get("n_validation_same_author")
+    if nv_same is None and isinstance(reference, dict) and reference.get("validation_labels"):
+        labels = reference["validation_labels"]
+        nv, nv_same = len(labels), int(sum(labels))
+    if None in (n, same, nv, nv_same):
+        return None
+    return int(nv), int(nv_same), int(n), int(same)

@@ -1,12 +1,21 @@
-"""Figures of the release report (matplotlib, Agg backend, PNG files written atomically).
+"""Figures of the release report (matplotlib, Agg backend, PNG files written atomically by :func:`save`).
 
+Every figure follows three rules: a model keeps one colour in every figure (:func:`model_colors`,
+in the report's model order); every plotted score has its chance level beside it (grey, dashed
+or "x"; a simulated one with the range of 95% of its random runs) and its 95% bootstrap interval
+(error bars, resampling the family's unit; a figure without per-item data says so in its
+title); score axes start at 0, and an axis that does not (a log-scale k) says so in its label.
+
+* :func:`main_scores` -- every task's main score per model, interval and chance level;
 * :func:`score_vs_k` -- author tasks: main score against k (sentences per span, subset ``base-<k>``);
-* :func:`recall_curves` -- retrieval and quotes: Recall@k against k (the ``recall_at_<k>`` keys);
-* :func:`roc_and_reliability` -- verification: ROC curve of the test similarities and the
-  reliability diagram of the Platt probabilities (``sklearn.metrics.roc_curve``,
-  ``sklearn.calibration.calibration_curve``, 10 uniform bins);
+* :func:`recall_curves` -- retrieval and quotes: Recall@k against k (the ``recall_at_<k>`` keys),
+  chance = the exact expectation of a random ranking, ``min(k, N) / N`` (or the stored value);
+* :func:`roc_and_reliability` -- verification: ROC curve of the test similarities (AUC with its
+  interval; chance = the diagonal, AUC 0.5) and the reliability diagram of the Platt probabilities
+  (``sklearn.metrics.roc_curve``, ``sklearn.calibration.calibration_curve``, 10 uniform bins);
 * :func:`rank_histogram` -- quotes: rank of the gold quote in the returned list, ties at their
-  mean rank (``1 + #higher + #tied/2``); a gold outside the returned list is counted as "> list".
+  mean rank (``1 + #higher + #tied/2``), beside the counts a random ranking of the pool gives
+  (the gold's rank uniform on 1..N); a gold outside the returned list is counted as "> list".
 """
 
 from __future__ import annotations
@@ -20,6 +29,8 @@ import numpy as np
 
 from mteb_contrastive.report.reader import span_k
 
+CHANCE_COLOR = "0.45"
+
 
 def _plt():
     import matplotlib
@@ -30,7 +41,16 @@ def _plt():
     return plt
 
 
-def _save(fig: Any, path: Path) -> Path:
+def model_colors(models: list[str]) -> dict[str, str]:
+    """One colour per model, in the report's model order (matplotlib's ``tab10`` cycle)."""
+    from matplotlib import colors as mcolors
+
+    cycle = [mcolors.to_hex(c) for c in _plt().get_cmap("tab10").colors]
+    return {m: cycle[i % len(cycle)] for i, m in enumerate(models)}
+
+
+def save(fig: Any, path: Path) -> Path:
+    """Write ``fig`` as a PNG at ``path`` through a temporary file and ``os.replace``; close it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.png")
     fig.savefig(tmp, dpi=110, bbox_inches="tight")
@@ -39,15 +59,94 @@ def _save(fig: Any, path: Path) -> Path:
     return path
 
 
-def score_vs_k(rows: list[Any], path: Path) -> Path | None:
-    """Main score vs k for rows with ``base-<k>`` subsets; one line per (model, task). None when no row has k."""
-    lines: dict[tuple[str, str], list[tuple[int, float]]] = {}
+def _yerr(value: float, iv: dict[str, Any] | Any) -> tuple[float, float] | None:
+    """(down, up) error-bar lengths of an interval (dict or :class:`~.compare.Interval`); None without one."""
+    if iv is None or isinstance(iv, str):
+        return None
+    lo, hi = (iv.get("ci_low"), iv.get("ci_high")) if isinstance(iv, dict) else (iv.ci_low, iv.ci_high)
+    if lo is None or (isinstance(iv, dict) and iv.get("reason")):
+        return None
+    return max(0.0, value - lo), max(0.0, hi - value)
+
+
+def main_scores(rows: list[dict[str, Any]], colors: dict[str, str]) -> Any:
+    """Every (task, subset) main score per model with its 95% interval, beside its chance level.
+
+    One panel per main-score name; rows of a panel are the (task, subset) pairs. The chance level is
+    a grey "x" (a simulated one with a grey bar over the range of 95% of its random runs). The
+    score axis starts at 0. ``rows``: the report's row dicts (:func:`~.write.build_report`).
+    """
+    rows = [r for r in rows if r["main_score"] is not None]
+    if not rows:
+        return None
+    plt = _plt()
+    names = list(dict.fromkeys(r["main_score_name"] for r in rows))
+    heights = [len({(r["task"], r["subset"]) for r in rows if r["main_score_name"] == n}) for n in names]
+    fig, axes = plt.subplots(
+        len(names),
+        1,
+        figsize=(7.5, 0.55 * sum(heights) + 1.2 * len(names)),
+        squeeze=False,
+        height_ratios=heights,
+        layout="constrained",
+    )
+    models = list(colors)
+    for ax, name in zip(axes[:, 0], names):
+        sub = [r for r in rows if r["main_score_name"] == name]
+        labels = list(dict.fromkeys((r["task"], r["subset"]) for r in sub))
+        width = 0.6 / max(1, len(models))
+        chance_done = set()
+        for r in sub:
+            y = labels.index((r["task"], r["subset"]))
+            j = models.index(r["model"]) if r["model"] in models else 0
+            off = y + (j - (len(models) - 1) / 2) * width
+            err = _yerr(r["main_score"], r["interval"])
+            ax.errorbar(
+                [r["main_score"]],
+                [off],
+                xerr=None if err is None else [[err[0]], [err[1]]],
+                fmt="o",
+                color=colors.get(r["model"]),
+                capsize=3,
+                label=r["model"],
+            )
+            if y not in chance_done and r["chance"] is not None:
+                chance_done.add(y)
+                if r.get("chance_range"):
+                    lo, hi = r["chance_range"]
+                    ax.plot([lo, hi], [y, y], color=CHANCE_COLOR, lw=5, alpha=0.35, solid_capstyle="butt")
+                ax.plot([r["chance"]], [y], "x", color=CHANCE_COLOR, ms=9, mew=2, label="chance")
+        ax.set_yticks(range(len(labels)))
+        ax.set_yticklabels([f"{t} {s}" if s != "default" else t for t, s in labels], fontsize=7)
+        ax.set_ylim(len(labels) - 0.5, -0.5)
+        ax.set_xlim(left=0)
+        hib = not re.search(r"(error_rate|brier|rank|n_unanswered)$", name)
+        ax.set_xlabel(f"{name}{'' if hib else ' (lower is better)'} (axis from 0; bars: 95% CI)", fontsize=8)
+        ax.grid(alpha=0.3, axis="x")
+    handles: dict[str, Any] = {}
+    for ax in axes[:, 0]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=min(3, len(handles)), fontsize=7)
+    return fig
+
+
+def score_vs_k(rows: list[tuple[Any, dict[str, Any]]], colors: dict[str, str]) -> Any:
+    """Main score vs k for rows with ``base-<k>`` subsets; one line per (model, task), 95% error bars,
+    the chance level per k as a grey dashed line. None when no task has two k.
+
+    ``rows``: (:class:`~.reader.ScoreRow`, its report row dict) pairs.
+    """
+    lines: dict[tuple[str, str], list[tuple[int, float, Any]]] = {}
+    chance: dict[str, dict[int, float]] = {}
     names: dict[str, str] = {}
-    for r in rows:
+    for r, info in rows:
         k = span_k(r.subset)
         if k is None or r.main is None:
             continue
-        lines.setdefault((r.task, r.model), []).append((k, r.main))
+        lines.setdefault((r.task, r.model), []).append((k, r.main, info["interval"]))
+        if info["chance"] is not None:
+            chance.setdefault(r.task, {})[k] = info["chance"]
         names[r.task] = r.main_score_name
     if not any(len(v) > 1 for v in lines.values()):
         return None
@@ -56,56 +155,95 @@ def score_vs_k(rows: list[Any], path: Path) -> Path | None:
     fig, axes = plt.subplots(1, len(tasks), figsize=(4.5 * len(tasks), 3.4), squeeze=False)
     for ax, task in zip(axes[0], tasks):
         for (t, model), pts in sorted(lines.items()):
-            if t == task:
-                pts.sort()
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=model)
+            if t != task:
+                continue
+            pts.sort(key=lambda p: p[0])
+            errs = [_yerr(v, iv) for _, v, iv in pts]
+            yerr = None
+            if any(e is not None for e in errs):
+                yerr = np.array([[e[0] if e else 0.0 for e in errs], [e[1] if e else 0.0 for e in errs]])
+            ax.errorbar(
+                [p[0] for p in pts],
+                [p[1] for p in pts],
+                yerr=yerr,
+                marker="o",
+                capsize=3,
+                color=colors.get(model),
+                label=model,
+            )
+        if task in chance:
+            ks = sorted(chance[task])
+            ax.plot(ks, [chance[task][k] for k in ks], ls="--", color=CHANCE_COLOR, label="chance")
+        ax.set_xticks(sorted({p[0] for (t, _), pts in lines.items() if t == task for p in pts}))
         ax.set_title(task, fontsize=9)
         ax.set_xlabel("k (sentences per span)")
-        ax.set_ylabel(names[task])
+        ax.set_ylabel(f"{names[task]} (bars: 95% CI)")
+        ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    return _save(fig, path)
+    return fig
 
 
-def recall_curves(rows: list[Any], path: Path) -> Path | None:
-    """Recall@k vs k (log x) for every row with at least two ``recall_at_<k>`` keys."""
-    curves = []
-    for r in rows:
-        pts = sorted(
-            (int(m.group(1)), float(v)) for k, v in r.scores.items() if (m := re.fullmatch(r"recall_at_(\d+)", k))
-        )
-        if len(pts) > 1:
-            curves.append((f"{r.task} {r.subset}" if r.subset != "default" else r.task, r.model, pts))
+def random_recall_at_k(k: int, pool_size: int) -> float:
+    """E[Recall@k] of a uniformly random ranking of a pool of N candidates: ``min(k, N) / N``
+    (each relevant candidate is in the top k with probability k / N, whatever their number)."""
+    return min(k, pool_size) / pool_size if pool_size > 0 else 0.0
+
+
+def recall_curves(curves: list[tuple[Any, list[int], dict[int, Any]]], colors: dict[str, str]) -> Any:
+    """Recall@k vs k (log x) per (task, subset): one line per model with 95% error bars (queries
+    resampled), the random-ranking expectation as a grey dashed line.
+
+    ``curves``: (:class:`~.reader.ScoreRow`, the k values, {k: Interval or reason}). The chance
+    curve is the stored ``random_recall_at_<k>`` where the protocol stores it, else
+    :func:`random_recall_at_k` of the row's ``pool_size``.
+    """
     if not curves:
         return None
     plt = _plt()
-    tasks = sorted({c[0] for c in curves})
+    panel = {id(r): (f"{r.task} {r.subset}" if r.subset != "default" else r.task) for r, _, _ in curves}
+    tasks = sorted(set(panel.values()))
     cols = min(3, len(tasks))
     nrows = (len(tasks) + cols - 1) // cols
     fig, axes = plt.subplots(nrows, cols, figsize=(4.5 * cols, 3.3 * nrows), squeeze=False)
     for ax, task in zip(axes.flat, tasks):
-        for t, model, pts in curves:
-            if t == task:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=model)
+        chance_drawn = False
+        no_ci = False
+        for r, ks, ivs in curves:
+            if panel[id(r)] != task:
+                continue
+            vals = [float(r.scores[f"recall_at_{k}"]) for k in ks]
+            errs = [_yerr(v, ivs.get(k)) for k, v in zip(ks, vals)]
+            no_ci |= all(e is None for e in errs)
+            yerr = None
+            if any(e is not None for e in errs):
+                yerr = np.array([[e[0] if e else 0.0 for e in errs], [e[1] if e else 0.0 for e in errs]])
+            ax.errorbar(ks, vals, yerr=yerr, marker="o", capsize=3, color=colors.get(r.model), label=r.model)
+            n = r.scores.get("pool_size")
+            if not chance_drawn and (n or all(f"random_recall_at_{k}" in r.scores for k in ks)):
+                ch = [float(r.scores.get(f"random_recall_at_{k}", random_recall_at_k(k, int(n or 0)))) for k in ks]
+                ax.plot(ks, ch, ls="--", color=CHANCE_COLOR, label="chance (random ranking)")
+                chance_drawn = True
         ax.set_xscale("log")
-        ax.set_title(task, fontsize=9)
-        ax.set_xlabel("k")
-        ax.set_ylabel("Recall@k")
+        ax.set_title(task + ("\n(no 95% CI: no per-query rankings)" if no_ci else ""), fontsize=9)
+        ax.set_xlabel("k (log scale, from 1)")
+        ax.set_ylabel("Recall@k (bars: 95% CI)")
         ax.set_ylim(0, 1.02)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(tasks) :]:
         ax.axis("off")
-    return _save(fig, path)
+    return fig
 
 
 def roc_and_reliability(
-    curves: list[tuple[str, np.ndarray, np.ndarray, np.ndarray | None]], path: Path, title: str
-) -> Path | None:
+    curves: list[tuple[str, np.ndarray, np.ndarray, np.ndarray | None, Any]], title: str, colors: dict[str, str]
+) -> Any:
     """ROC (similarity) and reliability (Platt probability) panels.
 
     Args:
-        curves: (model, labels 0/1, similarity scores, Platt probabilities or None) per model.
+        curves: (model, labels 0/1, similarity scores, Platt probabilities or None, AUC interval
+            (:class:`~.compare.Interval`) or the reason there is none) per model.
     """
     from sklearn.calibration import calibration_curve
     from sklearn.metrics import roc_auc_score, roc_curve
@@ -114,25 +252,33 @@ def roc_and_reliability(
     if not curves:
         return None
     plt = _plt()
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.8))
-    for model, y, s, p in curves:
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4.4), layout="constrained")
+    unit = "item"
+    for model, y, s, p, iv in curves:
         fpr, tpr, _ = roc_curve(y, s)
-        a1.plot(fpr, tpr, label=f"{model} (AUC {roc_auc_score(y, s):.3f})")
+        ci = " [CI n/a]" if isinstance(iv, str) or iv is None else f" [{iv.ci_low:.3f}, {iv.ci_high:.3f}]"
+        a1.plot(fpr, tpr, color=colors.get(model), label=f"{model}: AUC {roc_auc_score(y, s):.3f}{ci}")
+        unit = getattr(iv, "unit", unit)
         if p is not None:
             frac, mean_p = calibration_curve(y, p, n_bins=10, strategy="uniform")
-            a2.plot(mean_p, frac, marker="o", label=model)
-    a1.plot([0, 1], [0, 1], ls="--", c="grey", lw=1, label="chance")
+            a2.plot(mean_p, frac, marker="o", color=colors.get(model), label=model)
+    a1.plot([0, 1], [0, 1], ls="--", color=CHANCE_COLOR, lw=1, label="chance (AUC 0.5)")
     a1.set_xlabel("false positive rate")
     a1.set_ylabel("true positive rate")
-    a1.set_title(f"ROC -- {title}", fontsize=9)
-    a2.plot([0, 1], [0, 1], ls="--", c="grey", lw=1, label="perfect calibration")
+    a1.set_xlim(0, 1)
+    a1.set_ylim(0, 1.01)
+    a1.set_title(f"ROC -- {title}\n(AUC with its 95% CI, {unit}s resampled)", fontsize=9)
+    a2.plot([0, 1], [0, 1], ls="--", color=CHANCE_COLOR, lw=1, label="perfect calibration")
     a2.set_xlabel("mean Platt probability (bin)")
     a2.set_ylabel("share of same-author pairs")
+    a2.set_xlim(0, 1)
+    a2.set_ylim(0, 1.01)
     a2.set_title(f"Reliability -- {title}", fontsize=9)
+    a1.legend(fontsize=6, loc="lower right")
+    a2.legend(fontsize=6, loc="upper left")
     for ax in (a1, a2):
-        ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return fig
 
 
 def tie_aware_rank(doc_scores: dict[str, float], gold: str) -> float | None:
@@ -145,8 +291,21 @@ def tie_aware_rank(doc_scores: dict[str, float], gold: str) -> float | None:
     return 1 + higher + tied / 2
 
 
-def rank_histogram(ranks: dict[str, list[float | None]], path: Path, title: str) -> Path | None:
-    """Histogram of gold ranks (log-spaced bins) per model; ``None`` ranks go to a "> list" bar."""
+def random_rank_counts(edges: np.ndarray, n_queries: int, pool_size: int) -> np.ndarray:
+    """Expected number of queries per rank bin ``[edges[i], edges[i+1])`` (the last bin closed, as
+    ``numpy.histogram``) when the gold's rank is uniform on 1..N (a random ranking), then the rest
+    ("> list")."""
+    ranks = np.arange(1, pool_size + 1)
+    inside, _ = np.histogram(ranks, bins=edges)
+    counts = n_queries * inside / pool_size
+    return np.append(counts, n_queries - counts.sum())
+
+
+def rank_histogram(
+    ranks: dict[str, list[float | None]], title: str, colors: dict[str, str], *, pool_size: int | None = None
+) -> Any:
+    """Histogram of gold ranks (log-spaced bins) per model; ``None`` ranks go to a "> list" bar; with
+    ``pool_size``, the counts of a random ranking as grey "x" marks (the chance level)."""
     if not any(ranks.values()):
         return None
     plt = _plt()
@@ -154,17 +313,27 @@ def rank_histogram(ranks: dict[str, list[float | None]], path: Path, title: str)
     top = max((r for rs in ranks.values() for r in rs if r is not None), default=1)
     bins = np.unique(np.round(np.logspace(0, np.log10(max(top, 2)) + 0.01, 12)))
     width = 0.8 / max(1, len(ranks))
-    for j, (model, rs) in enumerate(sorted(ranks.items())):
+    models = [m for m in colors if m in ranks] + sorted(m for m in ranks if m not in colors)
+    edges = bins
+    for j, model in enumerate(models):
+        rs = ranks[model]
         found = [r for r in rs if r is not None]
         counts, edges = np.histogram(found, bins=bins)
         missing = len(rs) - len(found)
         x = np.arange(len(counts) + 1) + j * width
-        ax.bar(x, list(counts) + [missing], width=width, label=model)
+        ax.bar(x, list(counts) + [missing], width=width, color=colors.get(model), label=model)
+    if pool_size:
+        n_q = max(len(rs) for rs in ranks.values())
+        exp = random_rank_counts(edges, n_q, int(pool_size))
+        ax.plot(
+            np.arange(len(exp)) + 0.4 - width / 2, exp, "x", color=CHANCE_COLOR, ms=8, mew=2, label="random ranking"
+        )
     labels = [f"{edges[i]:g}-{edges[i + 1]:g}" for i in range(len(edges) - 1)] + ["> list"]
     ax.set_xticks(np.arange(len(labels)) + 0.4 - width / 2)
     ax.set_xticklabels(labels, rotation=45, fontsize=7)
     ax.set_ylabel("queries")
+    ax.set_ylim(bottom=0)
     ax.set_xlabel("rank of the gold quote (ties: mean rank)")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
-    return _save(fig, path)
+    return fig

@@ -28,6 +28,7 @@ from typing import Any
 
 from mteb_contrastive import compat, families
 from mteb_contrastive.layout import model_folder_name, model_name_of_folder, predictions_file
+from mteb_contrastive.report.compare import NotComparable
 
 logger = logging.getLogger(__name__)
 
@@ -242,13 +243,14 @@ def span_k(subset: str) -> int | None:
 
 @dataclass
 class PerItem:
-    """Per-item data of one (model, task, split, subset) for a paired comparison.
+    """Per-item data of one (model, task, split, subset) for intervals and paired comparisons.
 
     ``ids``: item ids (query ids, triplet or pair ids), aligned with ``values`` (one float per
     item whose mean is ``statistic_name``) or, for verification, with ``labels`` / ``answers``
-    (the statistic is recomputed from them: PAN overall). ``groups``: optional group id per item
-    (aligned with ``ids``; e.g. the IR query of a triplet, the anchor author) -- comparisons then
-    resample groups (cluster bootstrap, :mod:`.compare`). ``note`` says where they came from.
+    (the statistic is recomputed from them: PAN overall). ``groups``: optional unit id(s) per item
+    (aligned with ``ids``: one id -- the IR query of a triplet, the anchor author -- or a list of
+    ids -- the authors of a pair); intervals then resample units (:mod:`.compare`). ``note`` says
+    where they came from.
     """
 
     statistic_name: str
@@ -258,7 +260,14 @@ class PerItem:
     answers: list[float] | None = None
     year: int = 2021
     note: str = ""
-    groups: list[str] | None = None
+    groups: list[str | list[str]] | None = None
+    #: verification only: the test similarities, aligned with ``ids`` (for the ROC figure)
+    similarity: list[float] | None = None
+
+
+def _group_ids(groups: list[Any]) -> list[str | list[str]]:
+    """One id (str) or a list of ids per item, as the per-item file gives them."""
+    return [[str(x) for x in g] if isinstance(g, list) else str(g) for g in groups]
 
 
 def read_predictions(
@@ -300,8 +309,16 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
     ``reference`` may be a zero-argument callable returning it: called only when the file needs it
     (a per-item file or verification labels in the file need no task load).
     * verification (written by the protocol): ``{"id": [...], "platt_abstain": [...]}`` plus the
-      test labels -- ``"labels"`` in the file, else ``reference`` (``{pair id: 0/1}``); the
-      statistic is the PAN overall score of the Platt+abstain answers.
+      test labels -- ``"labels"`` in the file, else ``reference`` (``{"labels": {pair id: 0/1}}``);
+      the statistic is the PAN overall score of the Platt+abstain answers; ``"authors"`` (one
+      list of author ids per pair) become the items' groups.
+
+    Like with like: a ``reference`` loaded from the task carries the task's ``dataset_revision``;
+    when it is not the revision of ``row``'s result, the result's items cannot be scored against
+    today's qrels or labels.
+
+    Raises:
+        NotComparable: the reference is of another dataset revision than the result.
     """
     beside = read_predictions(prediction_dir, row.task, row.subset, row.split, row.model_revision, kind="per_item")
     pred = (
@@ -311,8 +328,18 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
     )
     if pred is None:
         return None
+
     # a callable reference is resolved only when the file does not say it all (a task load is slow)
-    reference_now = reference if callable(reference) else (lambda: reference)
+    def reference_now() -> Any:
+        ref = reference() if callable(reference) else reference
+        rev = ref.get("dataset_revision") if isinstance(ref, dict) else None
+        if rev is not None and row.dataset_revision is not None and str(rev) != str(row.dataset_revision):
+            raise NotComparable(
+                f"{row.model}'s result is of dataset revision {row.dataset_revision}, the task's data here is "
+                f"revision {rev}: its items cannot be scored against today's qrels or labels"
+            )
+        return ref
+
     if isinstance(pred, dict) and isinstance(pred.get("per_item"), dict):
         p = pred["per_item"]
         groups = p.get("groups")
@@ -328,16 +355,20 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
             statistic_name=p["name"],
             ids=[str(i) for i in p["ids"]],
             values=[float(v) for v in p["values"]],
-            groups=None if groups is None else [str(g) for g in groups],
+            groups=None if groups is None else _group_ids(groups),
             note="protocol per-item file" + ("; cluster bootstrap over groups" if groups is not None else ""),
         )
     if row.family == "verification" and isinstance(pred, dict) and "platt_abstain" in pred:
         ids = [str(i) for i in pred["id"]]
         labels = pred.get("labels")
         if labels is None and (ref := reference_now()) is not None:
-            labels = [int(ref[i]) for i in ids]
+            labels = [int(ref["labels"][i]) for i in ids]
         if labels is None:
             return None
+        authors = pred.get("authors")
+        groups = None
+        if isinstance(authors, list) and len(authors) == len(ids) and all(isinstance(a, list) and a for a in authors):
+            groups = _group_ids(authors)
         return PerItem(
             statistic_name="pan_platt_abstain_overall",
             ids=ids,
@@ -345,6 +376,8 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
             answers=[float(v) for v in pred["platt_abstain"]],
             year=int(row.scores.get("pan_year", 2021)),
             note="PAN overall recomputed per resample",
+            groups=groups,
+            similarity=[float(v) for v in pred["similarity"]] if "similarity" in pred else None,
         )
     if (
         row.family in ("author", "quotes", "retrieval")
@@ -363,6 +396,16 @@ def _per_query_ndcg(
     results: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]], k: int, ignore_identical_ids: bool
 ) -> dict[str, list]:
     """Per-query nDCG@k of mteb's retrieval predictions (pytrec_eval ``ndcg_cut``, as mteb)."""
+    ids, values = per_query_metric(results, qrels, f"ndcg_cut_{k}", ignore_identical_ids)
+    return {"ids": ids, "values": values}
+
+
+def per_query_metric(
+    results: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]], measure: str, ignore_identical_ids: bool
+) -> tuple[list[str], list[float]]:
+    """(query ids, per-query values) of a pytrec_eval measure (``ndcg_cut_10``, ``recall_100``, ...) of
+    mteb's retrieval predictions, identical query/document ids removed when ``ignore_identical_ids``;
+    queries without a relevant document are not scored (as mteb)."""
     import pytrec_eval
 
     results = {
@@ -370,9 +413,10 @@ def _per_query_ndcg(
         for q, docs in results.items()
     }
     qrels = {q: {d: int(g) for d, g in rel.items()} for q, rel in qrels.items()}
-    scores = pytrec_eval.RelevanceEvaluator(qrels, {f"ndcg_cut.{k}"}).evaluate(results)
+    family, _, k = measure.rpartition("_")
+    scores = pytrec_eval.RelevanceEvaluator(qrels, {f"{family}.{k}"}).evaluate(results)
     ids = sorted(scores)
-    return {"ids": ids, "values": [scores[q][f"ndcg_cut_{k}"] for q in ids]}
+    return ids, [scores[q][measure] for q in ids]
 
 
 @lru_cache(maxsize=4)
@@ -388,8 +432,10 @@ def _loaded_task(task: str) -> Any:
 def task_reference(task: str, subset: str, split: str) -> dict[str, Any] | None:
     """What the task knows about each item (qrels or test labels), loaded through mteb; None if unavailable.
 
-    Retrieval: ``{"qrels": {qid: {doc: gain}}, "ignore_identical_ids": bool}``; verification:
-    ``{pair id: label}``.
+    Every reference holds ``dataset_revision`` (the task's revision here, for the like-with-like
+    check of :func:`per_item_scores`). Retrieval: ``{"qrels": {qid: {doc: gain}},
+    "ignore_identical_ids": bool, "query_in_pool": {qid}}``; verification: ``{"labels": {pair id:
+    label}, "validation_labels": [0/1, ...]}`` (the calibration split's labels when the task has one).
     """
     try:
         t = _loaded_task(task)
@@ -397,9 +443,11 @@ def task_reference(task: str, subset: str, split: str) -> dict[str, Any] | None:
     except Exception as exc:
         logger.info("no reference data for %s %s/%s: %s", task, subset, split, exc)
         return None
+    rev = t.metadata.dataset.get("revision")
     if isinstance(data, dict) and "relevant_docs" in data:
         qids = set(data["queries"]["id"])
         return {
+            "dataset_revision": rev,
             "qrels": {q: dict(v) for q, v in data["relevant_docs"].items()},
             "ignore_identical_ids": bool(getattr(t, "ignore_identical_ids", False)),
             "query_in_pool": {c for c in data["corpus"]["id"] if c in qids},
@@ -409,5 +457,12 @@ def task_reference(task: str, subset: str, split: str) -> dict[str, Any] | None:
     except AttributeError:
         return None
     if "labels" in cols and "id" in cols:
-        return {str(i): int(v) for i, v in zip(data["id"], data["labels"])}
+        out: dict[str, Any] = {
+            "dataset_revision": rev,
+            "labels": {str(i): int(v) for i, v in zip(data["id"], data["labels"])},
+        }
+        cal = getattr(t, "calibration_split", None)
+        if cal is not None and cal in t.dataset[subset]:
+            out["validation_labels"] = [int(v) for v in t.dataset[subset][cal]["labels"]]
+        return out
     return None

@@ -13,26 +13,43 @@ from __future__ import annotations
 import csv
 import importlib.metadata
 import io
+import itertools
 import json
 import logging
 import math
+import re
 import subprocess
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from mteb_contrastive import config
 from mteb_contrastive.data.atomic import write_text_atomic
-from mteb_contrastive.families import FAMILIES, higher_is_better
+from mteb_contrastive.families import FAMILIES, Resampling, higher_is_better, resampling_of
 from mteb_contrastive.layout import model_root
 from mteb_contrastive.report import plots
-from mteb_contrastive.report.chance import chance_levels, main_chance
-from mteb_contrastive.report.compare import Comparison, compare_per_item
+from mteb_contrastive.report.chance import (
+    SIMULATION_RUNS,
+    cached_calibrated_chance,
+    calibrated_kind,
+    chance_levels,
+    main_chance,
+    verification_counts,
+)
+from mteb_contrastive.report.compare import Interval, NotComparable, compare_per_item, interval_per_item
+from mteb_contrastive.report.environment import RUN_INFO, read_run_info, task_runs
 from mteb_contrastive.report.reader import (
+    PerItem,
     ScoreRow,
     per_item_scores,
+    per_query_metric,
     read_predictions,
     read_results,
     subset_sort_key,
+    task_class,
     task_reference,
 )
 
@@ -79,6 +96,8 @@ def build_report(
     skipped: list[tuple[str, str]] | None = None,
     plots_dir: Path | None = None,
     load_references: bool = True,
+    chance_runs: int | None = None,
+    run_info: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything the report shows, as one JSON-able dict (see :func:`write_report`).
 
@@ -86,12 +105,21 @@ def build_report(
         results_dir: mteb output folder.
         models: models to include, in this order (default: every model found, sorted).
         prediction_dirs: model name -> its prediction folder (per-item scores, plots).
-        reference_model: the model every other is compared with (default: the first of ``models``).
+        reference_model: the model every other is compared with (default: the first of ``models``);
+            with more than two models every pair is compared too (which pairs are separable).
         skipped: (benchmark, reason) lines to repeat in the report.
         plots_dir: where PNGs go (None: no plots).
         load_references: load each task's qrels / labels through mteb for chance levels and
             per-item scores (False: only what the result files hold).
+        chance_runs: random runs of a simulated chance level (:func:`~.chance.simulate_calibrated_chance`;
+            default ``$MTEB_CONTRASTIVE_CHANCE_RUNS``, else :data:`~.chance.SIMULATION_RUNS`).
+
+    Raises:
+        ValueError: ``$MTEB_CONTRASTIVE_CHANCE_RUNS`` is not a whole number > 0.
+        run_info: how the results were computed (``run_info.json`` of ``mteb-contrastive evaluate``:
+            device, machine, libraries, wall time); default: ``<results_dir>/../run_info.json`` when present.
     """
+    chance_runs = chance_runs or config.env_positive_int(config.CHANCE_RUNS_ENV, SIMULATION_RUNS)
     rows = read_results(results_dir, models=models)
     found = sorted({r.model for r in rows})
     models = [m for m in (models or found) if m in found]
@@ -103,6 +131,8 @@ def build_report(
         guess = model_root(Path(results_dir).parent / "predictions", m)
         if m not in prediction_dirs and guess.is_dir():
             prediction_dirs[m] = guess
+    if run_info is None:
+        run_info = read_run_info(Path(results_dir).parent / RUN_INFO)
     ref_cache: dict[tuple[str, str, str], Any] = {}
 
     def reference(r: ScoreRow) -> Any:
@@ -111,14 +141,32 @@ def build_report(
             ref_cache[key] = task_reference(*key) if load_references else None
         return ref_cache[key]
 
+    item_cache: dict[int, PerItem | str] = {}
+
+    def items(r: ScoreRow) -> PerItem | str:
+        """The row's per-item data, or why there is none (the task is loaded only when the file needs it)."""
+        if id(r) not in item_cache:
+            try:
+                it = per_item_scores(
+                    r, prediction_dirs.get(r.model), (lambda: reference(r)) if r.family != "other" else None
+                )
+            except NotComparable as exc:
+                it = str(exc)
+            item_cache[id(r)] = "no per-item data" if it is None else it
+        return item_cache[id(r)]
+
     out_rows = []
     for r in rows:
-        ch = chance_levels(
-            r.family,
-            r.scores,
-            reference(r) if r.family in ("author", "quotes", "retrieval") and "pool_size" in r.scores else None,
-        )
-        chance_value, chance_text = main_chance(r.main_score_name, ch)
+        ch, ranges = row_chance(r, reference, chance_runs)
+        chance_value, chance_text = main_chance(r.main_score_name, ch, ranges)
+        res = resampling(r)
+        it = items(r)
+        iv = interval_per_item(it, resampling=res) if not isinstance(it, str) else it
+        interval = iv.as_dict() if isinstance(iv, Interval) else {"reason": iv, "unit": res.unit}
+        if isinstance(iv, Interval) and iv.statistic != r.main_score_name:
+            interval["reason"] = f"interval of {iv.statistic}, not of the main score"
+        sim = ranges.get(r.main_score_name)
+        cross = f"{r.main_score_name}_cross_document"
         out_rows.append(
             {
                 "family": r.family,
@@ -134,7 +182,14 @@ def build_report(
                 "higher_is_better": higher_is_better(r.main_score_name),
                 "chance": chance_value,
                 "chance_text": chance_text,
+                "chance_range": None if sim is None else [sim["low"], sim["high"]],
+                "chance_method": _chance_method(r.main_score_name, r.scores, sim),
                 "chance_levels": ch,
+                "chance_simulated": ranges,
+                "cross_document": r.scores.get(cross),
+                "cross_document_chance": ch.get(f"random_{cross}"),
+                "interval": interval,
+                "resampling_unit": res.unit,
                 "counts": r.counts(),
                 "secondary": r.secondary(),
                 "scores": r.scores,
@@ -147,47 +202,22 @@ def build_report(
     comparisons = []
     if len(models) > 1:
         ref_model = reference_model if reference_model in models else models[0]
+        others = [m for m in models if m != ref_model]
+        pairs = [(ref_model, m) for m in others]
+        if len(models) > 2:  # every pair: which models are separable, not only a ranked list
+            pairs += list(itertools.combinations(others, 2))
         by_key: dict[tuple, dict[str, ScoreRow]] = {}
         for r in rows:
             by_key.setdefault((r.task, r.split, r.subset), {})[r.model] = r
-        for (task, split, subset), per_model in by_key.items():
-            if ref_model not in per_model:
-                continue
-            ref_row = per_model[ref_model]
-            need_ref = ref_row.family != "other"
-
-            def items(r: ScoreRow, m: str) -> Any:
-                # the task is loaded (reference) only when the prediction file lacks what the comparison needs
-                return per_item_scores(r, prediction_dirs.get(m), (lambda: reference(r)) if need_ref else None)  # noqa: B023  (called in this iteration)
-
-            ref_items = items(ref_row, ref_model)
-            for m in models:
-                if m == ref_model or m not in per_model:
-                    continue
-                row = per_model[m]
-                cand_items = items(row, m)
-                hib = higher_is_better(ref_items.statistic_name if ref_items else row.main_score_name)
-                res = compare_per_item(ref_items, cand_items, higher_is_better=hib)
-                entry = {
-                    "task": task,
-                    "split": split,
-                    "subset": subset,
-                    "reference": ref_model,
-                    "candidate": m,
-                    "main_score_name": row.main_score_name,
-                    "reference_main": ref_row.main,
-                    "candidate_main": row.main,
-                }
-                if isinstance(res, Comparison):
-                    entry.update(res.as_dict(), source=ref_items.note)
-                else:
-                    entry.update(verdict=res, statistic=None)
-                comparisons.append(entry)
+        for per_model in by_key.values():
+            for a, b in pairs:
+                if a in per_model and b in per_model:
+                    comparisons.append(compare_rows(per_model[a], per_model[b], items))
 
     questioned = questioned_lines(rows, prediction_dirs)
     figures = []
     if plots_dir is not None:
-        figures = _make_plots(rows, prediction_dirs, plots_dir, reference)
+        figures = _make_plots(rows, out_rows, items, prediction_dirs, plots_dir, reference, models)
     model_info = []
     for m in models:
         r = next(x for x in rows if x.model == m)
@@ -214,8 +244,146 @@ def build_report(
         "rows": out_rows,
         "comparisons": comparisons,
         "questioned": questioned,
+        "separability": separability(comparisons, models) if len(models) > 2 else [],
+        "run_info": run_info,
+        "task_times": [
+            {"model": r.model, "task": r.task, "evaluation_time_s": r.evaluation_time}
+            for r in {(x.model, x.task): x for x in rows}.values()
+        ],
         "plots": [str(p) for p in figures],
     }
+
+
+def resampling(r: ScoreRow) -> Resampling:
+    """The row's unit of resampling (:func:`mteb_contrastive.families.resampling_of`)."""
+    return resampling_of(task_class(r.task), r.family, r.scores)
+
+
+def row_chance(
+    r: ScoreRow, reference: Callable[[ScoreRow], Any], runs: int = SIMULATION_RUNS
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """(chance levels, simulated ones with their ranges) of one row.
+
+    Exact and stored values (:func:`~.chance.chance_levels`) win; a verification row's calibrated
+    PAN scores without one get the simulated mean (:func:`~.chance.cached_calibrated_chance`,
+    cached per dataset revision). The task is loaded only when the result lacks what is needed
+    (retrieval qrels for pool expectations; validation labels of a result that predates
+    ``n_validation_same_author``).
+    """
+    needs_ref = r.family in ("author", "quotes", "retrieval") and "pool_size" in r.scores
+    ch = chance_levels(r.family, r.scores, reference(r) if needs_ref else None)
+    ranges: dict[str, dict[str, float]] = {}
+    if r.family == "verification" and any(calibrated_kind(k) for k in r.scores):
+        counts = verification_counts(r.scores)
+        if counts is None:
+            counts = verification_counts(r.scores, reference(r))
+        if counts is not None:
+            try:
+                sim = cached_calibrated_chance(
+                    r.task,
+                    r.subset,
+                    r.split,
+                    r.dataset_revision,
+                    counts,
+                    year=int(r.scores.get("pan_year", 2021)),
+                    runs=runs,
+                )
+            except ValueError as exc:  # a single-class split: the protocol itself could not calibrate
+                logger.warning("%s: no simulated chance level: %s", r.task, exc)
+                sim = {}
+            for k, v in sim.items():
+                if f"random_{k}" not in ch:  # exact values (AUC 0.5) and stored ones win
+                    ch[f"random_{k}"] = v["mean"]
+                    ranges[k] = v
+    return ch, ranges
+
+
+def _chance_method(name: str, scores: dict[str, Any], sim: dict[str, Any] | None) -> str:
+    if sim is not None:
+        return f"simulated ({sim['runs']} random runs through the protocol's calibration)"
+    if f"random_{name}" in scores or f"chance_{name}" in scores:
+        return "stored by the protocol"
+    return "exact"
+
+
+def compare_rows(ra: ScoreRow, rb: ScoreRow, items: Callable[[ScoreRow], Any]) -> dict[str, Any]:
+    """One comparison entry of two models' rows of one (task, split, subset); like with like:
+    the same dataset revision and the same items, else ``verdict`` "not comparable" and the reason."""
+    res = resampling(ra)
+    entry: dict[str, Any] = {
+        "task": ra.task,
+        "split": ra.split,
+        "subset": ra.subset,
+        "reference": ra.model,
+        "candidate": rb.model,
+        "main_score_name": rb.main_score_name,
+        "reference_main": ra.main,
+        "candidate_main": rb.main,
+        "reference_dataset_revision": ra.dataset_revision,
+        "candidate_dataset_revision": rb.dataset_revision,
+        "unit": res.unit,
+        "item": res.item,
+        "statistic": None,
+    }
+    if ra.dataset_revision != rb.dataset_revision:
+        return {
+            **entry,
+            "verdict": "not comparable",
+            "reason": f"dataset revision {ra.dataset_revision} vs {rb.dataset_revision}",
+        }
+    a, b = items(ra), items(rb)
+    for it in (a, b):
+        if isinstance(it, str) and "dataset revision" in it:
+            return {**entry, "verdict": "not comparable", "reason": it}
+    if isinstance(a, str) or isinstance(b, str):
+        return {**entry, "verdict": a if isinstance(a, str) else b}
+    hib = higher_is_better(a.statistic_name)
+    c = compare_per_item(a, b, hib, resampling=res)
+    if isinstance(c, str):
+        verdict = "not comparable" if c.startswith("not the same items") else c
+        return {**entry, "verdict": verdict, **({"reason": c} if verdict == "not comparable" else {})}
+    return {**entry, **c.as_dict(), "source": a.note, "higher_is_better": hib}
+
+
+def separability(comparisons: list[dict[str, Any]], models: list[str]) -> list[dict[str, Any]]:
+    """Per (task, split, subset): the models by main score and which pairs the intervals separate.
+
+    Returns entries ``{"task", "split", "subset", "ranking": [models, best first], "separable":
+    ["A > B", ...], "not_separable": ["A ~ B", ...], "not_compared": ["A, B: why", ...]}``.
+    """
+    out: dict[tuple, dict[str, Any]] = {}
+    for c in comparisons:
+        e = out.setdefault(
+            (c["task"], c["split"], c["subset"]),
+            {
+                "task": c["task"],
+                "split": c["split"],
+                "subset": c["subset"],
+                "main": {},
+                "separable": [],
+                "not_separable": [],
+                "not_compared": [],
+            },
+        )
+        e["main"][c["reference"]] = c["reference_main"]
+        e["main"][c["candidate"]] = c["candidate_main"]
+        a, b = c["reference"], c["candidate"]
+        if c.get("statistic") is None:
+            e["not_compared"].append(f"{a}, {b}: {c.get('reason') or c['verdict']}")
+        elif c["verdict"] == "better":
+            e["separable"].append(f"{b} > {a}")
+        elif c["verdict"] == "worse":
+            e["separable"].append(f"{a} > {b}")
+        else:
+            e["not_separable"].append(f"{a} ~ {b}")
+    result = []
+    for e in out.values():
+        hib = next((c.get("higher_is_better", True) for c in comparisons if c["task"] == e["task"]), True)
+        scored = [m for m in models if e["main"].get(m) is not None]
+        e["ranking"] = sorted(scored, key=lambda m: -e["main"][m] if hib else e["main"][m])
+        del e["main"]
+        result.append(e)
+    return result
 
 
 def questioned_lines(rows: list[ScoreRow], prediction_dirs: dict[str, Path]) -> list[dict[str, Any]]:
@@ -246,58 +414,111 @@ def _subset_key(subset: str) -> tuple:
     return subset_sort_key(subset)
 
 
-def _make_plots(rows: list[ScoreRow], prediction_dirs: dict[str, Path], plots_dir: Path, reference: Any) -> list[Path]:
-    import numpy as np
+def _make_plots(
+    rows: list[ScoreRow],
+    out_rows: list[dict[str, Any]],
+    items: Callable[[ScoreRow], Any],
+    prediction_dirs: dict[str, Path],
+    plots_dir: Path,
+    reference: Any,
+    models: list[str],
+) -> list[Path]:
+    """Every figure, one colour per model (:func:`~.plots.model_colors`), each score with its chance
+    level and 95% interval (by the family's unit)."""
+    colors = plots.model_colors(models)
+    info = {(o["task"], o["subset"], o["split"], o["model"]): o for o in out_rows}
 
-    made: list[Path | None] = []
-    made.append(plots.score_vs_k([r for r in rows if r.family == "author"], plots_dir / "author_score_vs_k.png"))
+    def row_info(r: ScoreRow) -> dict[str, Any]:
+        return info[(r.task, r.subset, r.split, r.model)]
+
+    made: list[tuple[Any, Path]] = []
+    made.append((plots.main_scores([row_info(r) for r in rows], colors), plots_dir / "main_scores.png"))
     made.append(
-        plots.recall_curves(
-            [r for r in rows if r.family in ("author", "quotes", "retrieval")], plots_dir / "recall_at_k.png"
+        (
+            plots.score_vs_k([(r, row_info(r)) for r in rows if r.family == "author"], colors),
+            plots_dir / "author_score_vs_k.png",
         )
     )
+    curves = []
+    for r in rows:
+        if r.family not in ("author", "quotes", "retrieval"):
+            continue
+        ks = sorted(int(m.group(1)) for k in r.scores if (m := re.fullmatch(r"recall_at_(\d+)", k)))
+        if len(ks) < 2:
+            continue
+        curves.append((r, ks, _recall_intervals(r, ks, prediction_dirs, reference)))
+    made.append((plots.recall_curves(curves, colors), plots_dir / "recall_at_k.png"))
     for task in sorted({r.task for r in rows if r.family == "verification"}):
-        curves = []
+        curves_v = []
         for r in (x for x in rows if x.task == task):
-            pred = read_predictions(prediction_dirs.get(r.model), r.task, r.subset, r.split, r.model_revision)
-            if not isinstance(pred, dict) or "similarity" not in pred:
+            it = items(r)
+            if isinstance(it, str) or it.similarity is None:
                 continue
-            ref = reference(r) if pred.get("labels") is None else None  # labels stored by the protocol: no task load
-            labels = pred.get("labels") or ([ref.get(str(i)) for i in pred["id"]] if isinstance(ref, dict) else None)
-            if labels is None or any(v is None for v in labels):
-                continue
-            curves.append(
-                (
-                    r.model,
-                    np.asarray(labels),
-                    np.asarray(pred["similarity"]),
-                    np.asarray(pred["platt"]) if "platt" in pred else None,
-                )
+            auc_iv = interval_per_item(
+                PerItem("auc", it.ids, labels=it.labels, answers=it.similarity, groups=it.groups),
+                resampling=resampling(r),
+                statistic=_auc_statistic,
             )
-        made.append(plots.roc_and_reliability(curves, plots_dir / f"{task}_roc_reliability.png", task))
+            pred = read_predictions(prediction_dirs.get(r.model), r.task, r.subset, r.split, r.model_revision)
+            platt = np.asarray(pred["platt"]) if isinstance(pred, dict) and "platt" in pred else None
+            curves_v.append((r.model, np.asarray(it.labels), np.asarray(it.similarity), platt, auc_iv))
+        made.append((plots.roc_and_reliability(curves_v, task, colors), plots_dir / f"{task}_roc_reliability.png"))
     for task in sorted({r.task for r in rows if r.family == "quotes"}):
         ranks: dict[str, list[float | None]] = {}
+        pool = None
         for r in (x for x in rows if x.task == task):
             pred = read_predictions(prediction_dirs.get(r.model), r.task, r.subset, r.split, r.model_revision)
             ref = reference(r)
             if not isinstance(pred, dict) or not isinstance(ref, dict) or "qrels" not in ref:
                 continue
+            if ref.get("dataset_revision") not in (None, r.dataset_revision):
+                continue  # like with like: not against another revision's qrels
+            pool = r.scores.get("pool_size", pool)
             ranks[r.model] = [
                 plots.tie_aware_rank(pred.get(q, {}), next(iter(rel))) for q, rel in ref["qrels"].items() if rel
             ]
         made.append(
-            plots.rank_histogram(
-                ranks, plots_dir / f"{task}_gold_rank_histogram.png", f"{task}: rank of the gold quote"
+            (
+                plots.rank_histogram(ranks, f"{task}: rank of the gold quote", colors, pool_size=pool),
+                plots_dir / f"{task}_gold_rank_histogram.png",
             )
         )
-    return [p for p in made if p is not None]
+    return [plots.save(fig, path) for fig, path in made if fig is not None]
+
+
+def _auc_statistic(data: dict[str, Any], idx: np.ndarray) -> float:
+    """ROC AUC of the similarities (``data["answers"]``) on the items ``idx``; NaN on one class."""
+    from sklearn.metrics import roc_auc_score
+
+    y = data["labels"][idx]
+    if idx.size == 0 or y.min() == y.max():
+        return float("nan")
+    return float(roc_auc_score(y, data["answers"][idx]))
+
+
+def _recall_intervals(
+    r: ScoreRow, ks: list[int], prediction_dirs: dict[str, Path], reference: Any
+) -> dict[int, Interval | str]:
+    """95% interval of Recall@k for each k, resampling queries (per-query recall from mteb's rankings
+    and the task's qrels of the same dataset revision); the reason where there is none."""
+    pred = read_predictions(prediction_dirs.get(r.model), r.task, r.subset, r.split, r.model_revision)
+    ref = reference(r) if isinstance(pred, dict) and pred and "per_item" not in pred else None
+    if not isinstance(ref, dict) or "qrels" not in ref:
+        return {k: "no per-query rankings" for k in ks}
+    if ref.get("dataset_revision") not in (None, r.dataset_revision):
+        return {k: "the task's data here is another revision" for k in ks}
+    out: dict[int, Interval | str] = {}
+    for k in ks:
+        ids, values = per_query_metric(pred, ref["qrels"], f"recall_{k}", ref.get("ignore_identical_ids", False))
+        out[k] = interval_per_item(PerItem(f"recall_at_{k}", ids, values=values), resampling=resampling(r))
+    return out
 
 
 # ----------------------------------------------------------------------------- rendering
 
 
 def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
-    """The report as Markdown (tables per family, comparisons, figures, identities)."""
+    """The report as Markdown (tables per family, comparisons, separable pairs, figures, how it ran, identities)."""
     out = ["# Release evaluation report", ""]
     out.append(
         f"Generated {rep['generated_at']} by mteb-contrastive at `{rep['project_revision']}` "
@@ -315,10 +536,15 @@ def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
         if not rows:
             continue
         out += [f"## {FAMILIES[fam].title}", ""]
-        for main in dict.fromkeys(
-            r["main_score_name"] for r in rows
-        ):  # one table per main score (retrieval / triplets / ...)
+        for main in dict.fromkeys(r["main_score_name"] for r in rows):  # one table per main score
             out += _score_table([r for r in rows if r["main_score_name"] == main]) + [""]
+    out += [
+        "Chance: the score of a random scorer -- exact where a formula exists (random ranking of the pool, "
+        "strict-> triplets 0.5, AUC 0.5), else simulated through the protocol's own steps (seeded random "
+        "scores, the same validation threshold, Platt fit and abstention band) with the range of 95% of the "
+        "random runs. 95% CI: the score's bootstrap interval, resampling the unit named beside it.",
+        "",
+    ]
     if rep.get("questioned"):
         out += [
             "## Questioned texts",
@@ -333,59 +559,158 @@ def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
             answer = "none of the candidates" if q["answer"] == "<UNK>" else q["answer"]
             out.append(f"- {q['task']}, {q['model']}: {q['id']}{f' ({what})' if what else ''}: {top} -> {answer}")
         out.append("")
-    if rep["comparisons"]:
+    comps = [c for c in rep["comparisons"] if c.get("verdict") != "not comparable"]
+    apart = [c for c in rep["comparisons"] if c.get("verdict") == "not comparable"]
+    if comps:
         out += [
             "## Comparison",
             "",
-            "Difference = candidate - reference, 95% paired-bootstrap interval over the items, "
-            "paired randomisation test. "
-            'Where items come in groups (triplets of one IR query or one anchor author: "N in G groups") '
-            "whole groups are resampled and swapped (cluster bootstrap).",
+            "Difference = candidate - reference, 95% paired-bootstrap interval and paired randomisation test, "
+            "resampling the unit of independence of each family (column `resampled`: queries for retrieval and "
+            "QuoteR, anchor authors for author triplets, IR queries for IR triplets, authors for verification "
+            "pairs -- a pair counts once per draw of each of its authors). Resamples on which the statistic is "
+            "undefined (one class only) are redrawn, never counted as a tie.",
             "",
         ]
         out += [
             "| task | subset | reference | candidate | statistic | reference value | candidate value | "
-            "difference | 95% CI | p | items | verdict |",
-            "|---" * 12 + "|",
+            "difference | 95% CI | p | resampled | items (units) | verdict |",
+            "|---" * 13 + "|",
         ]
-        for c in rep["comparisons"]:
+        for c in comps:
             if c.get("statistic") is None:
                 out.append(
                     f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['main_score_name']} "
                     f"| {fmt(c['reference_main'])} | {fmt(c['candidate_main'])} | {fmt(_diff(c))} "
-                    f"| n/a | n/a | n/a | {c['verdict']} |"
+                    f"| n/a | n/a | {c['unit']} | n/a | {c['verdict']} |"
                 )
             else:
                 out.append(
                     f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['statistic']} "
                     f"| {fmt(c['reference_value'])} | {fmt(c['candidate_value'])} | {fmt(c['diff'])} | "
                     f"[{fmt(c['ci_low'])}, {fmt(c['ci_high'])}] "
-                    f"| {fmt(c['p_value'], 3)} | {_items(c)} | {c['verdict']} |"
+                    f"| {fmt(c['p_value'], 3)} | {c['unit']} | {_items(c)} | {c['verdict']} |"
                 )
+        out.append("")
+    if rep.get("separability"):
+        out += [
+            "## Which models are separable",
+            "",
+            "Every pair of models compared as above: `A > B` when the interval of the difference excludes 0, "
+            "`A ~ B` when it does not.",
+            "",
+            "| task | subset | models by main score | separable | not separable | not compared |",
+            "|---|---|---|---|---|---|",
+        ]
+        for e in rep["separability"]:
+            out.append(
+                f"| {e['task']} | {e['subset']} | {' > '.join(e['ranking'])} | {'; '.join(e['separable']) or '--'} "
+                f"| {'; '.join(e['not_separable']) or '--'} | {'; '.join(e['not_compared']) or '--'} |"
+            )
+        out.append("")
+    if apart:
+        out += [
+            "## Not comparable",
+            "",
+            "A comparison pairs only results of the same dataset revision and the same items.",
+            "",
+            "| task | subset | reference | candidate | reference dataset revision | candidate dataset revision | why |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for c in apart:
+            out.append(
+                f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} "
+                f"| `{c['reference_dataset_revision']}` | `{c['candidate_dataset_revision']}` | {c.get('reason', '')} |"
+            )
         out.append("")
     if rep["plots"]:
         out += ["## Figures", ""]
         for p in rep["plots"]:
             rel = Path(p).name if plots_rel is None else (plots_rel / Path(p).name).as_posix()
             out += [f"![{Path(p).stem}]({rel})", ""]
+    out += _how_it_ran(rep)
     out += ["## Dataset revisions", "", "| task | dataset revision |", "|---|---|"]
     out += [f"| {d['task']} | `{d['dataset_revision']}` |" for d in rep["datasets"]]
     out.append("")
     return "\n".join(out)
 
 
+def _how_it_ran(rep: dict[str, Any]) -> list[str]:
+    """Device, machine, libraries of each run and the wall time mteb stores per task."""
+    out = ["## How the results were computed", ""]
+    all_runs = (rep.get("run_info") or {}).get("runs", [])
+    used = task_runs(rep.get("run_info"))
+    wanted = {(t["model"], t["task"]) for t in rep.get("task_times", [])}
+    numbers = {i: n + 1 for n, i in enumerate(sorted({i for k, i in used.items() if k in wanted}))}
+    if not numbers:
+        out += [
+            "No run record (`run_info.json`, written by `mteb-contrastive evaluate`): device and machine unknown.",
+            "",
+        ]
+    envs = {json.dumps([all_runs[i].get("machine"), all_runs[i].get("libraries")], sort_keys=True) for i in numbers}
+    for i, n in numbers.items():
+        run = all_runs[i]
+        dev = run.get("device", {})
+        gpu = f" ({dev['gpu']})" if dev.get("gpu") else ""
+        line = (
+            f"- run {n}: {run.get('model')}, started {run.get('started')}, device `{dev.get('used')}`{gpu} "
+            + (f"(`--device {dev['requested']}`), " if dev.get("requested") else "(`--device` unset: mteb's default), ")
+            + f"`mteb run` wall time {fmt(run.get('wall_s'), 1)} s"
+        )
+        out.append(line + ("" if len(envs) == 1 else f"; {_machine_text(run)}"))
+    if numbers:
+        out.append("")
+    if len(envs) == 1:
+        out += [f"Every run: {_machine_text(all_runs[next(iter(numbers))])}.", ""]
+    out += [
+        "| model | task | device | run | wall time (s, mteb's evaluation_time) |",
+        "|---|---|---|---|---|",
+    ]
+    for t in rep.get("task_times", []):
+        i = used.get((t["model"], t["task"]))
+        dev = "not recorded" if i is None else f"`{all_runs[i].get('device', {}).get('used')}`"
+        run_no = "n/a" if i is None else str(numbers[i])
+        out.append(f"| {t['model']} | {t['task']} | {dev} | {run_no} | {fmt(t['evaluation_time_s'], 1)} |")
+    out.append("")
+    return out
+
+
+def _machine_text(run: dict[str, Any]) -> str:
+    mach = run.get("machine", {})
+    libs = ", ".join(f"{k} {v}" for k, v in run.get("libraries", {}).items())
+    return (
+        f"{mach.get('platform')}, {mach.get('processor')}, {mach.get('cpus')} CPUs, Python {mach.get('python')}; {libs}"
+    )
+
+
+#: secondary columns of a score table (bases; each followed by its cross-document value when there is one)
+MAX_SECONDARY = 8
+
+
 def _score_table(rows: list[dict[str, Any]]) -> list[str]:
+    """One table per main score: value, 95% CI (with the unit resampled), chance, the cross-document
+    value of the main score and its chance when the protocol stores one (author retrieval: the
+    query's own document excluded), secondary scores (each beside its cross-document value), counts."""
+    main = rows[0]["main_score_name"]
     sec: list[str] = []
     for r in rows:
-        sec += [k for k in r["secondary"] if k not in sec]
-    sec = sec[:8]
-    out = [
-        "| task | subset | model | main score | value | chance | "
-        + " | ".join(sec)
-        + (" | " if sec else "")
-        + "counts |",
-        "|---" * (7 + len(sec)) + "|",
-    ]
+        sec += [k for k in r["secondary"] if k not in sec and k != f"{main}_cross_document"]
+    cross = any(r["cross_document"] is not None for r in rows)
+    if any(f"{k}_cross_document" in r["scores"] for r in rows for k in sec):
+        # the paper's @10 metrics first, each beside its cross-document value
+        bases = [k for k in sec if k.endswith("_at_10")] + [k for k in sec if not k.endswith("_at_10")]
+        sec = []
+        for k in bases[: MAX_SECONDARY // 2]:
+            sec.append(k)
+            if any(f"{k}_cross_document" in r["scores"] for r in rows):
+                sec.append(f"{k}_cross_document")
+    else:
+        sec = sec[:MAX_SECONDARY]
+    head = ["task", "subset", "model", "main score", "value", "95% CI (resampled)", "chance"]
+    if cross:
+        head += [f"{main}_cross_document", "chance (cross-document)"]
+    head += sec + ["counts"]
+    out = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for r in rows:
         arrow = "" if r["higher_is_better"] else " (lower is better)"
         cells = [
@@ -394,17 +719,34 @@ def _score_table(rows: list[dict[str, Any]]) -> list[str]:
             r["model"],
             f"{r['main_score_name']}{arrow}",
             fmt(r["main_score"]),
+            _ci_cell(r["interval"]),
             r["chance_text"],
         ]
-        cells += [fmt(r["secondary"].get(k)) for k in sec]
+        if cross:
+            cells += [fmt(r["cross_document"]), fmt(r["cross_document_chance"])]
+        cells += [fmt(r["scores"].get(k)) for k in sec]
         cells.append(", ".join(f"{k} {fmt(v)}" for k, v in r["counts"].items()))
         out.append("| " + " | ".join(cells) + " |")
     return out
 
 
+def _ci_cell(iv: dict[str, Any]) -> str:
+    if iv.get("ci_low") is None or iv.get("reason"):
+        why = iv.get("reason") or "no interval"
+        return f"n/a ({why})" if iv["unit"] in why else f"n/a ({why}; by {iv['unit']})"
+    return f"[{fmt(iv['ci_low'])}, {fmt(iv['ci_high'])}] ({iv['n_units']} {plural(iv['unit'], iv['n_units'])})"
+
+
+def plural(unit: str, n: int) -> str:
+    """``query`` -> ``queries``, ``author`` -> ``authors`` (n != 1)."""
+    if n == 1:
+        return unit
+    return unit[:-1] + "ies" if unit.endswith("y") else unit + "s"
+
+
 def _items(c: dict[str, Any]) -> str:
-    """``N`` items, or ``N in G groups`` for a cluster bootstrap."""
-    return f"{c['n_items']}" if c.get("n_groups") is None else f"{c['n_items']} in {c['n_groups']} groups"
+    """``N`` items, or ``N (G)`` when units other than the items were resampled."""
+    return f"{c['n_items']}" if c.get("n_groups") is None else f"{c['n_items']} ({c['n_groups']})"
 
 
 def _diff(c: dict[str, Any]) -> float | None:
@@ -428,6 +770,11 @@ def render_csv(rep: dict[str, Any]) -> str:
             "value",
             "is_main",
             "chance",
+            "chance_low",
+            "chance_high",
+            "ci_low",
+            "ci_high",
+            "resampled",
         ]
     )
     for r in rep["rows"]:
@@ -447,9 +794,21 @@ def render_csv(rep: dict[str, Any]) -> str:
                     repr(float(v)) if isinstance(v, float) else v,
                     int(k == r["main_score_name"]),
                     r["chance_levels"].get(f"random_{k}", r["chance_levels"].get(f"chance_{k}", "")),
+                    *_sim_range(r["chance_simulated"].get(k)),
+                    *(_ci(r["interval"]) if k == r["main_score_name"] else ("", "", "")),
                 ]
             )
     return buf.getvalue()
+
+
+def _sim_range(sim: dict[str, Any] | None) -> tuple[Any, Any]:
+    return ("", "") if sim is None else (repr(sim["low"]), repr(sim["high"]))
+
+
+def _ci(iv: dict[str, Any]) -> tuple[Any, Any, Any]:
+    if iv.get("ci_low") is None or iv.get("reason"):
+        return "", "", iv.get("unit", "")
+    return repr(iv["ci_low"]), repr(iv["ci_high"]), iv["unit"]
 
 
 def write_report(results_dir: str | Path, out_dir: str | Path, **kwargs: Any) -> Path:
