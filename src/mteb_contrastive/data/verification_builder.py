@@ -58,7 +58,7 @@ def chunk_text(text: str, chunk_words: int, min_words: int) -> list[str]:
     Spaced scripts: words are whitespace tokens, re-joined with single spaces (runs of whitespace,
     newlines included, become one space). Text containing a script written without spaces
     (Chinese, Japanese, Thai, ...): words are :func:`~mteb_contrastive.data.text.word_spans`
-    (jieba words for Han, characters for the other unsegmented scripts; punctuation does not
+    (jieba words for Han, grapheme clusters for the other unsegmented scripts; punctuation does not
     count) and a chunk is the substring of ``text`` from its first word to the next chunk's first
     word (trimmed; the first chunk starts at the text's start), so no separator is inserted and
     punctuation stays with the words before it. The mode is chosen per text: one character of an
