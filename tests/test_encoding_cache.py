@@ -207,3 +207,21 @@ def test_killed_writer_leaves_a_readable_cache(tmp_path):
     assert all(store.get_vector({"text": f"text {j}"}) is not None for j in range(n))
     store.add([{"text": "after the kill"}], np.ones((1, 3), np.float32))  # and still writable
     assert store.get_vector({"text": "after the kill"}).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_misses_are_encoded_in_chunks_that_move_the_texts_encoded_bar(capsys):
+    from mteb_contrastive.encoding.wrapper import PROGRESS_CHUNK
+
+    model = counting_model(None)
+    texts = [f"w{i} x{i % 7}" for i in range(PROGRESS_CHUNK + 44)]
+    calls = []
+    encode = model.core.encode
+    model.core.encode = lambda inputs, **kw: calls.append(len(inputs.dataset)) or encode(inputs, **kw)
+    emb = _encode(model, texts)
+    assert calls == [PROGRESS_CHUNK, 44]  # two calls of the model, in the order of the texts
+    assert np.array_equal(emb, np.stack([model.core.vec(ids) for ids in model.core.token_ids(texts)]))
+    bar = model._progress
+    assert (bar.n, bar.total, bar.desc) == (PROGRESS_CHUNK + 44, PROGRESS_CHUNK + 44, "texts encoded")
+    _encode(model, texts[:10] + ["one more"])  # one bar per model: its total grows with the misses
+    assert (bar.n, bar.total) == (PROGRESS_CHUNK + 45, PROGRESS_CHUNK + 45)
+    model.close()

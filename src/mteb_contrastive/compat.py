@@ -338,14 +338,15 @@ def is_mteb_bm25(model: Any) -> bool:
     return isinstance(model, BM25Search)
 
 
-def bm25_pool_scores(model: Any, text: str) -> tuple[dict[str, int], Any]:
-    """The score of every indexed document for query ``text`` under mteb's indexed ``BM25Search``.
+def bm25_pool_scores(model: Any, texts: list[str]) -> tuple[dict[str, int], Any]:
+    """The score of every indexed document for each query of ``texts`` under mteb's indexed ``BM25Search``.
 
-    Tokenised with the tokenizer ``BM25Search.index`` fitted (private ``_tokenizer``), scored by
+    Tokenised in one call (one tokenisation pass for all queries, not one per query) with the
+    tokenizer ``BM25Search.index`` fitted (private ``_tokenizer``), scored by
     ``bm25s.BM25.get_scores`` (terms outside the index vocabulary dropped, as bm25s' retrieve does).
 
     Returns:
-        (document id -> position, (n_docs,) float32 scores in index order).
+        (document id -> position, (len(texts), n_docs) float32 scores in index order).
     Raises:
         RuntimeError: mteb changed the private attribute.
     """
@@ -353,11 +354,16 @@ def bm25_pool_scores(model: Any, text: str) -> tuple[dict[str, int], Any]:
 
     _, name = check_attribute("mteb.models.model_implementations.bm25:BM25Search._tokenizer", model)
     pos = {cid: i for i, cid in model.corpus_idx_to_id.items()}
-    tok = getattr(model, name).transform([text])
+    out = np.zeros((len(texts), len(pos)), dtype=np.float32)
+    if not texts:
+        return pos, out
+    tok = getattr(model, name).transform(list(texts))
     inv = {i: t for t, i in tok.vocab.items()}
-    strings = [t for t in (inv[i] for i in tok.ids[0]) if t in model.retriever.vocab_dict]
-    scores = model.retriever.get_scores(strings) if strings else np.zeros(len(pos), dtype=np.float32)
-    return pos, scores
+    for k, ids in enumerate(tok.ids):
+        strings = [t for t in (inv[i] for i in ids) if t in model.retriever.vocab_dict]
+        if strings:
+            out[k] = model.retriever.get_scores(strings)
+    return pos, out
 
 
 def wrap_get_model_meta(make: Any) -> bool:

@@ -73,15 +73,16 @@ def run_evaluation(
 ) -> int:
     """The command (module docstring). Returns the exit status.
 
-    Unless ``verbose``, library loggers are quiet here and in each ``mteb run``
-    (:mod:`mteb_contrastive.plugin.quiet`) and ``mteb run`` gets ``-v 1`` (mteb's warnings only); with
-    ``verbose``, libraries log as they are set up and ``mteb run`` gets ``-v 2`` (mteb's INFO lines).
+    Unless ``verbose``, library loggers and the libraries' own progress bars are quiet here and in each
+    ``mteb run`` (:mod:`mteb_contrastive.plugin.quiet`: one bar per phase -- building, the tasks of a
+    run, the texts encoded) and ``mteb run`` gets ``-v 1`` (mteb's warnings only); with ``verbose``,
+    libraries log and show their bars as they are set up and ``mteb run`` gets ``-v 2`` (mteb's INFO lines).
     """
     import mteb  # first: the task modules below import mteb, whose import registers them
 
     from mteb_contrastive.benchmarks.plan import plan
     from mteb_contrastive.catalog import all_task_classes, registered_task_class
-    from mteb_contrastive.plugin.quiet import apply_environment, quiet_libraries
+    from mteb_contrastive.plugin.quiet import apply_environment, quiet
     from mteb_contrastive.plugin.registration import register_tasks
 
     out = out.resolve()
@@ -100,7 +101,7 @@ def run_evaluation(
     if not hub:
         env_updates["HF_HUB_OFFLINE"] = "1"
     if not verbose:
-        quiet_libraries()
+        quiet()
         env_updates[config.QUIET_ENV] = "1"
     os.environ[config.SHARED_ENV] = str(shared)  # the sources below look for the shared files there
     benches = plan(out, shared, suite, hub=hub)  # before the update: only the user's folders are "user folders"
@@ -268,11 +269,12 @@ def add_parser(sub) -> None:
     e.add_argument("--rerun", action="store_true", help="recompute results that already exist (default: off, resume)")
     e.add_argument("--batch-size", type=int, help="encoding batch size passed to mteb run (default: mteb's)")
     e.add_argument(
+        "-v",
         "--verbose",
         action="store_true",
         help=(
-            "let libraries log DEBUG/INFO lines and mteb run log INFO "
-            "(default: off: progress bars, warnings and errors only)"
+            "let libraries log DEBUG/INFO lines and show their own progress bars, and mteb run log INFO "
+            "(default: off: one progress bar per phase, warnings and errors only)"
         ),
     )
 

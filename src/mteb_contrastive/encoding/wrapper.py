@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from mteb.models.cache_wrappers.cache_wrapper import CachedEmbeddingWrapper
 
+from mteb_contrastive.compat import create_dataloader
 from mteb_contrastive.encoding.core import mean_of_windows, window_spans
 from mteb_contrastive.encoding.settings import KEYS, EncodingSettings, EncodingSettingsError, default_cache_dir
 from mteb_contrastive.encoding.store import MemoryEmbeddingStore, SqliteEmbeddingStore, text_key
@@ -130,6 +131,10 @@ class SharedEmbeddingCache(CachedEmbeddingWrapper):
         return self._get_or_create_cache("", None)
 
 
+#: texts encoded per call of the model: the ``texts encoded`` bar moves after each such chunk
+PROGRESS_CHUNK = 256
+
+
 class _Misses:
     """The object ``SharedEmbeddingCache`` calls for cache misses: truncating path or windows."""
 
@@ -141,22 +146,40 @@ class _Misses:
         return self.owner.mteb_model_meta
 
     def encode(self, inputs: Any, **kwargs: Any) -> np.ndarray:
+        """Embeddings of the misses, :data:`PROGRESS_CHUNK` texts at a time (the ``texts encoded`` bar
+        moves after each chunk)."""
         o = self.owner
         texts = [t for batch in inputs for t in batch["text"]]
         o._last_encoded += len(texts)
         o.n_encoded += len(texts)
-        if o.settings.long_document == "mean":
-            emb, _ = mean_of_windows(
-                o.core.token_ids(texts), o.window, o.stride, o.core.encode_windows, cuts=o._cuts(texts)
-            )
-            if kwargs.get("normalize_embeddings"):
-                norms = np.linalg.norm(emb, axis=1, keepdims=True)
-                emb = emb / np.where(norms > 0, norms, 1.0)
-            return emb
-        emb = o.core.encode(inputs, **kwargs)
-        if hasattr(emb, "detach"):
-            emb = emb.detach().float().cpu().numpy()
-        return np.asarray(emb, dtype=np.float32)
+        bar = o._progress_bar(len(texts), show=kwargs.get("show_progress_bar", True) is not False)
+        parts = []
+        for a in range(0, len(texts), PROGRESS_CHUNK):
+            chunk = texts[a : a + PROGRESS_CHUNK]
+            if o.settings.long_document == "mean":
+                emb, _ = mean_of_windows(
+                    o.core.token_ids(chunk), o.window, o.stride, o.core.encode_windows, cuts=o._cuts(chunk)
+                )
+                if kwargs.get("normalize_embeddings"):
+                    norms = np.linalg.norm(emb, axis=1, keepdims=True)
+                    emb = emb / np.where(norms > 0, norms, 1.0)
+            else:
+                loader = inputs
+                if len(texts) > PROGRESS_CHUNK:  # the same loader mteb made, over this chunk's rows
+                    loader = create_dataloader(
+                        inputs.dataset.select(range(a, a + len(chunk))),
+                        task_metadata=kwargs.get("task_metadata"),
+                        prompt_type=kwargs.get("prompt_type"),
+                        batch_size=getattr(inputs, "batch_size", None) or kwargs.get("batch_size", 32),
+                    )
+                emb = o.core.encode(loader, **kwargs)
+                if hasattr(emb, "detach"):
+                    emb = emb.detach().float().cpu().numpy()
+                emb = np.asarray(emb, dtype=np.float32)
+            parts.append(emb)
+            if bar is not None:
+                bar.update(len(chunk))
+        return np.concatenate(parts, axis=0) if parts else np.zeros((0, 0), np.float32)
 
 
 class EncodingModel:
@@ -228,6 +251,7 @@ class EncodingModel:
             lambda: {"lengths": {}, "encoded": 0, "requested": 0}
         )
         self._meta = None
+        self._progress: Any = None
         if meta is not None:
             self.mteb_model_meta = meta
 
@@ -272,6 +296,19 @@ class EncodingModel:
             route,
             output_arguments(encode_kwargs or {}),
         )
+
+    def _progress_bar(self, n: int, *, show: bool) -> Any:
+        """The one ``texts encoded`` bar of this model (created at the first miss; shown unless the
+        first call said ``show_progress_bar=False``), its total raised by ``n``."""
+        if n <= 0:
+            return self._progress
+        if self._progress is None:
+            from tqdm.auto import tqdm
+
+            self._progress = tqdm(total=0, desc="texts encoded", unit="text", disable=not show)
+        self._progress.total += n
+        self._progress.refresh()
+        return self._progress
 
     def _cuts(self, texts: list[str]) -> list[list[bool]] | None:
         """Per text, where a window may start (the core's ``window_cuts``; None: at every token)."""
@@ -405,6 +442,8 @@ class EncodingModel:
 
     def close(self) -> None:
         self._cache.close()
+        if self._progress is not None:
+            self._progress.close()
 
 
 def _position_limit(core: Any) -> int | None:
