@@ -22,9 +22,9 @@ for every tokenisation (33 pairs in one ``make run``), transformers ``Loading we
 
 ``evaluate`` calls :func:`quiet` in its own process and sets :data:`QUIET_ENV` for each ``mteb run``
 it starts, whose start-up hook (:func:`mteb_contrastive.plugin.registration.register`) calls
-:func:`quiet_if_asked`. ``mteb-contrastive evaluate --verbose`` does neither. :func:`apply_environment` sets the variables
-of the processes ``evaluate`` (and ``mteb-contrastive run``) start and applies, in their own process,
-``HF_DATASETS_DISABLE_PROGRESS_BARS`` (``datasets`` reads it only when imported).
+:func:`quiet_if_asked`. ``mteb-contrastive evaluate --verbose`` does neither. :func:`apply_environment`
+sets the variables of the processes ``evaluate`` (and ``mteb-contrastive run``) start and applies, in
+their own process, ``HF_DATASETS_DISABLE_PROGRESS_BARS`` (``datasets`` reads it only when imported).
 """
 
 from __future__ import annotations
