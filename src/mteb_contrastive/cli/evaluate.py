@@ -45,13 +45,17 @@ def is_search_only(meta) -> bool:
 def cached_result(
     results: Path, model_name: str, model_revision: str | None, task: str, dataset_revision: str | None
 ) -> Path | None:
-    """The result file of (model, task) when it exists with the task's current dataset revision."""
+    """The result file of (model, task) when it exists with the task's current dataset revision; a file
+    that cannot be read (cut by a kill) is missing: one warning line, and the task is run again."""
+    from mteb_contrastive.report.reader import unreadable_result, warn
+
     f = result_file(results, model_name, model_revision, task)
     if not f.is_file():
         return None
     try:
         stored = json.loads(f.read_text(encoding="utf-8")).get("dataset_revision")
-    except ValueError:
+    except ValueError as exc:  # JSON or decoding error
+        warn(unreadable_result(f, exc, "treated as missing: evaluated again"))
         return None
     return f if stored == dataset_revision else None
 

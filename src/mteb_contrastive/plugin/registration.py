@@ -14,9 +14,11 @@ has no plugin entry point, and ``mteb.get_model`` refuses a local folder. :func:
 * adds the benchmarks (:mod:`mteb_contrastive.benchmarks.suites`) to ``mteb.get_benchmark(s)``;
 * makes mteb re-evaluate our tasks when a cached result is of another dataset revision, writes
   ``--prediction-folder`` files per model (:func:`mteb_contrastive.layout.prediction_subfolder`),
-  adds the encoding statistics to every result, and, under the ``mteb`` command, stops before any
-  model is loaded when a requested task's data is missing and prints our bad-input errors as one
-  line with exit status 2 (:func:`is_input_error`).
+  writes result and prediction files whole (a kill never leaves a cut file) and reads a cut one
+  as missing (evaluated again, one warning line), adds the encoding statistics to every result
+  (also to the intermediate results mteb saves, so a resumed run keeps them), and, under the
+  ``mteb`` command, stops before any model is loaded when a requested task's data is missing and
+  prints our bad-input errors as one line with exit status 2 (:func:`is_input_error`).
 
 :func:`register` is idempotent; it is called by the start-up hook when mteb is imported and by
 ``import mteb_contrastive``.
@@ -24,6 +26,7 @@ has no plugin entry point, and ``mteb.get_model`` refuses a local folder. :func:
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -34,11 +37,12 @@ from mteb.models.model_implementations import MODEL_REGISTRY
 
 from mteb_contrastive import catalog, compat
 from mteb_contrastive.benchmarks.suites import benchmarks
+from mteb_contrastive.data.atomic import staged_writes
 from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.encoding.loading import apply_to_meta
 from mteb_contrastive.encoding.settings import split_model_name
 from mteb_contrastive.encoding.wrapper import EncodingModel
-from mteb_contrastive.layout import prediction_subfolder
+from mteb_contrastive.layout import prediction_subfolder, predictions_file
 from mteb_contrastive.models import baselines as baseline_models
 from mteb_contrastive.models import rerank as rerank_models
 from mteb_contrastive.models.local import is_model_folder, local_model_meta
@@ -46,6 +50,7 @@ from mteb_contrastive.models.rerank import model_meta_for_name
 from mteb_contrastive.plugin.quiet import quiet_if_asked
 from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
 from mteb_contrastive.protocols.verification import AbsTaskVerification
+from mteb_contrastive.report.reader import unreadable_result, warn
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +77,8 @@ def register() -> None:
     )
     compat.patch(compat.SAVE_TASK_PREDICTIONS, _per_model_predictions)
     compat.patch(compat.CHECK_CACHE, _stale_results_evaluated_again)
+    compat.patch(compat.SAVE_RESULT, _result_files_written_whole)
+    compat.patch(compat.LOAD_RESULT, _unreadable_result_is_missing)
     if os.path.basename(sys.argv[0] if sys.argv else "") == "mteb":
         compat.patch(compat.MTEB_CLI_RUN, _one_line_errors)
     compat.wrap_task_evaluation(_reset_encoding_statistics, _add_encoding_statistics)
@@ -146,22 +153,79 @@ def _with_local_folders(original: Any) -> Any:
 
 def _per_model_predictions(original: Any) -> Any:
     """mteb writes ``<folder>/<task>_predictions.json`` for every model, merging into the file the
-    previous model wrote (first model's name, last model's values); write per model instead."""
+    previous model wrote (first model's name, last model's values); write per model instead. And
+    mteb writes it in place, after reading the existing file back: a kill while writing left a cut
+    file that stopped every later run with a ``JSONDecodeError``. The file is written whole here
+    (:func:`~mteb_contrastive.data.atomic.staged_writes`), and a cut one is treated as missing (one
+    warning line; the subsets it held are written anew)."""
 
     def save_task_predictions(
         self: Any, predictions: Any, model: Any, prediction_folder: Path, hf_split: str, hf_subset: str
     ) -> None:
         meta = model.mteb_model_meta
-        return original(
-            self,
-            predictions,
-            model,
-            prediction_subfolder(prediction_folder, meta.name, meta.revision),
-            hf_split,
-            hf_subset,
-        )
+        folder = prediction_subfolder(prediction_folder, meta.name, meta.revision)
+        existing = folder / predictions_file(folder, self.metadata.name, meta.revision).name
+        carry = []
+        if existing.is_file():
+            try:
+                json.loads(existing.read_text(encoding="utf-8"))
+                carry.append(existing)
+            except ValueError as exc:
+                warn(unreadable_result(existing, exc, "treated as missing: written anew"))
+        with staged_writes(folder, carry) as stage:
+            original(self, predictions, model, stage, hf_split, hf_subset)
 
     return save_task_predictions
+
+
+#: files of a result folder that mteb's ``save_to_cache`` reads back and merges into
+MERGED_RESULT_FILES = ("run_settings.jsonl",)
+
+
+def _result_files_written_whole(original: Any) -> Any:
+    """mteb's ``ResultCache.save_to_cache`` writes ``<task>.json``, ``model_meta.json`` and
+    ``run_settings.jsonl`` in place: killed just then, it left an empty ``<task>.json`` and every later
+    ``mteb run`` of that model and task stopped with a ``JSONDecodeError``. It writes into a staging
+    folder here, whose files then replace the real ones one ``os.replace`` each
+    (:func:`~mteb_contrastive.data.atomic.staged_writes`): a result file is the new one or the old
+    one, never a cut one."""
+
+    def save_to_cache(self: Any, task_result: Any, model_name: Any, model_revision: Any = None, **kwargs: Any) -> Any:
+        root = Path(self.cache_path)
+        dest = compat.task_result_path(self, task_result.task_name, model_name, model_revision)
+        with staged_writes(root, [dest.parent / name for name in MERGED_RESULT_FILES]) as stage:
+            staged = type(self).__new__(type(self))
+            staged.__dict__.update(self.__dict__)
+            staged.cache_path = stage
+            return original(staged, task_result, model_name, model_revision, **kwargs)
+
+    return save_to_cache
+
+
+def _unreadable_result_is_missing(original: Any) -> Any:
+    """mteb's ``ResultCache.load_task_result`` raised on a result file it cannot parse (one cut by a
+    kill before results were written whole), so every later run stopped until the file was deleted
+    by hand: such a file is treated as missing here -- evaluated again, with one warning line."""
+
+    def load_task_result(
+        self: Any,
+        task_name: str,
+        model_name: Any,
+        model_revision: str | None = None,
+        raise_if_not_found: bool = False,
+        *args: Any,
+        **kwargs: Any,
+    ) -> Any:
+        try:
+            return original(self, task_name, model_name, model_revision, raise_if_not_found, *args, **kwargs)
+        except ValueError as exc:  # JSON, validation and decoding errors
+            path = compat.task_result_path(self, task_name, model_name, model_revision)
+            if raise_if_not_found:
+                raise FileNotFoundError(f"{path}: unreadable result file ({exc})") from exc
+            warn(unreadable_result(path, exc, "treated as missing: evaluated again"))
+            return None
+
+    return load_task_result
 
 
 def _stale_results_evaluated_again(original: Any) -> Any:
