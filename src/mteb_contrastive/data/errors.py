@@ -16,7 +16,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 
-class DataError(ValueError):
+class InputError(ValueError):
+    """Bad input the user can fix -- a file, an option, a model name, an environment variable: the
+    message names it and the fix, in one line. ``mteb-contrastive`` and ``mteb run``
+    (:func:`mteb_contrastive.plugin.registration.is_input_error`) print it as one ``error:`` line
+    with exit status 2, never a traceback."""
+
+
+class DataError(InputError):
     """Bad input data: the message names the source (file or dataset), where in it, and the field.
 
     One convention for where (issue 20): the **1-based line number** of a text file (JSON Lines,

@@ -35,10 +35,10 @@ from typing import Any
 
 from mteb.models.model_implementations import MODEL_REGISTRY
 
-from mteb_contrastive import catalog, compat
+from mteb_contrastive import catalog, compat, config
 from mteb_contrastive.benchmarks.suites import benchmarks
 from mteb_contrastive.data.atomic import staged_writes
-from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.errors import InputError
 from mteb_contrastive.encoding.loading import apply_to_meta
 from mteb_contrastive.encoding.settings import split_model_name
 from mteb_contrastive.encoding.wrapper import EncodingModel
@@ -116,10 +116,11 @@ def register_models(metas: list[Any]) -> None:
 
 
 def is_input_error(exc: BaseException) -> bool:
-    """True for bad input that our code reports: a ``DataError``, or a ``ValueError`` /
-    ``FileNotFoundError`` raised inside ``mteb_contrastive`` (a bad model name, a missing data
-    folder). Other exceptions keep their traceback."""
-    if isinstance(exc, DataError):
+    """True for bad input that our code reports: an :class:`~mteb_contrastive.data.errors.InputError`
+    (a ``DataError``, a bad encoding option, a model name that is neither registered, nor a folder,
+    nor reachable on the Hub; wherever it is raised), or a ``ValueError`` / ``FileNotFoundError``
+    raised inside ``mteb_contrastive`` (a missing data folder). Other exceptions keep their traceback."""
+    if isinstance(exc, InputError):
         return True
     if not isinstance(exc, (ValueError, FileNotFoundError)):
         return False
@@ -134,8 +135,18 @@ def is_input_error(exc: BaseException) -> bool:
 # ---------------------------------------------------------------- the replacements (each calls mteb's original)
 
 
+#: how a model name that is meant as a path starts (a Hub name ``org/name`` does not)
+PATH_PREFIXES = ("./", "../", "/", "~", ".\\", "..\\")
+
+
+class ModelNameError(InputError):
+    """A model name that is neither registered with mteb, nor a local folder, nor found on the Hub."""
+
+
 def _with_local_folders(original: Any) -> Any:
-    """``mteb.get_model_meta`` that also takes a local folder, any ``rerank/...@<k>`` and ``::`` options."""
+    """``mteb.get_model_meta`` that also takes a local folder, any ``rerank/...@<k>`` and ``::`` options,
+    and says in one line (:class:`ModelNameError`) why a name is no model: a path that is not a folder,
+    or a name mteb does not know that the Hub cannot be asked about (offline) or does not have."""
 
     def get_model_meta(model_name: str, revision: str | None = None, *args: Any, **kwargs: Any) -> Any:
         options: dict[str, Any] = {}
@@ -143,9 +154,35 @@ def _with_local_folders(original: Any) -> Any:
             model_name, options = split_model_name(str(model_name))  # "<model>::max_seq_length=512,..."
         if isinstance(model_name, str) and is_model_folder(model_name):
             return apply_to_meta(local_model_meta(model_name), options, folder=model_name)
+        if isinstance(model_name, str) and (model_name.startswith(PATH_PREFIXES) or model_name in (".", "..")):
+            raise ModelNameError(
+                f"model {model_name!r}: no such folder; give the folder of a sentence-transformers model "
+                "(with modules.json or config.json) or a model name"
+            )
         if isinstance(model_name, str) and model_name.startswith("rerank/") and model_name not in MODEL_REGISTRY:
             return model_meta_for_name(model_name)  # any k, or one line naming the valid names
-        return apply_to_meta(original(model_name, revision, *args, **kwargs), options)
+        if not isinstance(model_name, str) or model_name in MODEL_REGISTRY:
+            return apply_to_meta(original(model_name, revision, *args, **kwargs), options)
+        try:
+            meta = original(model_name, revision, *args, **kwargs)
+        except (KeyError, InputError):
+            raise  # not looked up on the Hub: mteb's own "not found ... did you mean"
+        except Exception as exc:  # looking the name up on the Hub failed: offline, unreachable
+            if config.hub_offline():
+                why = "the HuggingFace Hub, where it would be looked up, is switched off here (HF_HUB_OFFLINE=1)"
+            else:
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                why = f"looking it up on the HuggingFace Hub failed ({type(exc).__name__}: {first})"
+            raise ModelNameError(
+                f"model {model_name!r}: not a model mteb knows, and {why}; give a registered name "
+                "(mteb.get_model_metas()), the folder of a local model (-m ./path), or a Hub model with the Hub on"
+            ) from None
+        if meta.loader is None and kwargs.get("fetch_from_hf"):  # mteb.get_model: it has no way to load it
+            raise ModelNameError(
+                f"model {model_name!r}: neither registered with mteb nor a sentence-transformers model on the "
+                "HuggingFace Hub, so mteb cannot load it; check the name, or give a local folder (-m ./path)"
+            )
+        return apply_to_meta(meta, options)
 
     get_model_meta.__doc__ = original.__doc__
     return get_model_meta
@@ -330,35 +367,50 @@ def _list_only_configured_tasks() -> None:
 
 
 def _check_data_before_model_in_mteb_cli() -> None:
-    """In the stock ``mteb run`` command: stop with our message before any model is loaded.
-
-    ``mteb run`` loads the model first and the task data last, so a missing folder ended in a
-    traceback after minutes of model loading. When this process is the ``mteb`` command, its
-    ``run`` is wrapped: each requested task of ours whose data is missing
-    (:func:`mteb_contrastive.catalog.missing_data`) is reported on stderr as
-    ``mteb: error: <message>`` (the format of every one-line error of the ``mteb`` command) and the
-    command exits with status 2.
-    """
+    """In the stock ``mteb run`` command: stop with our message before any model is loaded
+    (:func:`_tasks_checked_first`), when this process is the ``mteb`` command."""
     argv0 = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     if argv0 not in ("mteb", "__main__.py", "-m") or "run" not in sys.argv[1:2]:
         return
+    compat.patch(compat.MTEB_CLI_RUN, _tasks_checked_first, marker="_mteb_contrastive_data_check")
 
-    def make(original: Any) -> Any:
-        def run(args: Any) -> Any:
-            ours = {c.metadata.name for c in catalog.all_task_classes()}
-            reasons = []
-            for name in getattr(args, "tasks", None) or []:
-                cls = catalog.registered_task_class(name)
-                if name in ours and cls is not None:
-                    why = catalog.missing_data(cls)
-                    if why:
-                        reasons.append(why)
-            if reasons:
-                for why in reasons:
-                    print(f"mteb: error: {why}", file=sys.stderr)
-                raise SystemExit(2)
-            return original(args)
 
-        return run
+def _tasks_checked_first(original: Any) -> Any:
+    """``mteb run`` loads the model first and the task data last, so a missing folder ended in a
+    traceback after minutes of model loading, and an unknown task name in mteb's ``KeyError``. The
+    run checks every requested task first: a name mteb does not know
+    (:func:`mteb_contrastive.catalog.unknown_task`: a built folder's task name names the variable that
+    finds it) and a task of ours whose data is missing (:func:`mteb_contrastive.catalog.missing_data`)
+    are each reported on stderr as ``mteb: error: <message>`` (the format of every one-line error of
+    the ``mteb`` command) and the command exits with status 2."""
 
-    compat.patch(compat.MTEB_CLI_RUN, make, marker="_mteb_contrastive_data_check")
+    def run(args: Any) -> Any:
+        ours = {c.metadata.name for c in catalog.all_task_classes()}
+        reasons = []
+        for name in getattr(args, "tasks", None) or []:
+            cls = catalog.registered_task_class(name)
+            if cls is None and not _mteb_knows_task(name):
+                reasons.append(f"-t {name}: {catalog.unknown_task(name)}")
+            elif name in ours and cls is not None:
+                why = catalog.missing_data(cls)
+                if why:
+                    reasons.append(why)
+        if reasons:
+            for why in reasons:
+                print(f"mteb: error: {why}", file=sys.stderr)
+            raise SystemExit(2)
+        return original(args)
+
+    return run
+
+
+def _mteb_knows_task(name: str) -> bool:
+    """Whether ``mteb.get_task`` finds ``name`` (mteb also knows names that are not in its table, e.g.
+    tasks renamed since)."""
+    import mteb
+
+    try:
+        mteb.get_task(name)
+    except KeyError:
+        return False
+    return True
