@@ -305,9 +305,10 @@ class EncodingModel:
         if self._progress is None:
             from tqdm.auto import tqdm
 
-            self._progress = tqdm(total=0, desc="texts encoded", unit="text", disable=not show)
-        self._progress.total += n
-        self._progress.refresh()
+            self._progress = tqdm(total=n, desc="texts encoded", unit="text", disable=not show)
+        else:
+            self._progress.total += n
+            self._progress.refresh()
         return self._progress
 
     def _cuts(self, texts: list[str]) -> list[list[bool]] | None:
