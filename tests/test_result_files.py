@@ -190,3 +190,36 @@ def test_evaluate_and_report_treat_an_unreadable_result_as_missing(tmp_path, cap
         f"warning: {path}: unreadable result file (Unterminated string starting at: line 1 column 40 (char 39)); "
         "treated as missing: evaluated again",
     ]
+
+
+def test_the_report_reads_a_cut_prediction_file_as_missing(tmp_path, capsys):
+    from mteb_contrastive.report.reader import read_predictions
+
+    f = tmp_path / "1" / "T_predictions.json"
+    f.parent.mkdir()
+    f.write_text('{"default": {"test": {"per_item": {"values": [1, 0]}}}}')
+    assert read_predictions(tmp_path, "T", "default", "test", "1") == {"per_item": {"values": [1, 0]}}
+    f.write_text('{"default": {"te')
+    capsys.readouterr()
+    assert read_predictions(tmp_path, "T", "default", "test", "1") is None
+    assert capsys.readouterr().err.startswith(f"warning: {f}: unreadable result file (Unterminated string")
+
+
+def test_a_cut_prediction_file_is_written_anew_whole(tmp_path, capsys):
+    from mteb_contrastive.layout import prediction_subfolder
+
+    task = two_subset_task("PredTask")
+    model = counting_model(None)
+    folder = prediction_subfolder(tmp_path, "test/counting", "1")
+    compat.save_task_predictions(task, {"v": [1]}, model, tmp_path, hf_split="test", hf_subset="a")
+    f = folder / "PredTask_predictions.json"
+    assert json.loads(f.read_text())["a"]["test"] == {"v": [1]}
+    compat.save_task_predictions(task, {"v": [2]}, model, tmp_path, hf_split="test", hf_subset="b")
+    assert set(json.loads(f.read_text())) >= {"a", "b"}  # merged into the whole file
+    f.write_text('{"a": {"te')  # cut by a kill before files were written whole
+    capsys.readouterr()
+    compat.save_task_predictions(task, {"v": [3]}, model, tmp_path, hf_split="test", hf_subset="b")
+    assert capsys.readouterr().err.startswith(f"warning: {f}: unreadable result file (")
+    data = json.loads(f.read_text())
+    assert data["b"]["test"] == {"v": [3]} and "a" not in data  # the cut part is missing, the rest whole
+    assert sorted(p.name for p in folder.iterdir()) == ["PredTask_predictions.json"]  # no staging folder left

@@ -285,13 +285,17 @@ def read_predictions(
     kind: str = "predictions",
 ) -> Any:
     """The predictions mteb (or a protocol) stored for one subset/split (``kind``: see
-    :func:`predictions_file`); None when absent."""
+    :func:`predictions_file`); None when absent, or unreadable (cut by a kill: one warning line)."""
     if prediction_dir is None:
         return None
     f = predictions_file(prediction_dir, task, revision, kind)
     if not f.is_file():
         return None
-    data = json.loads(f.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(f.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        warn(unreadable_result(f, exc, "left out of the report as missing (rerun the model to recompute it)"))
+        return None
     return data.get(subset, {}).get(split)
 
 
