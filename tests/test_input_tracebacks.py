@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -42,8 +43,9 @@ def mteb_run_here(args: list[str], capsys, monkeypatch, env: dict[str, str] | No
         rc = 0
     except SystemExit as exc:
         rc = exc.code
-    err = [x for x in capsys.readouterr().err.replace("\r", "\n").splitlines() if x.strip() and "%|" not in x]
-    return rc, err
+    err = capsys.readouterr().err.replace("\r", "\n")
+    err = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", err)  # tqdm.write's cursor moves while a bar is open
+    return rc, [x for x in err.splitlines() if x.strip() and "%|" not in x]
 
 
 def cli(argv, capsys) -> tuple[int, list[str]]:

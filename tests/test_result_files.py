@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -23,6 +24,11 @@ from mteb_contrastive.data.atomic import staged_writes
 from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
 
 ROWS = [row("alpha beta", "gamma delta", "eps zeta"), row("gamma delta", "alpha beta", "eps zeta", qh="h2", ph="h1")]
+
+
+def stderr_lines(capsys) -> list[str]:
+    """Captured stderr lines, without the cursor moves tqdm.write adds while a progress bar is open."""
+    return [re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", x) for x in capsys.readouterr().err.splitlines() if x.strip()]
 
 
 def two_subset_task(name: str, fail_on: str | None = None):
@@ -87,7 +93,7 @@ def test_a_cut_result_file_is_evaluated_again_with_one_warning_line(tmp_path, ca
     path.write_text("")
     capsys.readouterr()
     res = _evaluate(counting_model(None), task, tmp_path)
-    err = [line for line in capsys.readouterr().err.splitlines() if "unreadable" in line]
+    err = [line for line in stderr_lines(capsys) if "unreadable" in line]
     assert err == [
         f"warning: {path}: unreadable result file (Expecting value: line 1 column 1 (char 0)); "
         "treated as missing: evaluated again"
@@ -183,7 +189,7 @@ def test_evaluate_and_report_treat_an_unreadable_result_as_missing(tmp_path, cap
     capsys.readouterr()
     assert read_results(tmp_path) == []
     assert cached_result(tmp_path, "test/counting", "1", "ReadBackTask", "1") is None
-    err = capsys.readouterr().err.splitlines()
+    err = stderr_lines(capsys)
     assert err == [
         f"warning: {path}: unreadable result file (Unterminated string starting at: line 1 column 40 (char 39)); "
         "left out of the report as missing (rerun the model to recompute it)",
@@ -202,7 +208,7 @@ def test_the_report_reads_a_cut_prediction_file_as_missing(tmp_path, capsys):
     f.write_text('{"default": {"te')
     capsys.readouterr()
     assert read_predictions(tmp_path, "T", "default", "test", "1") is None
-    assert capsys.readouterr().err.startswith(f"warning: {f}: unreadable result file (Unterminated string")
+    assert stderr_lines(capsys)[0].startswith(f"warning: {f}: unreadable result file (Unterminated string")
 
 
 def test_a_cut_prediction_file_is_written_anew_whole(tmp_path, capsys):
@@ -219,7 +225,7 @@ def test_a_cut_prediction_file_is_written_anew_whole(tmp_path, capsys):
     f.write_text('{"a": {"te')  # cut by a kill before files were written whole
     capsys.readouterr()
     compat.save_task_predictions(task, {"v": [3]}, model, tmp_path, hf_split="test", hf_subset="b")
-    assert capsys.readouterr().err.startswith(f"warning: {f}: unreadable result file (")
+    assert stderr_lines(capsys)[0].startswith(f"warning: {f}: unreadable result file (")
     data = json.loads(f.read_text())
     assert data["b"]["test"] == {"v": [3]} and "a" not in data  # the cut part is missing, the rest whole
     assert sorted(p.name for p in folder.iterdir()) == ["PredTask_predictions.json"]  # no staging folder left
