@@ -14,7 +14,9 @@ class CountingCore:
     """Whitespace tokenizer (one token per word), 2 special tokens, vector of a window of ids =
     ``[len(ids), sum(ids), 1, h1, h2]`` with h a hash of the ids (so distinct texts differ).
 
-    ``encoded_texts`` lists every text the truncating path encoded; ``windows`` every window.
+    ``encoded_texts`` lists every text the truncating path encoded; ``windows`` every window. The
+    truncating path applies ``normalize_embeddings`` and ``truncate_dim`` as sentence-transformers
+    does (unit vectors; the first dimensions) and takes any other keyword.
     """
 
     n_special = 2
@@ -37,13 +39,18 @@ class CountingCore:
         h = np.random.default_rng(abs(hash(tuple(ids))) % (2**32)).standard_normal(2)
         return np.asarray([len(ids), sum(ids), 1.0, *h], dtype=np.float32)
 
-    def encode(self, inputs, **kwargs):
+    def encode(self, inputs, *, normalize_embeddings=False, truncate_dim=None, **kwargs):
         texts = [t for b in inputs for t in b["text"]]
         self.encoded_texts.extend(texts)
         keep = self.max_seq_length - self.n_special
-        return (
+        emb = (
             np.stack([self.vec(ids[:keep]) for ids in self.token_ids(texts)]) if texts else np.zeros((0, 5), np.float32)
         )
+        if truncate_dim is not None:
+            emb = emb[:, :truncate_dim]
+        if normalize_embeddings:
+            emb = emb / np.linalg.norm(emb, axis=1, keepdims=True)
+        return emb
 
     def encode_windows(self, windows):
         self.windows.extend(list(w) for w in windows)

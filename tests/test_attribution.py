@@ -245,11 +245,11 @@ def test_questioned_by_field_and_composite_labels():
     with pytest.raises(DataError) as err:
         classify_rows(rows[:5], "c.jsonl")
     assert str(err.value) == (
-        "c.jsonl, row 4, field 'author': 'Hamilton or Madison' names 2 authors (Hamilton, Madison; candidates among "
+        "c.jsonl, record 5, field 'author': 'Hamilton or Madison' names 2 authors (Hamilton, Madison; candidates among "
         "them: Hamilton, Madison); a joint or disputed label is not a new author: pass --composite questioned to "
         "hold it out as a questioned text, or fix the label"
     )
-    with pytest.raises(DataError, match=r"row 3, field 'authors': 'Hamilton and Jay' names 2 authors"):
+    with pytest.raises(DataError, match=r"record 4, field 'authors': 'Hamilton and Jay' names 2 authors"):
         classify_rows(rows[:3] + rows[5:6], "c.jsonl")
 
 
@@ -273,14 +273,14 @@ def test_command_refuses_bad_input_in_one_line(tmp_path, capsys):
     corpus = _write(tmp_path / "c.jsonl", [*ROWS[:6], {"id": "j", "author": "A or B", "text": "alpha beta"}])
     base = ["build-attribution", str(corpus), "--name", "Toy", "--out", str(tmp_path / "o"), "--min-words", "1"]
     line = _cli_error([*base, "--language", "en"], capsys)
-    assert line.startswith(f"mteb-contrastive: error: {corpus}, row 6, field 'author': 'A or B' names 2 authors")
+    assert line.startswith(f"mteb-contrastive: error: {corpus}, line 7, field 'author': 'A or B' names 2 authors")
     assert not (tmp_path / "o" / "Toy").exists()  # nothing half-written
     assert "no row has a 'language' field; pass --language" in _cli_error(base, capsys)
     assert "--questioned-value needs --questioned-field" in _cli_error(
         [*base, "--language", "en", "--questioned-value", "x"], capsys
     )
     _write(corpus, [*ROWS[:6], {"id": "a1", "author": "A", "text": "again"}])
-    assert "row 6, field 'id': duplicate id 'a1' (first at row 0)" in _cli_error([*base, "--language", "en"], capsys)
+    assert "line 7, field 'id': duplicate id 'a1' (first at line 1)" in _cli_error([*base, "--language", "en"], capsys)
     _write(corpus, [{"id": "x", "author": "A", "text": "a b"}, {"id": "y", "author": "B", "text": "c d"}])
     assert "no candidate author has two known texts" in _cli_error([*base, "--language", "en"], capsys)
     assert "argument --name" in _cli_error([*base[:3], "my corpus", *base[4:], "--language", "en"], capsys)

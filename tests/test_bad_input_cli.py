@@ -53,7 +53,7 @@ def test_corpus_with_non_utf8_bytes(tmp_path, capsys):
     f.write_bytes(b'{"id": 1, "authors": ["A"], "text": "ok"}\n{"id": 2, "authors": ["A"], "text": "na\xefve"}\n')
     line = cli_exit(["build-triplets", str(f), "--name", "A", "--out", str(tmp_path / "o"), "--language", "en"], capsys)
     assert (
-        line.startswith(f"mteb-contrastive: error: {f}, row 1: not UTF-8 text (byte 39:")
+        line.startswith(f"mteb-contrastive: error: {f}, line 2: not UTF-8 text (byte 39:")
         and "re-encode the file as UTF-8" in line
     )
 
@@ -89,7 +89,7 @@ def test_repeated_qrels_row_through_the_cli(tmp_path, capsys):
     write_jsonl(tmp_path / "b" / "queries.jsonl", [{"_id": "q1", "text": "q"}])
     (tmp_path / "b" / "qrels" / "test.tsv").write_text("q1\td1\t1\nq1\td2\t1\nq1\td1\t0\n")
     line = cli_exit(["build-ir-triplets", str(tmp_path / "b"), "--name", "B", "--out", str(tmp_path / "o")], capsys)
-    assert "test.tsv, row 2, field 'score': query 'q1', document 'd1' already graded 1 at row 0, here 0" in line
+    assert "test.tsv, line 3, field 'score': query 'q1', document 'd1' already graded 1 at line 1, here 0" in line
 
 
 # --- options ---------------------------------------------------------------------------------------
@@ -369,12 +369,12 @@ def test_row_with_unknown_or_missing_language_is_named(tmp_path, capsys):
     rows = corpus_rows("fr")
     rows[2]["language"] = "klingon"
     f = write_jsonl(tmp_path / "c.jsonl", rows)
-    assert "c.jsonl, row 2, field 'language': unknown language code 'klingon'" in cli_exit(
+    assert "c.jsonl, line 3, field 'language': unknown language code 'klingon'" in cli_exit(
         ["build-triplets", str(f), "--name", "X", "--out", str(tmp_path / "o")], capsys
     )
     del rows[2]["language"]
     write_jsonl(f, rows)
-    assert "c.jsonl, row 2, field 'language': no language, while other rows have one (['fra-Latn'])" in cli_exit(
+    assert "c.jsonl, line 3, field 'language': no language, while other rows have one (['fra-Latn'])" in cli_exit(
         ["build-triplets", str(f), "--name", "X", "--out", str(tmp_path / "o")], capsys
     )
 

@@ -87,14 +87,14 @@ def write_jsonl(path, rows):
     [
         (
             [{"id": 1, "authors": ["A"], "text": "ok"}, {"id": 2, "authors": ["A"], "text": "  "}],
-            r"row 1, field 'text': empty",
+            r"line 2, field 'text': empty",
         ),
-        ([{"id": 1, "authors": [], "text": "ok"}], r"row 0, field 'authors': empty author set"),
+        ([{"id": 1, "authors": [], "text": "ok"}], r"line 1, field 'authors': empty author set"),
         (
             [{"id": 1, "authors": ["A"], "text": "a"}, {"id": 1, "authors": ["B"], "text": "b"}],
-            r"row 1, field 'id': duplicate id '1' \(first at row 0\)",
+            r"line 2, field 'id': duplicate id '1' \(first at line 1\)",
         ),
-        ([{"id": 1, "text": "a"}], r"row 0, field 'authors': missing field"),
+        ([{"id": 1, "text": "a"}], r"line 1, field 'authors': missing field"),
     ],
 )
 def test_bad_corpus_rows(tmp_path, rows, match):
@@ -107,7 +107,7 @@ def test_bad_corpus_rows(tmp_path, rows, match):
 def test_not_jsonl(tmp_path):
     f = tmp_path / "c.jsonl"
     f.write_text('{"id": 1, "authors": ["A"], "text": "a"}\nid,authors,text\n')
-    with pytest.raises(DataError, match=r"c.jsonl, row 1: not JSON Lines"):
+    with pytest.raises(DataError, match=r"c.jsonl, line 2: not JSON Lines"):
         read_corpus(f)
 
 

@@ -166,18 +166,20 @@ def test_bm25_pool_scores_match_mteb_bm25_search():
 
     docs = ["the red fox sleeps", "a blue whale swims", "the red horse runs fast", "green hills"]
     corpus = Dataset.from_list([{"id": f"c{i}", "text": t} for i, t in enumerate(docs)])
-    queries = Dataset.from_list([{"id": "q", "text": "red fox"}])
+    queries = Dataset.from_list([{"id": "q", "text": "red fox"}, {"id": "w", "text": "whale"}])
     task = mteb.get_task("QuoteRKJVNovelsEnglishRetrieval")  # an English text task's metadata
     kw = dict(task_metadata=task.metadata, hf_split="test", hf_subset="default", encode_kwargs={"batch_size": 4})
     m = mteb.get_model("mteb/baseline-bm25s")
     assert compat.is_mteb_bm25(m) and not compat.is_mteb_bm25(object())
     m.index(corpus, **kw)
-    res = m.search(queries, top_k=10, **kw)["q"]
-    pos, scores = compat.bm25_pool_scores(m, "red fox")
-    assert sorted(pos) == ["c0", "c1", "c2", "c3"] and scores.shape == (4,)
-    for cid, s in res.items():  # every returned score is the pool score of that document
-        assert scores[pos[cid]] == pytest.approx(s, rel=1e-5)
-    assert scores[pos["c0"]] > scores[pos["c2"]] > 0 == scores[pos["c1"]]  # both terms > one term > none
+    found = m.search(queries, top_k=10, **kw)
+    pos, scores = compat.bm25_pool_scores(m, ["red fox", "whale", "zebra"])  # one tokenisation for all queries
+    assert sorted(pos) == ["c0", "c1", "c2", "c3"] and scores.shape == (3, 4)
+    for k, q in enumerate(("q", "w")):
+        for cid, s in found[q].items():  # every returned score is the pool score of that document
+            assert scores[k, pos[cid]] == pytest.approx(s, rel=1e-5)
+    assert scores[0, pos["c0"]] > scores[0, pos["c2"]] > 0 == scores[0, pos["c1"]]  # both terms > one term > none
+    assert scores[1, pos["c1"]] > 0 and scores[2].tolist() == [0, 0, 0, 0]  # a term outside the index scores 0
 
 
 def _private_references(path, private_names):

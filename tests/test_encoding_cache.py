@@ -12,8 +12,11 @@ from pathlib import Path
 
 import mteb
 import numpy as np
+import pytest
 from encoding_fakes import counting_model
 from test_author_retrieval import make_task, row
+
+from mteb_contrastive.encoding import EncodingSettingsError, output_arguments
 
 # anchors P1 and Q are also candidates (each other's positive): 3 distinct texts in 2 triplets
 ROWS = [
@@ -67,6 +70,66 @@ def test_cache_key_has_model_identity_sequence_length_and_long_document_mode(tmp
     again = counting_model(tmp_path, long_document="mean", stride=1)
     evaluate(again, t)
     assert again.n_encoded == 0
+
+
+def _encode(model, texts, **kwargs):
+    task = make_task("triplet", ROWS, "EncArgs")
+    return model.encode(
+        [{"text": list(texts)}], task_metadata=task.metadata, hf_split="test", hf_subset="default", **kwargs
+    )
+
+
+TEXTS = ["alpha beta", "gamma delta", "eps zeta"]
+
+
+def test_a_run_without_normalize_embeddings_is_not_served_the_unit_vectors_of_a_run_with_it(tmp_path):
+    # issue 20: the first run stored unit vectors, the second (no normalize_embeddings) was served them
+    first = counting_model(tmp_path)
+    unit = _encode(first, TEXTS, normalize_embeddings=True)
+    assert np.linalg.norm(unit, axis=1) == pytest.approx([1, 1, 1])
+    second = counting_model(tmp_path)
+    plain = _encode(second, TEXTS)
+    assert second.n_encoded == 3
+    assert plain[:, 0].tolist() == [2, 2, 2] and plain[0, 1] == sum(map(ord, "alpha")) + sum(map(ord, "beta"))
+    third = counting_model(tmp_path)  # and each is served its own vectors afterwards
+    assert np.array_equal(_encode(third, TEXTS, normalize_embeddings=True), unit)
+    assert np.array_equal(_encode(third, TEXTS), plain) and third.n_encoded == 0
+
+
+@pytest.mark.parametrize(
+    "kwargs, dim",
+    [
+        ({"normalize_embeddings": True}, 5),  # a flag
+        ({"truncate_dim": 2}, 2),  # a number
+        ({"precision": "int8"}, 5),  # a string (mteb's own encode argument)
+        ({"my_model_option": [1, "x"]}, 5),  # an argument no one here knows of: in the key too
+    ],
+)
+def test_every_encode_argument_that_may_change_a_vector_is_in_the_cache_key(tmp_path, kwargs, dim):
+    _encode(counting_model(tmp_path), TEXTS)
+    other = counting_model(tmp_path)
+    emb = _encode(other, TEXTS, **kwargs)
+    assert other.n_encoded == 3 and emb.shape == (3, dim)
+    again = counting_model(tmp_path)
+    assert np.array_equal(_encode(again, TEXTS, **kwargs), emb) and again.n_encoded == 0
+
+
+def test_arguments_that_only_change_how_vectors_are_computed_share_the_cache(tmp_path):
+    _encode(counting_model(tmp_path), TEXTS)
+    again = counting_model(tmp_path)
+    _encode(again, TEXTS, batch_size=1, show_progress_bar=False, device="cpu", num_workers=0)
+    assert again.n_encoded == 0
+    assert output_arguments({"batch_size": 8, "normalize_embeddings": True}) == {"normalize_embeddings": True}
+
+
+def test_long_document_mode_applies_normalize_embeddings_and_refuses_what_it_cannot_apply(tmp_path):
+    model = counting_model(tmp_path, max_seq_length=4, long_document="mean")  # windows of 2 words
+    unit = _encode(model, ["1 2 3 4 5"], normalize_embeddings=True)
+    raw = _encode(model, ["1 2 3 4 5"])  # windows [1 2] [3 4] [5], weights 2, 2, 1
+    assert raw[0, :3].tolist() == pytest.approx([(2 * 2 + 2 * 2 + 1) / 5, (2 * 3 + 2 * 7 + 5) / 5, 1.0])
+    assert unit[0] == pytest.approx(raw[0] / np.linalg.norm(raw[0]))
+    with pytest.raises(EncodingSettingsError, match="encode argument\\(s\\) truncate_dim: long_document=mean"):
+        _encode(model, ["1 2 3 4 5"], truncate_dim=2)
 
 
 def test_cache_switch_off_writes_nothing(tmp_path):
@@ -144,3 +207,21 @@ def test_killed_writer_leaves_a_readable_cache(tmp_path):
     assert all(store.get_vector({"text": f"text {j}"}) is not None for j in range(n))
     store.add([{"text": "after the kill"}], np.ones((1, 3), np.float32))  # and still writable
     assert store.get_vector({"text": "after the kill"}).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_misses_are_encoded_in_chunks_that_move_the_texts_encoded_bar(capsys):
+    from mteb_contrastive.encoding.wrapper import PROGRESS_CHUNK
+
+    model = counting_model(None)
+    texts = [f"w{i} x{i % 7}" for i in range(PROGRESS_CHUNK + 44)]
+    calls = []
+    encode = model.core.encode
+    model.core.encode = lambda inputs, **kw: calls.append(len(inputs.dataset)) or encode(inputs, **kw)
+    emb = _encode(model, texts)
+    assert calls == [PROGRESS_CHUNK, 44]  # two calls of the model, in the order of the texts
+    assert np.array_equal(emb, np.stack([model.core.vec(ids) for ids in model.core.token_ids(texts)]))
+    bar = model._progress
+    assert (bar.n, bar.total, bar.desc) == (PROGRESS_CHUNK + 44, PROGRESS_CHUNK + 44, "texts encoded")
+    _encode(model, texts[:10] + ["one more"])  # one bar per model: its total grows with the misses
+    assert (bar.n, bar.total) == (PROGRESS_CHUNK + 45, PROGRESS_CHUNK + 45)
+    model.close()

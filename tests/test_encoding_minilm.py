@@ -11,7 +11,7 @@ import pytest
 from conftest import MINILM, bundled_minilm_path, run
 from test_author_retrieval import make_task, row
 
-from mteb_contrastive.encoding import EncodingModel, EncodingSettingsError, window_starts
+from mteb_contrastive.encoding import EncodingModel, EncodingSettingsError, window_spans, window_starts
 
 WORDS = "the cat sat on a mat and then it ran to the house of our old friend".split()  # one word piece each
 
@@ -43,11 +43,44 @@ def test_long_document_mean_equals_the_mean_of_the_windows_encoded_as_texts(long
     emb = _encode(long_model, [" ".join(words), " ".join(words[:10])])
     starts = window_starts(40, 14, 14)
     assert starts == [0, 14, 28]
-    expected = st.encode([" ".join(words[s : s + 14]) for s in starts]).mean(axis=0)
+    # weighted by tokens: 14, 14 and 12
+    expected = np.average(st.encode([" ".join(words[s : s + 14]) for s in starts]), axis=0, weights=[14, 14, 12])
     assert np.allclose(emb[0], expected, atol=1e-5)
     assert np.allclose(emb[1], st.encode(" ".join(words[:10])), atol=1e-5)  # fits: the model's own embedding
     s = long_model.encoding_scores("EncMiniLM", "test", "default")
     assert (s["encoding_tokens_max"], s["encoding_windows_mean"], s["encoding_over_limit_share"]) == (42, 2.0, 0.5)
+
+
+def test_one_full_window_plus_one_token_stays_close_to_the_full_window(long_model):
+    # issue 20: the unweighted mean of a 14-token window and a 1-token window had cosine 0.70 with the text itself
+    words = (WORDS * 3)[:15]
+    full, plus_one = _encode(long_model, [" ".join(words[:14]), " ".join(words)])
+    cos = float(full @ plus_one / np.linalg.norm(full) / np.linalg.norm(plus_one))
+    alone = long_model.model.encode(words[14])
+    unweighted = (full + alone) / 2
+    assert cos > 0.95 > float(full @ unweighted / np.linalg.norm(full) / np.linalg.norm(unweighted))
+
+
+def test_windows_of_a_real_tokenizer_start_on_grapheme_boundaries(long_model):
+    # MiniLM cuts Devanagari into word pieces क ##ि ##त ##ा: without the grapheme rule, windows 3 and 4
+    # started on a vowel sign (token 28 "##ि", token 42 "##त" after "##स्" ...); its uncased tokenizer strips
+    # NFD accents and reads Thai words as [UNK], so those scripts are checked in test_encoding_settings.py
+    from mteb_contrastive.data.text import grapheme_starts
+
+    text = "नमस्ते दुनिया किताब पढ़ता हूँ " * 3
+    core = long_model.core
+    enc = core.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    cuts = core.window_cuts([text])[0]
+    spans = window_spans(len(enc["input_ids"]), long_model.window, long_model.stride, cuts)
+    assert spans[0][0] == 0 and spans[-1][1] == len(enc["input_ids"])
+    starts = set(grapheme_starts(text))
+    plain = window_spans(len(enc["input_ids"]), long_model.window, long_model.stride)
+    assert [enc["offset_mapping"][a][0] in starts for a, _ in plain] == [True, True, False, False]
+    assert spans == [(0, 14), (14, 27), (27, 41), (41, 48)]
+    for a, _ in spans[1:]:
+        assert enc["offset_mapping"][a][0] in starts  # the window starts where a grapheme starts
+    emb = _encode(long_model, [text])
+    assert np.isfinite(emb).all() and emb.shape == (1, 384)
 
 
 def test_max_seq_length_beyond_the_position_limit_is_refused():

@@ -72,12 +72,12 @@ def test_pairs_join_rule_and_counts():
 
 
 def test_bad_label_and_empty_fields():
-    with pytest.raises(DataError, match=r"row 1, field 'author_label'"):
+    with pytest.raises(DataError, match=r"record 2, field 'author_label'"):
         pairs_to_triplets([PAIRS[0], dict(PAIRS[1], author_label=2)])
     good = pairs_to_triplets(PAIRS)[0]
-    with pytest.raises(DataError, match=r"src, row 1, field 'negative': empty"):
+    with pytest.raises(DataError, match=r"src, record 2, field 'negative': empty"):
         validate_triplets([good[0], dict(good[1], negative="   ")], "src")
-    with pytest.raises(DataError, match=r"row 0, field 'pos_authorids': empty author set"):
+    with pytest.raises(DataError, match=r"src, record 1, field 'pos_authorids': empty author set"):
         validate_triplets([dict(good[0], pos_authorids=[])], "src")
 
 

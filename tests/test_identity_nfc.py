@@ -55,7 +55,7 @@ def test_nfc_and_nfd_author_is_one_author_in_the_verification_builder():
 
 
 def test_nfc_and_nfd_duplicate_ids_are_one_id():
-    with pytest.raises(DataError, match=r"row 1, field 'id': duplicate id"):
+    with pytest.raises(DataError, match=r"documents, record 2, field 'id': duplicate id .* \(first at record 1\)"):
         validate_documents([{"id": f"{NFC}", "author": "A", "text": "x"}, {"id": f"{NFD}", "author": "B", "text": "y"}])
 
 
@@ -90,7 +90,7 @@ def test_non_utf8_corpus_is_one_line_naming_file_and_row(tmp_path):
         read_corpus(f)
     msg = str(e.value)
     assert (
-        msg.startswith(f"{f}, row 1: not UTF-8 text (byte 40:")
+        msg.startswith(f"{f}, line 2: not UTF-8 text (byte 40:")
         and "re-encode the file as UTF-8" in msg
         and "\n" not in msg
     )
@@ -124,7 +124,7 @@ def test_repeated_qrels_row_with_another_grade_is_rejected(tmp_path):
     q.write_text("query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t1\nq1\td1\t1\n", encoding="utf-8")
     with pytest.raises(
         DataError,
-        match=r"qrels\.tsv, row 3, field 'score': query 'q1', document 'd1' already graded 2 at row 1, here 1",
+        match=r"qrels\.tsv, line 4, field 'score': query 'q1', document 'd1' already graded 2 at line 2, here 1",
     ):
         read_qrels(q)
     q.write_text("q1\td1\t2\nq1\td1\t2\n", encoding="utf-8")  # an exact repeat is harmless

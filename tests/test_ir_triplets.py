@@ -144,9 +144,11 @@ def test_bad_input_duplicate_corpus_id(tmp_path):
     src = write_beir(
         tmp_path / "c", [{"_id": "1", "text": "x"}, {"_id": "1", "text": "y"}], [{"_id": "q", "text": "?"}], ["q\t1\t1"]
     )
-    with pytest.raises(DataError, match="duplicate corpus id '1'") as e:
+    with pytest.raises(
+        DataError, match=r"corpus.jsonl, line 2, field '_id': duplicate corpus id '1' \(first at line 1\)"
+    ) as e:
         read_beir_folder(src)
-    assert e.value.row == 1
+    assert e.value.line == 2
 
 
 def test_bad_input_empty_corpus(tmp_path):

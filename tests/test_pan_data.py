@@ -54,7 +54,7 @@ def test_ids_disagree(tmp_path):
     truth = _jsonl(tmp_path / "truth.jsonl", [_truth(0), _truth(2)])
     with pytest.raises(DataError, match="id 'p1' has no truth row") as e:
         read_pairs_with_truth(pairs, truth)
-    assert e.value.source == str(pairs) and e.value.row == 1 and e.value.field == "id"
+    assert e.value.source == str(pairs) and e.value.line == 2 and e.value.field == "id"
 
 
 def test_counts_disagree(tmp_path):
@@ -67,10 +67,10 @@ def test_counts_disagree(tmp_path):
 
 def test_empty_text(tmp_path):
     pairs = _jsonl(tmp_path / "pairs.jsonl", [_pair(0), _pair(1, b="   \n")])
-    with pytest.raises(DataError, match="text 1 of the pair is empty") as e:
+    with pytest.raises(DataError, match="text 2 of the pair is empty") as e:
         read_pairs(pairs)
-    assert (e.value.row, e.value.field) == (1, "pair")
-    assert str(pairs) in str(e.value) and "row 1" in str(e.value) and "'pair'" in str(e.value)
+    assert (e.value.line, e.value.field) == (2, "pair")
+    assert str(e.value).startswith(f"{pairs}, line 2, field 'pair': text 2 of the pair is empty")
 
 
 def test_pair_not_two_texts_and_duplicate_id(tmp_path):
@@ -78,13 +78,13 @@ def test_pair_not_two_texts_and_duplicate_id(tmp_path):
         read_pairs(_jsonl(tmp_path / "a.jsonl", [{"id": "x", "pair": ["only one"]}]))
     with pytest.raises(DataError, match="duplicate id 'p0'") as e:
         read_pairs(_jsonl(tmp_path / "b.jsonl", [_pair(0), _pair(0)]))
-    assert e.value.row == 1
+    assert e.value.line == 2 and "(first at line 1)" in str(e.value)
 
 
 def test_truth_same_must_be_boolean(tmp_path):
     with pytest.raises(DataError, match="true or false") as e:
         read_truth(_jsonl(tmp_path / "t.jsonl", [_truth(0), {"id": "p1", "same": "yes"}]))
-    assert (e.value.row, e.value.field) == (1, "same")
+    assert (e.value.line, e.value.field) == (2, "same")
 
 
 @pytest.mark.parametrize(
@@ -101,7 +101,7 @@ def test_bad_answer_values(tmp_path, line, match):
     path = _jsonl(tmp_path / "answers.jsonl", ['{"id": "p0", "value": 0.2}', line])
     with pytest.raises(DataError, match=match) as e:
         read_answers(path)
-    assert e.value.source == str(path) and e.value.row == 1 and e.value.field == "value"
+    assert e.value.source == str(path) and e.value.line == 2 and e.value.field == "value"
 
 
 def test_answers_integers_lists_and_missing_ids(tmp_path):
@@ -116,7 +116,7 @@ def test_answers_integers_lists_and_missing_ids(tmp_path):
 
 def test_bad_json_names_file_and_row(tmp_path):
     path = _jsonl(tmp_path / "answers.jsonl", ['{"id": "p0", "value": 0.2}', "{not json"])
-    with pytest.raises(DataError, match="row 1: not JSON Lines"):
+    with pytest.raises(DataError, match="answers.jsonl, line 2: not JSON Lines"):
         read_answers(path)
 
 
@@ -255,7 +255,7 @@ def test_builder_too_few_authors_is_a_clear_error_and_writes_nothing(tmp_path):
 def test_builder_bad_documents(tmp_path):
     docs = _synthetic_docs()
     docs[3]["text"] = "  "
-    with pytest.raises(DataError, match="row 3, field 'text'"):
+    with pytest.raises(DataError, match="Synth, record 4, field 'text'"):
         build_verification_dataset(docs, tmp_path, "Synth", chunk_words=40)
     with pytest.raises(ValueError, match="name"):
         build_verification_dataset(_synthetic_docs(), tmp_path, "bad name", chunk_words=40)
@@ -307,9 +307,9 @@ def test_cli_build_verification_and_its_errors(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"id": "x", "author": "a", "text": ""}) + "\n")
     assert main(["build-verification", "corpus", str(bad), "--name", "Bad", "--out", str(tmp_path / "out")]) == 2
-    assert f"error: {bad}, row 0, field 'text': missing or empty" in capsys.readouterr().err
+    assert f"error: {bad}, line 1, field 'text': missing or empty" in capsys.readouterr().err
     answers = tmp_path / "answers.jsonl"
     answers.write_text('{"id": "p0", "value": 2}\n')
     truth = _jsonl(tmp_path / "truth.jsonl", [_truth(0)])
     assert main(["pan-score", str(truth), str(answers)]) == 2
-    assert "row 0, field 'value': must be in [0, 1], got 2.0" in capsys.readouterr().err
+    assert "answers.jsonl, line 1, field 'value': must be in [0, 1], got 2.0" in capsys.readouterr().err

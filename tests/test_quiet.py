@@ -16,7 +16,10 @@ BIN = Path(sys.executable).parent
 
 
 @pytest.fixture
-def restore_loggers():
+def restore_loggers(monkeypatch):
+    import tqdm.std
+
+    monkeypatch.setattr(tqdm.std.tqdm, "__init__", tqdm.std.tqdm.__init__)  # quiet() also quiets the bars
     saved = {n: (logging.getLogger(n).level, list(logging.getLogger(n).filters)) for n in quiet.LIBRARY_LOGGERS}
     yield
     for n, (level, filters) in saved.items():
@@ -89,6 +92,9 @@ def test_mteb_run_under_evaluate_prints_no_bm25s_debug_lines(tmp_path):
     assert "Building index from IDs" not in calm.stdout + calm.stderr
     assert "DEBUG" not in calm.stdout + calm.stderr
     assert "Evaluating task SynthAuthorsAuthorRetrieval" in calm.stderr  # the progress bar stays
+    # bm25s' own bars (issue 20: 33 nested "Split strings" / "Stem Tokens" pairs in one `make run`)
+    assert "Split strings" in loud.stderr and "Stem Tokens" in loud.stderr
+    assert "Split strings" not in calm.stderr and "Stem Tokens" not in calm.stderr and "BM25S" not in calm.stderr
 
 
 def test_evaluate_environment_turns_datasets_bars_off_in_this_process(monkeypatch, tmp_path, capsys):
@@ -106,3 +112,28 @@ def test_evaluate_environment_turns_datasets_bars_off_in_this_process(monkeypatc
         assert "Creating parquet" not in capsys.readouterr().err
     finally:
         datasets.enable_progress_bars()
+
+
+def _bar_from(module: str):
+    """A tqdm bar opened by code of ``module`` that asks for it explicitly (as bm25s does)."""
+    namespace = {"__name__": module}
+    exec("from tqdm.auto import tqdm\ndef open_bar():\n    return tqdm(range(3), desc='x', disable=False)", namespace)
+    return namespace["open_bar"]()
+
+
+def test_quiet_progress_bars_keeps_the_phase_bars_only(monkeypatch):
+    import tqdm.std
+
+    monkeypatch.setattr(tqdm.std.tqdm, "__init__", tqdm.std.tqdm.__init__)  # restored after the test
+    assert not _bar_from("bm25s.tokenization").disable  # before: a library's bar shows
+    assert quiet.quiet_progress_bars() and not quiet.quiet_progress_bars()  # idempotent
+    for module, disabled in [
+        ("bm25s.tokenization", True),  # "Split strings", "Stem Tokens", although bm25s passes disable=False
+        ("transformers.utils.logging", True),  # "Loading weights"
+        ("mteb.evaluate", False),  # "Evaluating task <name>": the tasks phase
+        ("mteb_contrastive.encoding.wrapper", False),  # "texts encoded"
+        ("mteb_contrastive_hook", True),  # a prefix is not a package
+    ]:
+        bar = _bar_from(module)
+        assert bar.disable is disabled, module
+        bar.close()

@@ -85,3 +85,31 @@ def test_grapheme_starts_keep_combining_marks_with_their_base():
     assert grapheme_starts("สวัสดี") == [0, 1, 3, 4, 6]  # ส | วั | ส | ดี: Thai vowel marks stay on their consonant
     assert grapheme_starts("") == [0]
     assert grapheme_floor("สวัสดี", 2) == 1 and grapheme_floor("สวัสดี", 3) == 3 and grapheme_floor("สวัสดี", 99) == 6
+
+
+# issue 20: text is cut only between grapheme clusters (a base character keeps its combining marks)
+THAI = "กินข้าว"  # ก ิ น ข ้ า ว: the vowel ิ (above) and the tone mark ้ belong to the consonant before them
+DEVANAGARI = "किताब我们पढ़ता"  # क ि त ा ब: vowel signs; ढ़ = ढ + nukta (in a token that also holds Han)
+NFD = "我们cafe\u0301 re\u0301sume\u0301你好"  # é written e + combining acute
+
+
+def test_word_spans_keep_thai_devanagari_and_nfd_clusters_whole():
+    from mteb_contrastive.data.text import word_spans
+
+    assert [THAI[a:b] for a, b in word_spans(THAI)] == ["กิ", "น", "ข้", "า", "ว"]
+    assert [DEVANAGARI[a:b] for a, b in word_spans(DEVANAGARI)] == ["किताब", "我们", "पढ़ता"]
+    assert [NFD[a:b] for a, b in word_spans(NFD)] == ["我们", "cafe\u0301", "re\u0301sume\u0301", "你好"]
+
+
+def test_word_pieces_and_verification_chunks_never_split_a_cluster():
+    from mteb_contrastive.data.text import grapheme_starts, word_pieces
+    from mteb_contrastive.data.verification_builder import chunk_text
+
+    for text in (THAI, DEVANAGARI, NFD, THAI + " " + THAI):
+        pieces = word_pieces(text, words_only=True)
+        assert "".join(pieces) == text
+        cuts = [len("".join(pieces[:i])) for i in range(len(pieces) + 1)]
+        assert set(cuts) <= set(grapheme_starts(text))
+    assert chunk_text(THAI + " " + THAI, 3, 1) == ["กินข้", "าว กิ", "นข้า", "ว"]  # 3 clusters per chunk
+    assert chunk_text(DEVANAGARI + " हूँ", 2, 1) == ["किताब我们", "पढ़ता हूँ"]
+    assert chunk_text(NFD, 2, 1) == ["我们cafe\u0301", "re\u0301sume\u0301你好"]

@@ -337,7 +337,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path):
     bad.write_text('{"id": "1", "author": "a", "text": "x"}\n{"id": "2", "author": "a"}\n')
     res = run(["mteb-contrastive", "train", "--docs", f"corpus={bad}", "--out", str(tmp_path / "m")])
     assert res.returncode == 2 and "Traceback" not in res.stderr
-    assert f"error: {bad}, row 1, field 'text': missing or empty" in res.stderr
+    assert f"error: {bad}, line 2, field 'text': missing or empty" in res.stderr
 
 
 # ------------------------------------------------------------------------------------ the cross-encoder rival learns

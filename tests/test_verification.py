@@ -16,7 +16,7 @@ import pytest
 
 import mteb_contrastive  # noqa: F401  (registers the tasks)
 from mteb_contrastive.data.pan import read_answers, read_truth, write_pairs_and_truth
-from mteb_contrastive.metrics.calibration import CalibrationError, Calibrator
+from mteb_contrastive.metrics.calibration import Calibrator
 from mteb_contrastive.metrics.pan import evaluate_all
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -291,9 +291,14 @@ def test_pan_folder_as_argument(tmp_path, monkeypatch):
 
 
 def test_single_class_validation_stops_the_task(tmp_path, monkeypatch):
-    monkeypatch.setenv("MTEB_CONTRASTIVE_PAN21", str(_pan_folder(tmp_path / "one", one_class_validation=True)))
-    with pytest.raises(CalibrationError, match="validation split has only same-author pairs"):
-        _task("PAN21Verification").evaluate(LetterEncoder(), "test", encode_kwargs={"batch_size": 8})
+    folder = _pan_folder(tmp_path / "one", one_class_validation=True)
+    monkeypatch.setenv("MTEB_CONTRASTIVE_PAN21", str(folder))
+    from mteb_contrastive.data.errors import DataError
+
+    encoder = LetterEncoder()
+    with pytest.raises(DataError) as e:  # found when the data is loaded, before anything is encoded
+        _task("PAN21Verification").evaluate(encoder, "test", encode_kwargs={"batch_size": 8})
+    assert str(e.value).startswith(f"{folder / 'validation' / 'truth.jsonl'}: only same-author pairs (")
 
 
 def test_bad_pan_file_stops_the_task(tmp_path, monkeypatch):

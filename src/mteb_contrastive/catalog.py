@@ -11,7 +11,9 @@
   starting);
 * :func:`all_task_classes` -- both, in registration order;
 * :func:`missing_data` -- whether a task's data is here (its source's answer; path and
-  environment checks only).
+  environment checks only);
+* :func:`unknown_task` -- why a task name is not known here, in one line (a built folder's task
+  name names the variable that finds built folders).
 """
 
 from __future__ import annotations
@@ -53,6 +55,9 @@ from mteb_contrastive.sources.pan import folder_info, pan_folder_revision
 from mteb_contrastive.tasks import attribution, local, pan, paragraph_vector, quoter
 
 logger = logging.getLogger(__name__)
+
+#: the task name of a built folder: ``<name>`` + the suffix of its kind (author triplets: :data:`local.TASKS`)
+IR_SUFFIX, QUOTER_SUFFIX, VERIFICATION_SUFFIX = "IRTriplets", "QuoteRRetrieval", "Verification"
 
 
 def declared_task_classes() -> list[type]:
@@ -109,6 +114,31 @@ def missing_data(cls: type) -> str | None:
 def registered_task_class(name: str) -> type | None:
     """The class mteb's task table holds under ``name`` (None when unknown)."""
     return compat.task_table().get(name)
+
+
+def unknown_task(name: str) -> str:
+    """One line saying why ``name`` is not a task here and what to do (to follow ``-t <name>: ``).
+
+    A name that ends like the tasks of a built folder (:data:`BUILT_TASK_SUFFIXES`, e.g.
+    ``MyCorpusAuthorRetrieval``) names the variable that finds built folders, whether it is unset
+    or names folders that do not hold it (and the folders that could not be read); any other name
+    gets the closest known names.
+    """
+    import difflib
+
+    close = difflib.get_close_matches(name, list(compat.task_table()), n=2)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    suffix = next((s for s in BUILT_TASK_SUFFIXES if name.endswith(s) and len(name) > len(s)), None)
+    if suffix is None:
+        return f"no such task{hint} (mteb-contrastive tasks lists this extension's tasks)"
+    env, command = BUILT_TASK_SUFFIXES[suffix]
+    base = f"no such task: a task made by mteb-contrastive {command} is found through {env}"
+    value = config.env(env)
+    if not value:
+        return f"{base}, which is unset; set {env} to the --out folder of the build"
+    _, problems = scan_folders(env)
+    unreadable = "; unreadable: " + "; ".join(f"{f} ({why})" for f, why in problems) if problems else ""
+    return f"{base}, and no folder of {env}={value} makes it{unreadable}; add the --out folder of its build to {env}"
 
 
 # ---------------------------------------------------------------- folders
@@ -195,7 +225,7 @@ def _author_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
 
 
 def _verification_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
-    name = f"{info['name']}Verification"
+    name = f"{info['name']}{VERIFICATION_SUFFIX}"
     desc = info.get("description") or f"Authorship verification pairs built from {info.get('source', folder)}"
     metadata = TaskMetadata(
         name=name,
@@ -210,7 +240,7 @@ def _verification_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
 
 
 def _ir_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
-    name = f"{info['name']}IRTriplets"
+    name = f"{info['name']}{IR_SUFFIX}"
     metadata = paragraph_vector.CranfieldIRTriplets.metadata.model_copy(
         update=dict(
             name=name,
@@ -228,7 +258,7 @@ def _ir_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
 
 
 def _quoter_tasks(folder: Path, info: dict[str, Any]) -> list[type]:
-    name = f"{info['name']}QuoteRRetrieval"
+    name = f"{info['name']}{QUOTER_SUFFIX}"
     if info["split"] == "shuffled":
         rule = (
             f"split {info['proportions'][0]:g}/{info['proportions'][1]:g} cut after "
@@ -300,6 +330,14 @@ def _make(
         name, (source, protocol), {"metadata": metadata, "folder": folder, "info": info, "__module__": module, **attrs}
     )
 
+
+#: the end of the task names of a built folder, by the variable that finds such folders and the command that builds one
+BUILT_TASK_SUFFIXES: dict[str, tuple[str, str]] = {
+    **{suffix: (config.DATASETS_ENV, "build-triplets") for suffix in local.TASKS},
+    IR_SUFFIX: (config.DATASETS_ENV, "build-ir-triplets"),
+    QUOTER_SUFFIX: (config.DATASETS_ENV, "build-quoter"),
+    VERIFICATION_SUFFIX: (config.VERIFICATION_ENV, "build-verification"),
+}
 
 #: ``kind`` of a dataset folder's ``mteb_contrastive.json`` -> the factory of its task classes
 #: (verification folders, named by their own variable, always make ``<name>Verification``)

@@ -18,7 +18,8 @@ Wrapped:
   (mteb's accuracy/F1/precision/recall/AP of one score list: pair scores without vectors);
 * the block at the end of the file: the functions mteb's code calls by module-global lookup that
   the project replaces (:func:`patch`: result cache check, task evaluation, benchmark registry,
-  prediction paths, ``mteb run``), and accessors of private attributes (task table, BM25 tokenizer).
+  prediction paths, ``mteb run``, the result cache's writes and reads), and accessors of private
+  attributes (task table, BM25 tokenizer).
 """
 
 from __future__ import annotations
@@ -195,6 +196,11 @@ EVALUATE_TASK = "mteb.evaluate:_evaluate_task"
 BUILD_BENCHMARK_REGISTRY = "mteb.benchmarks.get_benchmark:_build_registry"
 SAVE_TASK_PREDICTIONS = "mteb.abstasks.abstask:AbsTask._save_task_predictions"
 MTEB_CLI_RUN = "mteb.cli.build_cli:run"  # public name, but mteb's CLI looks it up when parsing
+#: public methods of mteb's result cache that write and read the result files (``<task>.json``,
+#: ``model_meta.json``, ``run_settings.jsonl``); replaced to write them atomically and to read a
+#: cut file as missing
+SAVE_RESULT = "mteb.cache.result_cache:ResultCache.save_to_cache"
+LOAD_RESULT = "mteb.cache.result_cache:ResultCache.load_task_result"
 GET_MODEL_META = (
     "mteb.models.get_model_meta:get_model_meta"  # public name, but mteb.get_model looks it up in its module
 )
@@ -205,6 +211,14 @@ EXPECTED.update(
         EVALUATE_TASK: ("model", "task"),
         BUILD_BENCHMARK_REGISTRY: (),
         MTEB_CLI_RUN: ("args",),
+        SAVE_RESULT: ("self", "task_result", "model_name", "model_revision", "encode_kwargs"),
+        LOAD_RESULT: ("self", "task_name", "model_name", "model_revision", "raise_if_not_found"),
+        "mteb.cache.result_cache:ResultCache.get_task_result_path": (
+            "self",
+            "task_name",
+            "model_name",
+            "model_revision",
+        ),
         GET_MODEL_META: ("model_name", "revision"),
         "mteb._evaluators.retrieval_metrics:calculate_retrieval_scores": ("results", "qrels", "k_values"),
         "mteb._evaluators.retrieval_metrics:make_score_dict": (
@@ -350,14 +364,15 @@ def is_mteb_bm25(model: Any) -> bool:
     return isinstance(model, BM25Search)
 
 
-def bm25_pool_scores(model: Any, text: str) -> tuple[dict[str, int], Any]:
-    """The score of every indexed document for query ``text`` under mteb's indexed ``BM25Search``.
+def bm25_pool_scores(model: Any, texts: list[str]) -> tuple[dict[str, int], Any]:
+    """The score of every indexed document for each query of ``texts`` under mteb's indexed ``BM25Search``.
 
-    Tokenised with the tokenizer ``BM25Search.index`` fitted (private ``_tokenizer``), scored by
+    Tokenised in one call (one tokenisation pass for all queries, not one per query) with the
+    tokenizer ``BM25Search.index`` fitted (private ``_tokenizer``), scored by
     ``bm25s.BM25.get_scores`` (terms outside the index vocabulary dropped, as bm25s' retrieve does).
 
     Returns:
-        (document id -> position, (n_docs,) float32 scores in index order).
+        (document id -> position, (len(texts), n_docs) float32 scores in index order).
     Raises:
         RuntimeError: mteb changed the private attribute.
     """
@@ -365,11 +380,16 @@ def bm25_pool_scores(model: Any, text: str) -> tuple[dict[str, int], Any]:
 
     _, name = check_attribute("mteb.models.model_implementations.bm25:BM25Search._tokenizer", model)
     pos = {cid: i for i, cid in model.corpus_idx_to_id.items()}
-    tok = getattr(model, name).transform([text])
+    out = np.zeros((len(texts), len(pos)), dtype=np.float32)
+    if not texts:
+        return pos, out
+    tok = getattr(model, name).transform(list(texts))
     inv = {i: t for t, i in tok.vocab.items()}
-    strings = [t for t in (inv[i] for i in tok.ids[0]) if t in model.retriever.vocab_dict]
-    scores = model.retriever.get_scores(strings) if strings else np.zeros(len(pos), dtype=np.float32)
-    return pos, scores
+    for k, ids in enumerate(tok.ids):
+        strings = [t for t in (inv[i] for i in ids) if t in model.retriever.vocab_dict]
+        if strings:
+            out[k] = model.retriever.get_scores(strings)
+    return pos, out
 
 
 def wrap_get_model_meta(make: Any) -> bool:
@@ -386,10 +406,27 @@ def wrap_get_model_meta(make: Any) -> bool:
     return installed
 
 
+class _CacheWithHook:
+    """The result cache :data:`EVALUATE_TASK` is given, with ``hook(result)`` run before each of its
+    ``save_to_cache`` calls (the intermediate results it saves after every subset)."""
+
+    def __init__(self, cache: Any, hook: Any) -> None:
+        self._cache, self._hook = cache, hook
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cache, name)
+
+    def save_to_cache(self, task_result: Any, *args: Any, **kwargs: Any) -> Any:
+        self._hook(task_result)
+        return self._cache.save_to_cache(task_result, *args, **kwargs)
+
+
 def wrap_task_evaluation(before: Any, after: Any) -> bool:
     """Call ``before(model, task)`` ahead of and ``after(model, task, result)`` behind every run of
     mteb's private :data:`EVALUATE_TASK` (the one function that runs one task for one model and
-    builds its ``TaskResult``), once (see :func:`patch`).
+    builds its ``TaskResult``), once (see :func:`patch`). ``after`` also runs on each intermediate
+    result that function saves to its ``cache`` after a subset: a run killed and resumed then finds
+    in the saved file what ``after`` adds (the ``encoding_*`` statistics of the subsets done).
 
     Returns:
         True when installed now, False when already installed.
@@ -400,6 +437,8 @@ def wrap_task_evaluation(before: Any, after: Any) -> bool:
             model = kwargs.get("model", args[0] if args else None)
             task = kwargs.get("task", args[1] if len(args) > 1 else None)
             before(model, task)
+            if kwargs.get("cache") is not None:
+                kwargs["cache"] = _CacheWithHook(kwargs["cache"], lambda result: after(model, task, result))
             result = original(*args, **kwargs)
             after(model, task, result)
             return result
@@ -407,3 +446,12 @@ def wrap_task_evaluation(before: Any, after: Any) -> bool:
         return evaluate_task
 
     return patch(EVALUATE_TASK, make)
+
+
+def task_result_path(cache: Any, task_name: str, model_name: Any, model_revision: str | None = None) -> Any:
+    """The path of ``task_name``'s result file in mteb's result ``cache`` (``model_name``: a ``ModelMeta``,
+    or a name with ``model_revision``)."""
+    fn = check("mteb.cache.result_cache:ResultCache.get_task_result_path")
+    if model_revision is None:
+        return fn(cache, task_name, model_name)
+    return fn(cache, task_name, model_name, model_revision)

@@ -70,7 +70,8 @@ def predictions_file(
         return d / str(revision) / name
     if (d / name).is_file():
         return d / name
-    found = sorted(d.glob(f"*/{name}"), key=lambda f: f.stat().st_mtime)
+    found = [f for f in d.glob(f"*/{name}") if not f.parent.name.startswith(".")]  # not a save in progress
+    found.sort(key=lambda f: f.stat().st_mtime)
     return found[-1] if found else d / name
 
 

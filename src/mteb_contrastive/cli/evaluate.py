@@ -53,13 +53,17 @@ def is_search_only(meta) -> bool:
 def cached_result(
     results: Path, model_name: str, model_revision: str | None, task: str, dataset_revision: str | None
 ) -> Path | None:
-    """The result file of (model, task) when it exists with the task's current dataset revision."""
+    """The result file of (model, task) when it exists with the task's current dataset revision; a file
+    that cannot be read (cut by a kill) is missing: one warning line, and the task is run again."""
+    from mteb_contrastive.report.reader import unreadable_result, warn
+
     f = result_file(results, model_name, model_revision, task)
     if not f.is_file():
         return None
     try:
         stored = json.loads(f.read_text(encoding="utf-8")).get("dataset_revision")
-    except ValueError:
+    except ValueError as exc:  # JSON or decoding error
+        warn(unreadable_result(f, exc, "treated as missing: evaluated again"))
         return None
     return f if stored == dataset_revision else None
 
@@ -109,15 +113,16 @@ def run_evaluation(
         ValueError: a ``device`` :func:`mteb_run_device` does not accept, or a GPU asked for where
             torch sees none.
 
-    Unless ``verbose``, library loggers are quiet here and in each ``mteb run``
-    (:mod:`mteb_contrastive.plugin.quiet`) and ``mteb run`` gets ``-v 1`` (mteb's warnings only); with
-    ``verbose``, libraries log as they are set up and ``mteb run`` gets ``-v 2`` (mteb's INFO lines).
+    Unless ``verbose``, library loggers and the libraries' own progress bars are quiet here and in each
+    ``mteb run`` (:mod:`mteb_contrastive.plugin.quiet`: one bar per phase -- building, the tasks of a
+    run, the texts encoded) and ``mteb run`` gets ``-v 1`` (mteb's warnings only); with ``verbose``,
+    libraries log and show their bars as they are set up and ``mteb run`` gets ``-v 2`` (mteb's INFO lines).
     """
     import mteb  # first: the task modules below import mteb, whose import registers them
 
     from mteb_contrastive.benchmarks.plan import plan
     from mteb_contrastive.catalog import all_task_classes, registered_task_class
-    from mteb_contrastive.plugin.quiet import apply_environment, quiet_libraries
+    from mteb_contrastive.plugin.quiet import apply_environment, quiet
     from mteb_contrastive.plugin.registration import register_tasks
     from mteb_contrastive.report import environment
 
@@ -143,7 +148,7 @@ def run_evaluation(
     if not hub:
         env_updates["HF_HUB_OFFLINE"] = "1"
     if not verbose:
-        quiet_libraries()
+        quiet()
         env_updates[config.QUIET_ENV] = "1"
     os.environ[config.SHARED_ENV] = str(shared)  # the sources below look for the shared files there
     benches = plan(out, shared, suite, hub=hub)  # before the update: only the user's folders are "user folders"
@@ -336,11 +341,12 @@ def add_parser(sub) -> None:
         ),
     )
     e.add_argument(
+        "-v",
         "--verbose",
         action="store_true",
         help=(
-            "let libraries log DEBUG/INFO lines and mteb run log INFO "
-            "(default: off: progress bars, warnings and errors only)"
+            "let libraries log DEBUG/INFO lines and show their own progress bars, and mteb run log INFO "
+            "(default: off: one progress bar per phase, warnings and errors only)"
         ),
     )
 

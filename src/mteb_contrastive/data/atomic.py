@@ -7,7 +7,7 @@ import glob
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 
@@ -97,3 +97,36 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
     os.replace(tmp, path)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def staged_writes(root: str | os.PathLike, carry: Iterable[str | os.PathLike] = ()) -> Iterator[Path]:
+    """Yield a staging folder standing for ``root``: whatever is written under it then replaces the
+    file of the same relative path under ``root``, one ``os.replace`` per file, so each file appears
+    whole (the new one or the old one, never a cut one) -- for a writer that is not ours (mteb's
+    result cache and prediction files) and writes in place.
+
+    Args:
+        root: the folder the writer means to write into (created).
+        carry: files under ``root`` the writer reads and merges into (copied into the stage first).
+
+    The stage is ``<root>/.staged.<pid>.<random>.tmp``; one left by a killed process is removed by
+    the next call (:func:`remove_stale_temporaries`). On an exception nothing is moved.
+    """
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(root / "staged")
+    stage = Path(tempfile.mkdtemp(dir=root, prefix=f".staged.{os.getpid()}.", suffix=".tmp"))
+    try:
+        for f in map(Path, carry):
+            if f.is_file():
+                target = stage / f.relative_to(root)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(f, target)
+        yield stage
+        for f in sorted(p for p in stage.rglob("*") if p.is_file()):
+            target = root / f.relative_to(stage)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(f, target)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)

@@ -45,7 +45,7 @@ from typing import Any
 
 from mteb_contrastive.data.atomic import atomic_folder
 from mteb_contrastive.data.corpus import iter_jsonl
-from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.errors import DataError, LineRows, position, where
 from mteb_contrastive.data.languages import languages_from_rows, resolve_languages, stated_fallback
 from mteb_contrastive.data.verification_builder import chunk_text
 from mteb_contrastive.identity import fingerprint, nfc
@@ -69,21 +69,21 @@ def label_parts(label: str) -> list[str]:
     return [p.strip() for p in _SEPARATORS.split(label) if p.strip()]
 
 
-def _author_label(row: dict[str, Any], i: int, source: object) -> tuple[str | None, list[str]]:
+def _author_label(row: dict[str, Any], pos: dict[str, int], source: object) -> tuple[str | None, list[str]]:
     """(the row's author label or None when missing, the names it lists when it is a list)."""
     if "authors" in row and row.get("author") in (None, ""):
         authors = row["authors"]
         if authors is None:
             return None, []
         if not isinstance(authors, list) or not all(isinstance(a, (str, int)) for a in authors):
-            raise DataError(source, "expected a list of author names", row=i, field="authors")
+            raise DataError(source, "expected a list of author names", **pos, field="authors")
         names = [nfc(str(a).strip()) for a in authors if str(a).strip()]
         return (" and ".join(names) if names else None), names
     author = row.get("author")
     if author is None or (isinstance(author, str) and not author.strip()):
         return None, []
     if not isinstance(author, (str, int)) or isinstance(author, bool):
-        raise DataError(source, f"expected an author name, got {type(author).__name__}", row=i, field="author")
+        raise DataError(source, f"expected an author name, got {type(author).__name__}", **pos, field="author")
     return nfc(str(author).strip()), []
 
 
@@ -113,15 +113,17 @@ def classify_rows(
     for i, row in enumerate(rows):
         v = row.get("id")
         if not isinstance(v, (str, int)) or isinstance(v, bool) or not str(v).strip():
-            raise DataError(source, "missing or empty", row=i, field="id")
+            raise DataError(source, "missing or empty", **position(rows, i), field="id")
         did = nfc(str(v))
         if did in seen:
-            raise DataError(source, f"duplicate id {did!r} (first at row {seen[did]})", row=i, field="id")
+            raise DataError(
+                source, f"duplicate id {did!r} (first at {where(rows, seen[did])})", **position(rows, i), field="id"
+            )
         seen[did] = i
         text = row.get("text")
         if not isinstance(text, str) or not text.strip():
-            raise DataError(source, "missing or empty", row=i, field="text")
-        label, names = _author_label(row, i, source)
+            raise DataError(source, "missing or empty", **position(rows, i), field="text")
+        label, names = _author_label(row, position(rows, i), source)
         flagged = None
         if questioned_field and row.get(questioned_field) is not None:
             value = row.get(questioned_field)
@@ -154,7 +156,7 @@ def classify_rows(
                         f"{label!r} names {len(parts)} authors ({', '.join(parts)}; candidates among them: "
                         f"{', '.join(known) or 'none'}); a joint or disputed label is not a new author: "
                         "pass --composite questioned to hold it out as a questioned text, or fix the label",
-                        row=i,
+                        **position(rows, i),
                         field=field,
                     )
                 role, author, note = QUESTIONED, None, label
@@ -187,10 +189,15 @@ def sample_indices(n_chunks: int, k: int) -> list[int]:
 def read_attribution_corpus(path: str | os.PathLike) -> list[dict[str, Any]]:
     """The rows of a JSONL corpus (``.jsonl`` / ``.jsonl.gz``) as they are (classified by :func:`classify_rows`).
 
+    Returns:
+        the rows as :class:`~mteb_contrastive.data.errors.LineRows` (each row's 1-based line kept for
+        the errors of later checks).
+
     Raises:
-        DataError: missing file, not UTF-8, not JSON Lines (names the row).
+        DataError: missing file, not UTF-8, not JSON Lines (names the line).
     """
-    return [obj for _, obj in iter_jsonl(path)]
+    pairs = list(iter_jsonl(path))
+    return LineRows([obj for _, obj in pairs], [n for n, _ in pairs])
 
 
 def build_attribution_dataset(
@@ -323,9 +330,9 @@ def load_texts(folder: str | os.PathLike) -> list[dict[str, Any]]:
     for i, obj in iter_jsonl(path):
         for f in ("id", "role", "chunks"):
             if f not in obj:
-                raise DataError(path, "missing", row=i, field=f)
+                raise DataError(path, "missing", line=i, field=f)
         if obj["role"] not in (KNOWN, QUESTIONED) or (obj["role"] == KNOWN and not obj.get("author")):
-            raise DataError(path, "role must be 'known' (with an author) or 'questioned'", row=i, field="role")
+            raise DataError(path, "role must be 'known' (with an author) or 'questioned'", line=i, field="role")
         out.append(obj)
     return out
 

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.data.errors import DataError, not_utf8, reading
+from mteb_contrastive.data.errors import DataError, LineRows, not_utf8, reading
 from mteb_contrastive.identity import nfc
 
 #: Abbreviations after which a sentence break is undone -- ``MERGE_TRIGGERS`` of the
@@ -61,54 +61,55 @@ def open_text(path: str | os.PathLike):
 
 
 def iter_jsonl(path: str | os.PathLike, *, what: str = "file"):
-    """Yield (row index, object) from a JSONL file (``.jsonl`` or ``.jsonl.gz``), 0-based rows.
+    """Yield (line number, object) from a JSONL file (``.jsonl`` or ``.jsonl.gz``): the 1-based
+    number of the line the object is on (blank lines are skipped and still counted).
 
-    Lines are decoded one by one, so a non-UTF-8 byte is reported with its row.
+    Lines are decoded one by one, so a non-UTF-8 byte is reported with its line.
 
     Raises:
-        DataError: missing file, not UTF-8 (names the row), truncated gzip, a line that is not a
-            JSON object (names file and row).
+        DataError: missing file, not UTF-8 (names the line), truncated gzip, a line that is not a
+            JSON object (names file and line).
     """
     path = Path(path)
     with reading(path, what=what):
         fh = gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
         with fh:
-            for i, raw in enumerate(fh):
+            for n, raw in enumerate(fh, start=1):
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    raise not_utf8(path, exc, row=i) from None
+                    raise not_utf8(path, exc, line=n) from None
                 if not line.strip():
                     continue
                 try:
                     obj = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise DataError(path, f"not JSON Lines: {exc.msg}", row=i) from None
+                    raise DataError(path, f"not JSON Lines: {exc.msg}", line=n) from None
                 if not isinstance(obj, dict):
-                    raise DataError(path, f"expected a JSON object, got {type(obj).__name__}", row=i)
-                yield i, obj
+                    raise DataError(path, f"expected a JSON object, got {type(obj).__name__}", line=n)
+                yield n, obj
 
 
-def validate_corpus_row(obj: dict[str, Any], source: object, row: int) -> dict[str, Any]:
-    """Check and normalise one corpus row (see module docstring).
+def validate_corpus_row(obj: dict[str, Any], source: object, line: int) -> dict[str, Any]:
+    """Check and normalise one corpus row (see module docstring); ``line``: its 1-based line number.
 
     Raises:
         DataError: missing field, empty text, empty or malformed author list.
     """
     for f in ("id", "authors", "text"):
         if f not in obj:
-            raise DataError(source, "missing field", row=row, field=f)
+            raise DataError(source, "missing field", line=line, field=f)
     text = obj["text"]
     if not isinstance(text, str) or not text.strip():
-        raise DataError(source, "empty or whitespace-only text", row=row, field="text")
+        raise DataError(source, "empty or whitespace-only text", line=line, field="text")
     authors = obj["authors"]
     if not isinstance(authors, list) or not all(isinstance(a, str) and a.strip() for a in authors):
-        raise DataError(source, "authors must be a list of non-empty strings", row=row, field="authors")
+        raise DataError(source, "authors must be a list of non-empty strings", line=line, field="authors")
     if not authors:
-        raise DataError(source, "empty author set", row=row, field="authors")
+        raise DataError(source, "empty author set", line=line, field="authors")
     domains = obj.get("domains") or []
     if not isinstance(domains, list):
-        raise DataError(source, "domains must be a list", row=row, field="domains")
+        raise DataError(source, "domains must be a list", line=line, field="domains")
     return {
         "id": nfc(str(obj["id"])),  # identity fields in NFC (see mteb_contrastive.identity)
         "authors": [nfc(a.strip()) for a in authors],
@@ -122,16 +123,21 @@ def validate_corpus_row(obj: dict[str, Any], source: object, row: int) -> dict[s
 def read_corpus(path: str | os.PathLike) -> list[dict[str, Any]]:
     """Read and validate an author-labelled JSONL corpus (``.jsonl`` or ``.jsonl.gz``).
 
+    Returns:
+        the rows, as :class:`~mteb_contrastive.data.errors.LineRows` (their line numbers kept for
+        later checks such as :func:`~mteb_contrastive.data.languages.languages_from_rows`).
+
     Raises:
-        DataError: bad JSON, bad row, or a duplicate ``id`` (names both rows).
+        DataError: bad JSON, bad row, or a duplicate ``id`` (names both lines).
     """
-    rows, seen = [], {}
-    for i, obj in iter_jsonl(path):
-        row = validate_corpus_row(obj, path, i)
+    rows, seen = LineRows(), {}
+    for n, obj in iter_jsonl(path):
+        row = validate_corpus_row(obj, path, n)
         if row["id"] in seen:
-            raise DataError(path, f"duplicate id {row['id']!r} (first at row {seen[row['id']]})", row=i, field="id")
-        seen[row["id"]] = i
+            raise DataError(path, f"duplicate id {row['id']!r} (first at line {seen[row['id']]})", line=n, field="id")
+        seen[row["id"]] = n
         rows.append(row)
+        rows.lines.append(n)
     if not rows:
         raise DataError(path, "empty corpus")
     return rows

@@ -20,15 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data import verification_builder as vb
-from mteb_contrastive.data.errors import DataError
-from mteb_contrastive.data.pan import load_split
+from mteb_contrastive.data.errors import DataError, LineRows
+from mteb_contrastive.data.pan import load_split, read_truth
 from mteb_contrastive.data.taln import taln_corpus
 
 
 def taln_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
     """The TALN papers' French full-text bodies, author = first author."""
     rows, _ = taln_corpus(path, "fulltext-fr")
-    return vb.validate_documents([{"id": r["id"], "author": r["authors"][0], "text": r["text"]} for r in rows], path)
+    docs = LineRows(({"id": r["id"], "author": r["authors"][0], "text": r["text"]} for r in rows), rows.lines)
+    return vb.validate_documents(docs, path)
 
 
 def documents_from_pan_folder(folder: str | os.PathLike, split: str = "train") -> list[dict[str, Any]]:
@@ -40,16 +41,19 @@ def documents_from_pan_folder(folder: str | os.PathLike, split: str = "train") -
     """
     rows = load_split(folder, split)
     truth = Path(folder) / split / "truth.jsonl"
+    truth_rows = read_truth(truth)
+    truth_line = dict(zip((r["id"] for r in truth_rows), truth_rows.lines))  # the errors name the truth file's line
     docs: dict[str, dict[str, Any]] = {}
-    for i, r in enumerate(rows):
+    for r in rows:
         authors = r.get("authors")
+        line = truth_line[r["id"]]
         if not isinstance(authors, list) or len(authors) != 2:
-            raise DataError(truth, 'needs the two authors of the pair ("authors": [a, b])', row=i, field="authors")
+            raise DataError(truth, 'needs the two authors of the pair ("authors": [a, b])', line=line, field="authors")
         for text, author, fandom in zip(r["pair"], authors, r.get("fandoms") or ["", ""]):
             old = docs.get(text)
             if old is not None and old["author"] != str(author):
                 raise DataError(
-                    truth, f"the same text is labelled {old['author']!r} and {author!r}", row=i, field="authors"
+                    truth, f"the same text is labelled {old['author']!r} and {author!r}", line=line, field="authors"
                 )
             docs.setdefault(
                 text,

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive import config
-from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.errors import DataError, position
 from mteb_contrastive.identity import nfc
 
 logger = logging.getLogger(__name__)
@@ -264,7 +264,9 @@ def pairs_to_triplets(rows: list[dict[str, Any]], source: object = "pairs") -> t
     for i, row in enumerate(rows):
         label = row["author_label"]
         if label not in (0, 1):
-            raise DataError(source, f"author_label must be 0 or 1, got {label!r}", row=i, field="author_label")
+            raise DataError(
+                source, f"author_label must be 0 or 1, got {label!r}", **position(rows, i), field="author_label"
+            )
         key = (nfc(str(row["query_halid"])), nfc(row["query_text"]))  # one query span, compared in NFC
         pos, neg = groups.setdefault(key, ([], []))
         (pos if label == 1 else neg).append(row)
@@ -331,7 +333,10 @@ def validate_pairs(rows: list[dict[str, Any]], source: object) -> tuple[list[dic
     for i, row in enumerate(rows):
         if row.get("author_label") not in (0, 1):
             raise DataError(
-                source, f"author_label must be 0 or 1, got {row.get('author_label')!r}", row=i, field="author_label"
+                source,
+                f"author_label must be 0 or 1, got {row.get('author_label')!r}",
+                **position(rows, i),
+                field="author_label",
             )
         if any(not isinstance(row.get(f), str) or not row[f].strip() for f in PAIR_TEXT_FIELDS):
             dropped += 1
@@ -339,7 +344,7 @@ def validate_pairs(rows: list[dict[str, Any]], source: object) -> tuple[list[dic
         for f in PAIR_AUTHOR_FIELDS:
             v = row.get(f)
             if v is None or len(v) == 0:
-                raise DataError(source, "empty author list", row=i, field=f)
+                raise DataError(source, "empty author list", **position(rows, i), field=f)
         kept.append(row)
     return kept, dropped
 
@@ -354,11 +359,11 @@ def validate_triplets(rows: list[dict[str, Any]], source: object) -> None:
         for f in TEXT_FIELDS:
             v = row.get(f)
             if not isinstance(v, str) or not v.strip():
-                raise DataError(source, "empty or whitespace-only text", row=i, field=f)
+                raise DataError(source, "empty or whitespace-only text", **position(rows, i), field=f)
         for f in AUTHOR_FIELDS:
             v = row.get(f)
             if v is None or len(v) == 0:
-                raise DataError(source, "empty author set", row=i, field=f)
+                raise DataError(source, "empty author set", **position(rows, i), field=f)
 
 
 def _as_rows(ds: Any) -> list[dict[str, Any]]:

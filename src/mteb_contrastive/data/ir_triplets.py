@@ -33,6 +33,7 @@ corpus (or query) id, a qrels row naming an unknown corpus or query id, a non-nu
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import random
@@ -42,7 +43,7 @@ from typing import Any
 
 from mteb_contrastive.data.atomic import atomic_folder
 from mteb_contrastive.data.corpus import iter_jsonl
-from mteb_contrastive.data.errors import DataError, read_json, reading
+from mteb_contrastive.data.errors import DataError, read_json, read_text
 from mteb_contrastive.identity import fingerprint, nfc
 
 KIND = "ir-triplets"
@@ -75,12 +76,14 @@ def _doc_text(title: str, text: str) -> str:
 
 def _read_jsonl(path: Path, kind: str) -> dict[str, str]:
     out: dict[str, str] = {}
-    for i, row in iter_jsonl(path, what=f"{kind} file"):
+    first: dict[str, int] = {}
+    for n, row in iter_jsonl(path, what=f"{kind} file"):
         if "_id" not in row:
-            raise DataError(path, "missing id", row=i, field="_id")
+            raise DataError(path, "missing id", line=n, field="_id")
         did = nfc(str(row["_id"]))  # ids compared in NFC
         if did in out:
-            raise DataError(path, f"duplicate {kind} id {did!r}", row=i, field="_id")
+            raise DataError(path, f"duplicate {kind} id {did!r} (first at line {first[did]})", line=n, field="_id")
+        first[did] = n
         out[did] = _doc_text(row.get("title", ""), row.get("text", ""))
     return out
 
@@ -89,41 +92,43 @@ def read_qrels(path: str | os.PathLike) -> dict[str, dict[str, float]]:
     """qrels TSV (``query-id corpus-id score``, optional header) -> {query id: {corpus id: score}}.
 
     Raises:
-        DataError: missing file, a row without three fields, a non-numeric score, a repeated
-            (query-id, corpus-id) row with a different score (names both rows; an exact repeat
-            is accepted once).
+        DataError: missing file, not UTF-8 (names the line), a row without three fields, a
+            non-numeric score, a repeated (query-id, corpus-id) row with a different score (names
+            both lines; an exact repeat is accepted once).
     """
     path = Path(path)
     if not path.is_file():
         raise DataError(path, "qrels file not found; check the path (--qrels is relative to the folder)")
     qrels: dict[str, dict[str, float]] = {}
-    first_row: dict[tuple[str, str], int] = {}
-    with reading(path, what="qrels file"), path.open(encoding="utf-8", newline="") as fh:
-        for i, row in enumerate(csv.reader(fh, delimiter="\t")):
-            if not row or not "".join(row).strip():
-                continue
-            if i == 0 and row[0].strip().lower() in ("query-id", "query_id", "qid"):
-                continue
-            if len(row) < 3:
-                raise DataError(path, f"expected query-id, corpus-id, score; got {len(row)} fields", row=i)
-            try:
-                score = float(row[2])
-            except ValueError:
-                raise DataError(path, f"score {row[2]!r} is not a number", row=i, field="score") from None
-            qid, did = nfc(row[0].strip()), nfc(row[1].strip())
-            if (qid, did) in first_row:
-                prev = qrels[qid][did]
-                if prev != score:
-                    raise DataError(
-                        path,
-                        f"query {qid!r}, document {did!r} already graded {prev:g} at row {first_row[qid, did]}, "
-                        f"here {score:g}; keep one row per (query-id, corpus-id)",
-                        row=i,
-                        field="score",
-                    )
-                continue
-            first_row[qid, did] = i
-            qrels.setdefault(qid, {})[did] = score
+    first_line: dict[tuple[str, str], int] = {}
+    text = read_text(path, what="qrels file")  # decoded at once: a bad byte is named by its line
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t")
+    for row in reader:
+        n = reader.line_num  # 1-based line where the row ends
+        if not row or not "".join(row).strip():
+            continue
+        if n == 1 and row[0].strip().lower() in ("query-id", "query_id", "qid"):
+            continue
+        if len(row) < 3:
+            raise DataError(path, f"expected query-id, corpus-id, score; got {len(row)} fields", line=n)
+        try:
+            score = float(row[2])
+        except ValueError:
+            raise DataError(path, f"score {row[2]!r} is not a number", line=n, field="score") from None
+        qid, did = nfc(row[0].strip()), nfc(row[1].strip())
+        if (qid, did) in first_line:
+            prev = qrels[qid][did]
+            if prev != score:
+                raise DataError(
+                    path,
+                    f"query {qid!r}, document {did!r} already graded {prev:g} at line {first_line[qid, did]}, "
+                    f"here {score:g}; keep one row per (query-id, corpus-id)",
+                    line=n,
+                    field="score",
+                )
+            continue
+        first_line[qid, did] = n
+        qrels.setdefault(qid, {})[did] = score
     return qrels
 
 
@@ -180,7 +185,7 @@ def collection_from_mteb_task(
     for i, row in enumerate(data["corpus"]):
         did = nfc(str(row["id"]))
         if did in corpus:
-            raise DataError(task_name, f"duplicate corpus id {row['id']!r}", row=i, field="id")
+            raise DataError(task_name, f"duplicate corpus id {row['id']!r}", record=i + 1, field="id")
         corpus[did] = _doc_text(row.get("title", "") or "", row.get("text", "") or "")
     queries = {
         nfc(str(row["id"])): row["text"] if isinstance(row["text"], str) else " ".join(row["text"])

@@ -15,11 +15,11 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from mteb_contrastive.compat import hf_lang_to_iso_lang_script
-from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.errors import DataError, position
 
 logger = logging.getLogger(__name__)
 
@@ -60,12 +60,13 @@ def eltec_language(doc_id: str) -> str | None:
     return ELTEC_PREFIXES.get(m.group(1), m.group(1).lower())
 
 
-def languages_from_rows(rows: Iterable[dict[str, Any]], source: object, field: str = "language") -> list[str]:
+def languages_from_rows(rows: Sequence[dict[str, Any]], source: object, field: str = "language") -> list[str]:
     """The sorted distinct mteb codes of the rows' ``field``; ``[]`` when no row has one.
 
     Raises:
-        DataError: a code mteb does not know (names the row), or some rows with a language and
-            some without (names the first row without).
+        DataError: a code mteb does not know (names the row: its line for rows read from a file,
+            :func:`~mteb_contrastive.data.errors.position`), or some rows with a language and some
+            without (names the first row without).
     """
     found: dict[str, int] = {}
     missing = None
@@ -81,7 +82,7 @@ def languages_from_rows(rows: Iterable[dict[str, Any]], source: object, field: s
             raise DataError(
                 source,
                 f"unknown language code {v!r}; write an ISO 639-1/639-3 code (fr, fra) or an mteb code (fra-Latn)",
-                row=i,
+                **position(rows, i),
                 field=field,
             )
         found.setdefault(code, i)
@@ -89,7 +90,7 @@ def languages_from_rows(rows: Iterable[dict[str, Any]], source: object, field: s
         raise DataError(
             source,
             f"no language, while other rows have one ({sorted(found)}); give every row a {field!r}",
-            row=missing,
+            **position(rows, missing),
             field=field,
         )
     return sorted(found)

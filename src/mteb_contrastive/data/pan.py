@@ -10,8 +10,8 @@ Formats (PAN 2020/2021, https://pan.webis.de/clef21/pan21-web/author-identificat
 A folder in PAN format (what :func:`load_split` reads, what the verification builder writes)
 holds ``<split>/pairs.jsonl`` and ``<split>/truth.jsonl`` for each split.
 
-Every problem is a :class:`~mteb_contrastive.data.errors.DataError` naming the file, the row
-(0-based line) and the field. Ids and author names are compared in Unicode NFC.
+Every problem is a :class:`~mteb_contrastive.data.errors.DataError` naming the file, the
+1-based line and the field. Ids and author names are compared in Unicode NFC.
 """
 
 from __future__ import annotations
@@ -24,16 +24,16 @@ from typing import Any
 
 from mteb_contrastive.data.atomic import write_text_atomic
 from mteb_contrastive.data.corpus import iter_jsonl
-from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.errors import DataError, LineRows, position
 from mteb_contrastive.identity import nfc
 
 
-def _str_id(obj: dict[str, Any], source: object, row: int) -> str:
+def _str_id(obj: dict[str, Any], source: object, line: int) -> str:
     if "id" not in obj:
-        raise DataError(source, "missing field", row=row, field="id")
+        raise DataError(source, "missing field", line=line, field="id")
     v = obj["id"]
     if not isinstance(v, (str, int)) or isinstance(v, bool) or str(v) == "":
-        raise DataError(source, f"id must be a non-empty string, got {v!r}", row=row, field="id")
+        raise DataError(source, f"id must be a non-empty string, got {v!r}", line=line, field="id")
     return nfc(str(v))  # ids are identities: compared in NFC
 
 
@@ -41,28 +41,30 @@ def read_pairs(path: str | os.PathLike) -> list[dict[str, Any]]:
     """Read a PAN pairs file.
 
     Returns:
-        rows ``{"id", "fandoms": [f1, f2], "pair": [t1, t2]}`` in file order.
+        rows ``{"id", "fandoms": [f1, f2], "pair": [t1, t2]}`` in file order
+        (:class:`~mteb_contrastive.data.errors.LineRows`: their line numbers kept).
 
     Raises:
         DataError: bad JSON, missing field, ``pair`` not two strings, an empty or whitespace-only
             text, duplicate id, empty file.
     """
-    rows, seen = [], {}
-    for i, obj in iter_jsonl(path):
-        pid = _str_id(obj, path, i)
+    rows, seen = LineRows(), {}
+    for n, obj in iter_jsonl(path):
+        pid = _str_id(obj, path, n)
         if pid in seen:
-            raise DataError(path, f"duplicate id {pid!r} (first at row {seen[pid]})", row=i, field="id")
-        seen[pid] = i
+            raise DataError(path, f"duplicate id {pid!r} (first at line {seen[pid]})", line=n, field="id")
+        seen[pid] = n
         pair = obj.get("pair")
         if not isinstance(pair, list) or len(pair) != 2 or not all(isinstance(t, str) for t in pair):
-            raise DataError(path, "must be a list of two texts", row=i, field="pair")
+            raise DataError(path, "must be a list of two texts", line=n, field="pair")
         for k, t in enumerate(pair):
             if not t.strip():
-                raise DataError(path, f"text {k} of the pair is empty", row=i, field="pair")
+                raise DataError(path, f"text {k + 1} of the pair is empty", line=n, field="pair")
         fandoms = obj.get("fandoms", ["", ""])
         if not isinstance(fandoms, list) or len(fandoms) != 2:
-            raise DataError(path, "must be a list of two fandom names", row=i, field="fandoms")
+            raise DataError(path, "must be a list of two fandom names", line=n, field="fandoms")
         rows.append({"id": pid, "fandoms": [str(f) for f in fandoms], "pair": list(pair)})
+        rows.lines.append(n)
     if not rows:
         raise DataError(path, "no pairs")
     return rows
@@ -72,28 +74,30 @@ def read_truth(path: str | os.PathLike) -> list[dict[str, Any]]:
     """Read a PAN truth file.
 
     Returns:
-        rows ``{"id", "same": bool, "authors": [a1, a2]}`` in file order.
+        rows ``{"id", "same": bool, "authors": [a1, a2]}`` in file order
+        (:class:`~mteb_contrastive.data.errors.LineRows`: their line numbers kept).
 
     Raises:
         DataError: bad JSON, missing id, ``same`` not a boolean (or 0/1), duplicate id, empty file.
     """
-    rows, seen = [], {}
-    for i, obj in iter_jsonl(path):
-        pid = _str_id(obj, path, i)
+    rows, seen = LineRows(), {}
+    for n, obj in iter_jsonl(path):
+        pid = _str_id(obj, path, n)
         if pid in seen:
-            raise DataError(path, f"duplicate id {pid!r} (first at row {seen[pid]})", row=i, field="id")
-        seen[pid] = i
+            raise DataError(path, f"duplicate id {pid!r} (first at line {seen[pid]})", line=n, field="id")
+        seen[pid] = n
         same = obj.get("same")
         if isinstance(same, bool):
             pass
         elif isinstance(same, int) and same in (0, 1):
             same = bool(same)
         else:
-            raise DataError(path, f"must be true or false, got {same!r}", row=i, field="same")
+            raise DataError(path, f"must be true or false, got {same!r}", line=n, field="same")
         authors = obj.get("authors", [])
         if not isinstance(authors, list):
-            raise DataError(path, "must be a list", row=i, field="authors")
+            raise DataError(path, "must be a list", line=n, field="authors")
         rows.append({"id": pid, "same": same, "authors": [nfc(str(a)) for a in authors]})
+        rows.lines.append(n)
     if not rows:
         raise DataError(path, "no truth rows")
     return rows
@@ -111,21 +115,21 @@ def read_answers(path: str | os.PathLike) -> dict[str, float]:
     """
     out: dict[str, float] = {}
     rows: dict[str, int] = {}
-    for i, obj in iter_jsonl(path):
-        pid = _str_id(obj, path, i)
+    for n, obj in iter_jsonl(path):
+        pid = _str_id(obj, path, n)
         if pid in rows:
-            raise DataError(path, f"duplicate id {pid!r} (first at row {rows[pid]})", row=i, field="id")
-        rows[pid] = i
+            raise DataError(path, f"duplicate id {pid!r} (first at line {rows[pid]})", line=n, field="id")
+        rows[pid] = n
         if "value" not in obj:
-            raise DataError(path, "missing field", row=i, field="value")
+            raise DataError(path, "missing field", line=n, field="value")
         v = obj["value"]
         if isinstance(v, list) and len(v) == 1:
             v = v[0]
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise DataError(path, f"must be a number in [0, 1], got {v!r}", row=i, field="value")
+            raise DataError(path, f"must be a number in [0, 1], got {v!r}", line=n, field="value")
         v = float(v)
         if math.isnan(v) or not 0.0 <= v <= 1.0:
-            raise DataError(path, f"must be in [0, 1], got {v!r}", row=i, field="value")
+            raise DataError(path, f"must be in [0, 1], got {v!r}", line=n, field="value")
         out[pid] = v
     return out
 
@@ -137,25 +141,31 @@ def check_aligned(
 
     Raises:
         DataError: the counts differ, or an id of one file is missing from the other (names the
-            first such id, its file and row).
+            first such id, its file and line: rows read by :func:`read_pairs` / :func:`read_truth`
+            keep their line numbers).
     """
     if len(pairs) != len(truth):
         raise DataError(truth_source, f"{len(truth)} truth rows but {len(pairs)} pairs in {pairs_source}")
     truth_ids = {r["id"] for r in truth}
     for i, r in enumerate(pairs):
         if r["id"] not in truth_ids:
-            raise DataError(pairs_source, f"id {r['id']!r} has no truth row in {truth_source}", row=i, field="id")
+            raise DataError(
+                pairs_source, f"id {r['id']!r} has no truth row in {truth_source}", **position(pairs, i), field="id"
+            )
     pair_ids = {r["id"] for r in pairs}
     for i, r in enumerate(truth):
         if r["id"] not in pair_ids:
-            raise DataError(truth_source, f"id {r['id']!r} has no pair in {pairs_source}", row=i, field="id")
+            raise DataError(
+                truth_source, f"id {r['id']!r} has no pair in {pairs_source}", **position(truth, i), field="id"
+            )
 
 
 def read_pairs_with_truth(pairs_path: str | os.PathLike, truth_path: str | os.PathLike) -> list[dict[str, Any]]:
     """Pairs joined with their truth by id, in pairs-file order.
 
     Returns:
-        rows ``{"id", "fandoms", "pair", "same", "authors"}``.
+        rows ``{"id", "fandoms", "pair", "same", "authors"}`` (:class:`~mteb_contrastive.data.errors.LineRows`
+        with each row's line in the pairs file).
 
     Raises:
         DataError: any error of :func:`read_pairs`, :func:`read_truth`, :func:`check_aligned`.
@@ -164,7 +174,9 @@ def read_pairs_with_truth(pairs_path: str | os.PathLike, truth_path: str | os.Pa
     truth = read_truth(truth_path)
     check_aligned(pairs, truth, pairs_path, truth_path)
     by_id = {r["id"]: r for r in truth}
-    return [{**p, "same": by_id[p["id"]]["same"], "authors": by_id[p["id"]]["authors"]} for p in pairs]
+    return LineRows(
+        ({**p, "same": by_id[p["id"]]["same"], "authors": by_id[p["id"]]["authors"]} for p in pairs), pairs.lines
+    )
 
 
 def align_answers(

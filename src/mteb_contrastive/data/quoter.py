@@ -100,8 +100,8 @@ def read_quoter_file(path: str | os.PathLike) -> list[QuoteRExample]:
     """Read a QuoteR line file (UTF-8; a final newline is optional).
 
     Raises:
-        DataError: a missing or non-UTF-8 file (names file and line), a line without exactly two tabs,
-        or with an empty quote (names file and line).
+        DataError: a missing or non-UTF-8 file (names file and line), an empty file, a line without
+        exactly two tabs, or with an empty quote (names file and line).
     """
     path = Path(path)
     text = read_text(path)  # one-line DataError for a missing / non-UTF-8 file
@@ -113,12 +113,16 @@ def read_quoter_file(path: str | os.PathLike) -> list[QuoteRExample]:
         parts = raw.split("\t")
         if len(parts) != 3:
             raise DataError(
-                path, f"line {i + 1}: expected 3 tab-separated fields (left, quote, right), found {len(parts)}", row=i
+                path, f"expected 3 tab-separated fields (left, quote, right), found {len(parts)}", line=i + 1
             )
         left, quote, right = parts[0].lstrip(), parts[1], parts[2].rstrip()  # the official line.strip()
         if not quote.strip():
-            raise DataError(path, f"line {i + 1}: empty quote", row=i, field="quote")
+            raise DataError(path, "empty quote", line=i + 1, field="quote")
         out.append(QuoteRExample(i, left, quote, right))
+    if not out:
+        raise DataError(
+            path, "the file holds no example; a QuoteR file has one left<TAB>quote<TAB>right line per example"
+        )
     return out
 
 
@@ -138,7 +142,6 @@ def split_by_boundaries(
                 source,
                 f"split boundary {name}={b} is past the end of the file "
                 f"(line {b + 1} requested, the file has {n} lines)",
-                row=b,
             )
     if not 0 <= train_end <= valid_end:
         raise DataError(source, f"split boundaries out of order: train_end={train_end}, valid_end={valid_end}")
@@ -265,7 +268,8 @@ def build_quoter_folder(
 
     Raises:
         ValueError: a bad name, language tag, split rule, proportions or boundaries with ``"shuffled"``.
-        DataError: a bad line of the file, or boundaries past its end (file and line named).
+        DataError: a bad line of the file, an empty file, boundaries past its end, or no line left for
+            the test split (file and line named).
     """
     if not _NAME.match(name):
         raise ValueError(f"--name must be letters and digits starting with a letter, got {name!r}")
@@ -287,6 +291,14 @@ def build_quoter_folder(
         splits = split_by_boundaries(examples, *boundaries, source=path)
     else:
         splits = split_by_proportions(examples, proportions, seed=seed, source=path, shuffle=split == "shuffled")
+    if not splits["test"]:
+        raise DataError(
+            path,
+            f"the test split is empty ({len(examples)} lines: {len(splits['train'])} train, "
+            f"{len(splits['valid'])} valid); --"
+            + ("boundaries" if boundaries is not None else "proportions")
+            + " must leave lines for test (the evaluated split): add lines or lower the valid end",
+        )
     raw = path.read_bytes()
     import hashlib
 

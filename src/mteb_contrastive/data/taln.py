@@ -17,7 +17,7 @@ import os
 from typing import Any
 
 from mteb_contrastive.data.corpus import iter_jsonl, validate_corpus_row
-from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.errors import DataError, LineRows
 
 VIEWS = ("fulltext-fr", "abstract-en")
 
@@ -26,19 +26,20 @@ def taln_corpus(path: str | os.PathLike, view: str) -> tuple[list[dict[str, Any]
     """Corpus rows (``id``, ``authors``, ``text``, ``year``, ``language``) for one view.
 
     Returns:
-        (rows, counts ``papers``, ``kept``, ``dropped_empty``, ``dropped_language``)
+        (rows (:class:`~mteb_contrastive.data.errors.LineRows`: each row's line in the file kept),
+        counts ``papers``, ``kept``, ``dropped_empty``, ``dropped_language``)
 
     Raises:
         DataError: unknown view, or a paper without the fields used.
     """
     if view not in VIEWS:
         raise DataError(path, f"unknown TALN view {view!r}; choose one of {VIEWS}")
-    rows, counts = [], {"papers": 0, "kept": 0, "dropped_empty": 0, "dropped_language": 0}
-    for i, p in iter_jsonl(path):
+    rows, counts = LineRows(), {"papers": 0, "kept": 0, "dropped_empty": 0, "dropped_language": 0}
+    for n, p in iter_jsonl(path):
         counts["papers"] += 1
         for f in ("id", "authors", "text", "body_offset", "refs_offset", "abstract_en", "text_lang"):
             if f not in p:
-                raise DataError(path, "missing field", row=i, field=f)
+                raise DataError(path, "missing field", line=n, field=f)
         if view == "fulltext-fr":
             if p["text_lang"] != "fr":
                 counts["dropped_language"] += 1
@@ -51,8 +52,9 @@ def taln_corpus(path: str | os.PathLike, view: str) -> tuple[list[dict[str, Any]
             continue
         rows.append(
             validate_corpus_row(
-                {"id": p["id"], "authors": p["authors"], "text": text, "year": p.get("year"), "language": lang}, path, i
+                {"id": p["id"], "authors": p["authors"], "text": text, "year": p.get("year"), "language": lang}, path, n
             )
         )
+        rows.lines.append(n)
         counts["kept"] += 1
     return rows, counts

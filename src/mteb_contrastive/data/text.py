@@ -31,6 +31,7 @@ Example::
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 
@@ -40,6 +41,10 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
 _NOSEP = "\u3040-\u30ff\u31f0-\u31ff\u0e00-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u1000-\u109f"
 _RUNS = re.compile(rf"(?P<han>[{_HAN}]+)|(?P<nosep>[{_NOSEP}]+)|(?P<word>(?:(?![{_HAN}{_NOSEP}])\w)+)")
 _WORDLIKE = re.compile(r"\w")
+# inside a whitespace token with an unsegmented script: a Han run, one character of another
+# unsegmented script, a run of other word characters, a run of punctuation; combining marks
+# (\p{M}) continue a word run (an NFD accent, a Devanagari vowel sign), as in \X
+_TOKEN_RUNS = regex.compile(rf"[{_HAN}]+|[{_NOSEP}]|(?:(?![{_HAN}{_NOSEP}])[\w\p{{M}}])+|[^\w\p{{M}}{_HAN}{_NOSEP}]+")
 
 
 @functools.lru_cache(maxsize=1)
@@ -141,18 +146,44 @@ def word_spans(text: str) -> list[tuple[int, int]]:
     """Character offsets ``(start, end)`` of the words of ``text``, for cutting it into substrings.
 
     Whitespace-separated tokens are words; inside a token, a run of Han characters is split by
-    jieba (``Tokenizer.tokenize``, default mode, offsets into the run) and each character of the
-    other unsegmented scripts (kana, Thai, Lao, Khmer, Myanmar) is a word, so that a text written
-    without spaces is cut between words and ``text[start:end]`` never inserts a separator.
+    jieba (``Tokenizer.tokenize``, default mode, offsets into the run) and each grapheme cluster
+    of the other unsegmented scripts (kana, Thai, Lao, Khmer, Myanmar) is a word, so that a text
+    written without spaces is cut between words and ``text[start:end]`` never inserts a separator.
     Punctuation attached to a spaced word stays in it, unless the whitespace token also holds an
     unsegmented script: then each run of punctuation is a span of its own (not a word).
+    A span never starts or ends inside a grapheme cluster (:func:`grapheme_starts`): a base
+    character keeps its combining marks (a Thai vowel or tone mark, a Devanagari vowel sign, an
+    NFD accent), two spans that would share a cluster become one.
 
     Example::
 
         >>> t = "我喜欢苹果。」Hello world"
         >>> [t[a:b] for a, b in word_spans(t)]
         ['我', '喜欢', '苹果', '。」', 'Hello', 'world']
+        >>> t = "กินข้าว"  # Thai: ก ิ น ข ้ า ว, the vowel ิ and the tone mark ้ stay with their consonant
+        >>> [t[a:b] for a, b in word_spans(t)]
+        ['กิ', 'น', 'ข้', 'า', 'ว']
     """
+    return _whole_graphemes(text, _raw_word_spans(text))
+
+
+def _whole_graphemes(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` (in text order) widened to whole grapheme clusters; spans that then overlap merge."""
+    if not spans:
+        return spans
+    starts = grapheme_starts(text)
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        a = starts[bisect.bisect_right(starts, a) - 1]
+        b = starts[bisect.bisect_left(starts, b)]
+        if out and a < out[-1][1]:
+            out[-1] = (out[-1][0], max(b, out[-1][1]))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _raw_word_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for tok in re.finditer(r"\S+", text):
         word = tok.group()
@@ -160,7 +191,7 @@ def word_spans(text: str) -> list[tuple[int, int]]:
             spans.append(tok.span())
             continue
         base = tok.start()
-        for run in re.finditer(rf"[{_HAN}]+|[{_NOSEP}]|(?:(?![{_HAN}{_NOSEP}])\w)+|[^\w{_HAN}{_NOSEP}]+", word):
+        for run in _TOKEN_RUNS.finditer(word):
             a = base + run.start()
             if re.match(f"[{_HAN}]", run.group()):
                 spans.extend((a + s, a + e) for _, s, e in _jieba().tokenize(run.group()))

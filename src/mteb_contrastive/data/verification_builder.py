@@ -41,7 +41,7 @@ from typing import Any
 
 from mteb_contrastive.data.atomic import atomic_folder
 from mteb_contrastive.data.corpus import iter_jsonl
-from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.errors import DataError, LineRows, position, where
 from mteb_contrastive.data.languages import eltec_language, languages_from_rows, resolve_languages, stated_fallback
 from mteb_contrastive.data.pan import write_pairs_and_truth
 from mteb_contrastive.data.text import has_unsegmented_script, word_pieces
@@ -58,7 +58,7 @@ def chunk_text(text: str, chunk_words: int, min_words: int) -> list[str]:
     Spaced scripts: words are whitespace tokens, re-joined with single spaces (runs of whitespace,
     newlines included, become one space). Text containing a script written without spaces
     (Chinese, Japanese, Thai, ...): words are :func:`~mteb_contrastive.data.text.word_spans`
-    (jieba words for Han, characters for the other unsegmented scripts; punctuation does not
+    (jieba words for Han, grapheme clusters for the other unsegmented scripts; punctuation does not
     count) and a chunk is the substring of ``text`` from its first word to the next chunk's first
     word (trimmed; the first chunk starts at the text's start), so no separator is inserted and
     punctuation stays with the words before it. The mode is chosen per text: one character of an
@@ -92,15 +92,17 @@ def validate_documents(docs: list[dict[str, Any]], source: object = "documents")
     Raises:
         DataError: missing/empty field, duplicate id (names the row and field).
     """
-    out, seen = [], {}
+    out, seen = LineRows(lines=getattr(docs, "lines", ())), {}
     for i, d in enumerate(docs):
         for f in ("id", "author", "text"):
             v = d.get(f)
             if not isinstance(v, (str, int)) or isinstance(v, bool) or not str(v).strip():
-                raise DataError(source, "missing or empty", row=i, field=f)
+                raise DataError(source, "missing or empty", **position(docs, i), field=f)
         did = nfc(str(d["id"]))  # identities in NFC
         if did in seen:
-            raise DataError(source, f"duplicate id {did!r} (first at row {seen[did]})", row=i, field="id")
+            raise DataError(
+                source, f"duplicate id {did!r} (first at {where(docs, seen[did])})", **position(docs, i), field="id"
+            )
         seen[did] = i
         out.append(
             {
@@ -383,11 +385,12 @@ def eltec_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
     Raises:
         DataError: a row without ``id``, ``author`` or ``text``.
     """
-    docs = []
-    for i, obj in iter_jsonl(path):
+    docs = LineRows()
+    for n, obj in iter_jsonl(path):
         for f in ("id", "author", "text"):
             if not obj.get(f):
-                raise DataError(path, "missing or empty", row=i, field=f)
+                raise DataError(path, "missing or empty", line=n, field=f)
+        docs.lines.append(n)
         docs.append(
             {
                 "id": obj["id"],
@@ -409,11 +412,12 @@ def pan14_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
     Raises:
         DataError: a row without ``problem``, ``file`` or ``text``.
     """
-    docs = []
-    for i, obj in iter_jsonl(path):
+    docs = LineRows()
+    for n, obj in iter_jsonl(path):
         for f in ("problem", "file", "text"):
             if not obj.get(f):
-                raise DataError(path, "missing or empty", row=i, field=f)
+                raise DataError(path, "missing or empty", line=n, field=f)
+        docs.lines.append(n)
         docs.append(
             {
                 "id": obj["file"].removesuffix(".txt"),
@@ -432,12 +436,13 @@ def corpus_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
     Raises:
         DataError: a row without an id, a single author or a text.
     """
-    docs = []
-    for i, obj in iter_jsonl(path):
+    docs = LineRows()
+    for n, obj in iter_jsonl(path):
         author = obj.get("author")
         if author is None and isinstance(obj.get("authors"), list):
             if len(obj["authors"]) != 1:
-                raise DataError(path, "verification needs exactly one author per document", row=i, field="authors")
+                raise DataError(path, "verification needs exactly one author per document", line=n, field="authors")
             author = obj["authors"][0]
         docs.append({**obj, "author": author})
+        docs.lines.append(n)
     return validate_documents(docs, path)

@@ -1,7 +1,7 @@
 """The encoding layer: shared embedding cache, encode-once, max_seq_length, long-document mode,
 truncation statistics, precision and backend (issues 8 and 11). See ``docs/encoding.md``."""
 
-from mteb_contrastive.encoding.core import mean_of_windows, n_windows, window_starts
+from mteb_contrastive.encoding.core import mean_of_windows, n_windows, window_spans, window_starts
 from mteb_contrastive.encoding.settings import (
     EncodingSettings,
     EncodingSettingsError,
@@ -10,7 +10,7 @@ from mteb_contrastive.encoding.settings import (
     split_model_name,
 )
 from mteb_contrastive.encoding.store import MemoryEmbeddingStore, SqliteEmbeddingStore
-from mteb_contrastive.encoding.wrapper import EncodingModel, SharedEmbeddingCache, cache_namespace
+from mteb_contrastive.encoding.wrapper import EncodingModel, SharedEmbeddingCache, cache_namespace, output_arguments
 
 __all__ = [
     "EncodingModel",
@@ -23,7 +23,9 @@ __all__ = [
     "default_cache_dir",
     "mean_of_windows",
     "n_windows",
+    "output_arguments",
     "settings_from",
     "split_model_name",
+    "window_spans",
     "window_starts",
 ]

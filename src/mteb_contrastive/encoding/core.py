@@ -7,17 +7,29 @@ a counting fake in the tests):
 * ``max_seq_length`` -- tokens per forward pass, special tokens included;
 * ``n_special`` -- special tokens the tokenizer adds to one sequence (2 for BERT: [CLS] [SEP]);
 * ``token_ids(texts)`` -- each text's token ids, no special tokens, no truncation;
+* ``window_cuts(texts)`` (optional) -- per text, one flag per token: True where a window may start,
+  i.e. the token starts a grapheme cluster of the text (:func:`token_cuts`); without it every
+  token boundary is a cut;
 * ``encode(inputs, ...)`` -- the model's own (truncating) encoding of an mteb dataloader;
 * ``encode_windows(windows)`` -- one embedding per token-id window (special tokens added here);
 * ``prompt(task_metadata, prompt_type)`` and ``symmetric`` -- see :meth:`SentenceTransformerCore.prompt_key`.
 
-Long-document mode (issue 8): a text of ``n`` content tokens is cut into windows of
-``W = max_seq_length - n_special`` tokens starting at ``0, S, 2S, ...`` (``S`` = stride, default
-``W``), stopping at the first window that reaches the end, so the windows cover every token and
-their number is ``1 + ceil(max(n - W, 0) / S)``; the text's embedding is the unweighted mean of
-its window embeddings (each window encoded exactly as the model encodes a short text: special
-tokens added, the model's pooling and normalisation applied). A text that fits (``n <= W``) has
-one window and the same embedding as without the mode.
+Long-document mode (issue 8, issue 20): a text of ``n`` content tokens is cut into windows of at
+most ``W = max_seq_length - n_special`` tokens (:func:`window_spans`): the first starts at 0, each
+next one ``S`` tokens (stride, default ``W``) after the previous start, until a window reaches the
+end. ``S > W`` is refused (the tokens between two windows would never be read), so the windows
+cover every token; there are ``1 + ceil(max(n - W, 0) / S)`` of them when every token boundary
+is a cut. A window never starts or ends inside a grapheme cluster (a base character and its
+combining marks: NFD accents, Thai vowels, Devanagari matras; :func:`token_cuts`): a cut that
+would fall inside one moves back to the cluster's first token (Unicode UAX #29 via
+:func:`mteb_contrastive.data.text.grapheme_starts`), unless the cluster alone is longer than the
+step. Each window is encoded exactly as the model encodes a short text (special tokens added,
+the model's pooling and normalisation applied), and the text's embedding is the mean of its
+window embeddings **weighted by each window's number of content tokens**, so every token weighs
+the same whatever window it falls in: a text of one full window plus one token is
+``(W e1 + 1 e2) / (W + 1)``, not ``(e1 + e2) / 2``, which let a one-token window weigh as much
+as ``W`` tokens (tokens read twice by overlapping windows count twice). A text that fits
+(``n <= W``) has one window and the same embedding as without the mode.
 """
 
 from __future__ import annotations
@@ -27,58 +39,141 @@ from typing import Any
 
 import numpy as np
 
+from mteb_contrastive.data.text import grapheme_starts
 
-def window_starts(n_tokens: int, window: int, stride: int) -> list[int]:
-    """Start offsets of the windows over ``n_tokens`` content tokens (see the module docstring).
 
-    Returns ``[0]`` for an empty or short text. Example: ``n_tokens=10, window=4, stride=4`` ->
-    ``[0, 4, 8]``; ``stride=2`` -> ``[0, 2, 4, 6]``.
-
-    Raises:
-        ValueError: ``window`` or ``stride`` < 1.
-    """
+def _refuse_gaps(window: int, stride: int) -> None:
     if window < 1 or stride < 1:
         raise ValueError(f"window ({window}) and stride ({stride}) must be >= 1")
-    starts = [0]
-    while starts[-1] + window < n_tokens:
-        starts.append(starts[-1] + stride)
-    return starts
+    if stride > window:
+        raise ValueError(
+            f"stride ({stride}) is larger than the window ({window} tokens): the tokens between two windows "
+            f"would never be read; give a stride of at most {window}"
+        )
+
+
+def window_spans(n_tokens: int, window: int, stride: int, cuts: list[bool] | None = None) -> list[tuple[int, int]]:
+    """``(start, end)`` token offsets of the windows over ``n_tokens`` content tokens (module docstring).
+
+    Args:
+        n_tokens: content tokens of the text.
+        window: most tokens per window (>= 1).
+        stride: tokens from one window start to the next (1..window).
+        cuts: per token, whether a window may start there (None: everywhere). A window end or a next
+            start that falls on a token that may not start a window moves back to the nearest one
+            that may, as long as that keeps it after the current start.
+
+    Returns:
+        consecutive windows covering ``0..n_tokens`` (each start <= the previous end); ``[(0, 0)]``
+        for an empty text. Example: ``n_tokens=10, window=4, stride=4`` -> ``[(0, 4), (4, 8), (8, 10)]``.
+
+    Raises:
+        ValueError: ``window`` or ``stride`` < 1, or ``stride > window``.
+    """
+    _refuse_gaps(window, stride)
+
+    def back(j: int, start: int) -> int:
+        if cuts is None:
+            return j
+        k = j
+        while k > start and not cuts[k]:
+            k -= 1
+        return k if k > start else j  # a cluster longer than the step: cut inside it rather than stall
+
+    spans = []
+    start = 0
+    while True:
+        end = min(start + window, n_tokens)
+        if end < n_tokens:
+            end = back(end, start)
+        spans.append((start, end))
+        if end >= n_tokens:
+            return spans
+        start = back(min(start + stride, end), start)
+
+
+def window_starts(n_tokens: int, window: int, stride: int) -> list[int]:
+    """Start offsets of the windows when every token boundary is a cut (:func:`window_spans`).
+
+    Example: ``n_tokens=10, window=4, stride=4`` -> ``[0, 4, 8]``; ``stride=2`` -> ``[0, 2, 4, 6]``.
+
+    Raises:
+        ValueError: ``window`` or ``stride`` < 1, or ``stride > window``.
+    """
+    return [s for s, _ in window_spans(n_tokens, window, stride)]
 
 
 def n_windows(n_tokens: int, window: int, stride: int) -> int:
-    """``1 + ceil(max(n_tokens - window, 0) / stride)`` = ``len(window_starts(...))``."""
+    """``1 + ceil(max(n_tokens - window, 0) / stride)`` = ``len(window_starts(...))``.
+
+    Raises:
+        ValueError: ``window`` or ``stride`` < 1, or ``stride > window``.
+    """
+    _refuse_gaps(window, stride)
     return 1 + math.ceil(max(n_tokens - window, 0) / stride)
 
 
+def token_cuts(text: str, offsets: list[tuple[int, int]]) -> list[bool]:
+    """Per token, whether it starts a grapheme cluster of ``text`` (a window may start there).
+
+    Args:
+        text: the text the tokenizer read.
+        offsets: per token, its ``(start, end)`` character offsets in ``text`` (a fast tokenizer's
+            ``offset_mapping``).
+
+    Example: Devanagari ``"किताब"`` in MiniLM's word pieces ``क ##ि ##त ##ा ##ब`` -> ``[True, False,
+    True, False, True]`` (``ि`` and ``ा`` are vowel signs of the consonant before them).
+    """
+    starts = set(grapheme_starts(text))
+    return [int(a) in starts for a, _ in offsets]
+
+
 def mean_of_windows(
-    ids: list[list[int]], window: int, stride: int, encode_windows: Any, batch_windows: int = 4096
+    ids: list[list[int]],
+    window: int,
+    stride: int,
+    encode_windows: Any,
+    batch_windows: int = 4096,
+    cuts: list[list[bool]] | None = None,
 ) -> tuple[np.ndarray, list[int]]:
-    """Embed each token-id list as the mean of its windows' embeddings.
+    """Embed each token-id list as the token-weighted mean of its windows' embeddings.
 
     Args:
         ids: per text, its content token ids (no special tokens).
-        window: content tokens per window (>= 1). ``stride``: tokens between window starts.
+        window: most content tokens per window (>= 1). ``stride``: tokens between window starts (1..window).
         encode_windows: callable list[list[int]] -> array (n_windows, dim).
+        cuts: per text, :func:`window_spans`' ``cuts`` (None: every token boundary).
 
     Returns:
-        (float32 array (len(ids), dim), number of windows per text).
+        (float32 array (len(ids), dim): per text ``sum_w n_w e_w / sum_w n_w`` with ``n_w`` the
+        content tokens of window ``w`` (an empty text: its one window's embedding), number of
+        windows per text).
+
+    Raises:
+        ValueError: ``stride > window`` (see :func:`window_spans`).
     """
     spans: list[list[int]] = []
     owner: list[int] = []
+    weight: list[float] = []
     counts = []
     for i, t in enumerate(ids):
-        starts = window_starts(len(t), window, stride)
-        counts.append(len(starts))
-        for s in starts:
-            spans.append(list(t[s : s + window]))
+        ws = window_spans(len(t), window, stride, cuts[i] if cuts is not None else None)
+        counts.append(len(ws))
+        for a, b in ws:
+            spans.append(list(t[a:b]))
             owner.append(i)
+            weight.append(float(max(b - a, 1)))  # the empty text's single window weighs 1
     parts = []
     for b in range(0, len(spans), batch_windows):
         parts.append(np.asarray(encode_windows(spans[b : b + batch_windows]), dtype=np.float32))
     emb = np.concatenate(parts, axis=0) if parts else np.zeros((0, 0), np.float32)
+    w = np.asarray(weight, dtype=np.float64)
+    own = np.asarray(owner, dtype=np.int64)
     out = np.zeros((len(ids), emb.shape[1]), dtype=np.float64)
-    np.add.at(out, np.asarray(owner, dtype=np.int64), emb.astype(np.float64))
-    out /= np.asarray(counts, dtype=np.float64)[:, None]
+    np.add.at(out, own, emb.astype(np.float64) * w[:, None])
+    total = np.zeros(len(ids), dtype=np.float64)
+    np.add.at(total, own, w)
+    out /= total[:, None]
     return out.astype(np.float32), counts
 
 
@@ -146,6 +241,16 @@ class SentenceTransformerCore:
         if not texts:
             return []
         return self.tokenizer(list(texts), add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
+
+    def window_cuts(self, texts: list[str]) -> list[list[bool]] | None:
+        """Per text, per content token: may a window start there (:func:`token_cuts`)? None for a
+        tokenizer without character offsets (a slow tokenizer): every token boundary is then a cut."""
+        if not texts or not getattr(self.tokenizer, "is_fast", False):
+            return None
+        enc = self.tokenizer(
+            list(texts), add_special_tokens=False, truncation=False, verbose=False, return_offsets_mapping=True
+        )
+        return [token_cuts(t, off) for t, off in zip(texts, enc["offset_mapping"])]
 
     def encode(self, inputs: Any, **kwargs: Any) -> np.ndarray:
         """The model's own (truncating) path: mteb's wrapper ``encode``."""

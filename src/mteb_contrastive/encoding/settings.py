@@ -41,6 +41,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from mteb_contrastive.data.errors import InputError
+
 SUFFIX_SEP = "::"
 KEYS = ("max_seq_length", "long_document", "stride", "precision", "backend", "cache")
 PRECISIONS = ("fp32", "bf16", "int8")
@@ -52,7 +54,7 @@ CACHE_ENV = "MTEB_CONTRASTIVE_EMBEDDING_CACHE"
 CACHE_DIR_ENV = "MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR"
 
 
-class EncodingSettingsError(ValueError):
+class EncodingSettingsError(InputError):
     """A bad encoding option; the message names the option, the value and the accepted values."""
 
 

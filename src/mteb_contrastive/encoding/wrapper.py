@@ -6,8 +6,9 @@
 1. keeps each distinct text once (a text both a query and a candidate, or repeated in a call);
 2. looks the texts up in :class:`SharedEmbeddingCache` -- mteb's ``CachedEmbeddingWrapper`` with
    its key extended from (task, prompt type) to :func:`cache_namespace` = (model identity,
-   effective ``max_seq_length``, long-document mode and stride, precision, backend, prompt) +
-   text, so one vector serves every task of a run and every later run; the store is
+   effective ``max_seq_length``, long-document mode and stride, precision, backend, prompt, and
+   every encode argument that may change a vector: :func:`output_arguments`) + text, so one
+   vector serves every task of a run and every later run; the store is
    :class:`~mteb_contrastive.encoding.store.SqliteEmbeddingStore` (disk, shared, concurrency-
    and kill-safe) or, with the cache off, :class:`~mteb_contrastive.encoding.store.MemoryEmbeddingStore`;
 3. encodes only the misses (the model's truncating path, or the mean of windows);
@@ -32,7 +33,8 @@ from typing import Any
 import numpy as np
 from mteb.models.cache_wrappers.cache_wrapper import CachedEmbeddingWrapper
 
-from mteb_contrastive.encoding.core import mean_of_windows, n_windows
+from mteb_contrastive.compat import create_dataloader
+from mteb_contrastive.encoding.core import mean_of_windows, window_spans
 from mteb_contrastive.encoding.settings import KEYS, EncodingSettings, EncodingSettingsError, default_cache_dir
 from mteb_contrastive.encoding.store import MemoryEmbeddingStore, SqliteEmbeddingStore, text_key
 from mteb_contrastive.identity import MODEL_FILE_PATTERNS, fingerprint, folder_fingerprint
@@ -47,8 +49,29 @@ def folder_identity(folder: str | Path, backend: str = "torch") -> dict[str, str
     return {"folder_sha256": folder_fingerprint(folder, patterns=MODEL_FILE_PATTERNS, length=32)}
 
 
+#: encode arguments that never change a vector, only how it is computed (how many at once, shown
+#: how, on which device or workers): left out of the cache key. Every other argument is in it.
+OUTPUT_NEUTRAL_ARGUMENTS = frozenset({"batch_size", "show_progress_bar", "device", "num_workers", "pool", "chunk_size"})
+
+#: encode arguments the long-document path applies itself (to the weighted mean of the windows)
+LONG_DOCUMENT_ARGUMENTS = frozenset({"normalize_embeddings"})
+
+
+def output_arguments(encode_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The encode arguments that may change a vector: all of ``encode_kwargs`` but
+    :data:`OUTPUT_NEUTRAL_ARGUMENTS` -- derived from the arguments given, so an argument this
+    module has never heard of (``normalize_embeddings``, ``truncate_dim``, ``precision``, a model's
+    own keyword) is in the cache key. Example: ``{"batch_size": 8, "normalize_embeddings": True}`` ->
+    ``{"normalize_embeddings": True}``."""
+    return {k: v for k, v in sorted(encode_kwargs.items()) if k not in OUTPUT_NEUTRAL_ARGUMENTS}
+
+
 def cache_namespace(
-    identity: dict[str, Any], settings: dict[str, Any], prompt: str | None, route: str | None
+    identity: dict[str, Any],
+    settings: dict[str, Any],
+    prompt: str | None,
+    route: str | None,
+    arguments: dict[str, Any] | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """(fingerprint, description) of everything but the text that decides a vector.
 
@@ -57,8 +80,12 @@ def cache_namespace(
         settings: :meth:`EncodingSettings.identity` (effective max_seq_length etc.).
         prompt: the prompt text prepended to the texts (None: none).
         route: the prompt type when the model encodes queries and documents differently, else None.
+        arguments: :func:`output_arguments` of the encode call; none (the usual case) leaves the
+            key as it was before arguments were part of it, so earlier caches stay valid.
     """
-    desc = {"model": identity, "settings": settings, "prompt": prompt, "route": route}
+    desc: dict[str, Any] = {"model": identity, "settings": settings, "prompt": prompt, "route": route}
+    if arguments:
+        desc["encode_arguments"] = dict(arguments)
     return fingerprint(desc, length=32), desc
 
 
@@ -104,6 +131,10 @@ class SharedEmbeddingCache(CachedEmbeddingWrapper):
         return self._get_or_create_cache("", None)
 
 
+#: texts encoded per call of the model: the ``texts encoded`` bar moves after each such chunk
+PROGRESS_CHUNK = 256
+
+
 class _Misses:
     """The object ``SharedEmbeddingCache`` calls for cache misses: truncating path or windows."""
 
@@ -115,17 +146,40 @@ class _Misses:
         return self.owner.mteb_model_meta
 
     def encode(self, inputs: Any, **kwargs: Any) -> np.ndarray:
+        """Embeddings of the misses, :data:`PROGRESS_CHUNK` texts at a time (the ``texts encoded`` bar
+        moves after each chunk)."""
         o = self.owner
         texts = [t for batch in inputs for t in batch["text"]]
         o._last_encoded += len(texts)
         o.n_encoded += len(texts)
-        if o.settings.long_document == "mean":
-            emb, counts = mean_of_windows(o.core.token_ids(texts), o.window, o.stride, o.core.encode_windows)
-            return emb
-        emb = o.core.encode(inputs, **kwargs)
-        if hasattr(emb, "detach"):
-            emb = emb.detach().float().cpu().numpy()
-        return np.asarray(emb, dtype=np.float32)
+        bar = o._progress_bar(len(texts), show=kwargs.get("show_progress_bar", True) is not False)
+        parts = []
+        for a in range(0, len(texts), PROGRESS_CHUNK):
+            chunk = texts[a : a + PROGRESS_CHUNK]
+            if o.settings.long_document == "mean":
+                emb, _ = mean_of_windows(
+                    o.core.token_ids(chunk), o.window, o.stride, o.core.encode_windows, cuts=o._cuts(chunk)
+                )
+                if kwargs.get("normalize_embeddings"):
+                    norms = np.linalg.norm(emb, axis=1, keepdims=True)
+                    emb = emb / np.where(norms > 0, norms, 1.0)
+            else:
+                loader = inputs
+                if len(texts) > PROGRESS_CHUNK:  # the same loader mteb made, over this chunk's rows
+                    loader = create_dataloader(
+                        inputs.dataset.select(range(a, a + len(chunk))),
+                        task_metadata=kwargs.get("task_metadata"),
+                        prompt_type=kwargs.get("prompt_type"),
+                        batch_size=getattr(inputs, "batch_size", None) or kwargs.get("batch_size", 32),
+                    )
+                emb = o.core.encode(loader, **kwargs)
+                if hasattr(emb, "detach"):
+                    emb = emb.detach().float().cpu().numpy()
+                emb = np.asarray(emb, dtype=np.float32)
+            parts.append(emb)
+            if bar is not None:
+                bar.update(len(chunk))
+        return np.concatenate(parts, axis=0) if parts else np.zeros((0, 0), np.float32)
 
 
 class EncodingModel:
@@ -144,8 +198,8 @@ class EncodingModel:
         n_encoded: texts actually encoded by the model over this object's life (cache misses).
 
     Raises:
-        EncodingSettingsError: ``max_seq_length`` above the model's position limit, or a window
-            of under one token.
+        EncodingSettingsError: ``max_seq_length`` above the model's position limit, a window of
+            under one token, or (long-document mode) a stride larger than the window.
     """
 
     def __init__(
@@ -175,6 +229,12 @@ class EncodingModel:
             raise EncodingSettingsError(
                 f"encoding option max_seq_length={core.max_seq_length} leaves no token for text"
             )
+        if settings.long_document == "mean" and self.stride > self.window:
+            raise EncodingSettingsError(
+                f"encoding option stride={self.stride} is larger than the window of {self.window} tokens "
+                f"(max_seq_length {core.max_seq_length} minus {core.n_special} special tokens): the tokens between "
+                f"two windows would never be read; give stride={self.window} or less"
+            )
         self.identity = identity
         on_disk = settings.cache and identity is not None
         if settings.cache and identity is None:
@@ -191,6 +251,7 @@ class EncodingModel:
             lambda: {"lengths": {}, "encoded": 0, "requested": 0}
         )
         self._meta = None
+        self._progress: Any = None
         if meta is not None:
             self.mteb_model_meta = meta
 
@@ -220,12 +281,40 @@ class EncodingModel:
         exp.update(self.settings.experiment_kwargs(self.model_max_seq_length))
         self._meta = meta.model_copy(update={"revision": rev, "experiment_kwargs": exp or None})
 
-    def namespace(self, task_metadata: Any, prompt_type: Any) -> tuple[str, dict[str, Any]]:
-        """Cache namespace (fingerprint, description) for this task's prompt and prompt type."""
+    def namespace(
+        self, task_metadata: Any, prompt_type: Any, encode_kwargs: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Cache namespace (fingerprint, description) for this task's prompt and prompt type and the
+        call's encode arguments (:func:`output_arguments`)."""
         prompt = self.core.prompt(task_metadata, prompt_type)
         route = None if self.core.symmetric else getattr(prompt_type, "value", prompt_type)
         ident = self.identity if self.identity is not None else {"object": id(self)}
-        return cache_namespace(ident, self.settings.identity(self.model_max_seq_length), prompt, route)
+        return cache_namespace(
+            ident,
+            self.settings.identity(self.model_max_seq_length),
+            prompt,
+            route,
+            output_arguments(encode_kwargs or {}),
+        )
+
+    def _progress_bar(self, n: int, *, show: bool) -> Any:
+        """The one ``texts encoded`` bar of this model (created at the first miss; shown unless the
+        first call said ``show_progress_bar=False``), its total raised by ``n``."""
+        if n <= 0:
+            return self._progress
+        if self._progress is None:
+            from tqdm.auto import tqdm
+
+            self._progress = tqdm(total=n, desc="texts encoded", unit="text", disable=not show)
+        else:
+            self._progress.total += n
+            self._progress.refresh()
+        return self._progress
+
+    def _cuts(self, texts: list[str]) -> list[list[bool]] | None:
+        """Per text, where a window may start (the core's ``window_cuts``; None: at every token)."""
+        cuts = getattr(self.core, "window_cuts", None)
+        return cuts(texts) if cuts is not None else None
 
     # -- encoding -------------------------------------------------------------------------
     def encode(
@@ -234,13 +323,25 @@ class EncodingModel:
         """Embeddings (len(inputs.dataset), dim) float32; each distinct text encoded at most once.
 
         Args: as mteb's ``EncoderProtocol.encode`` (an mteb dataloader of ``{"text": ...}`` rows).
+
+        Raises:
+            EncodingSettingsError: in long-document mode, an encode argument that may change a vector
+                (:func:`output_arguments`) other than ``normalize_embeddings``, which the window path
+                cannot apply.
         """
         from datasets import Dataset
 
+        if self.settings.long_document == "mean":
+            unapplied = sorted(set(output_arguments(kwargs)) - LONG_DOCUMENT_ARGUMENTS)
+            if unapplied:
+                raise EncodingSettingsError(
+                    f"encode argument(s) {', '.join(unapplied)}: long_document=mean encodes token windows itself "
+                    "and cannot apply them; drop them or use long_document=off"
+                )
         texts = [t for batch in inputs for t in batch["text"]]
         distinct = list(dict.fromkeys(texts))
         self._record(task_metadata.name, hf_split, hf_subset, distinct, len(texts), task_metadata, prompt_type)
-        self._cache.use_namespace(*self.namespace(task_metadata, prompt_type))
+        self._cache.use_namespace(*self.namespace(task_metadata, prompt_type, kwargs))
         # CachedEmbeddingWrapper only reads ``inputs.dataset`` and builds the misses' loader itself
         dl = SimpleNamespace(
             dataset=Dataset.from_dict({"id": [str(i) for i in range(len(distinct))], "text": distinct})
@@ -278,8 +379,15 @@ class EncodingModel:
         prompt = self.core.prompt(task_metadata, prompt_type)
         extra = len(self.core.token_ids([prompt])[0]) if prompt else 0
         new = [t for t in distinct if (text_key(t), extra) not in st["lengths"]]
-        for t, ids in zip(new, self.core.token_ids(new)):
-            st["lengths"][(text_key(t), extra)] = len(ids) + int(self.core.n_special)
+        long_mode = self.settings.long_document == "mean"
+        cuts = self._cuts(new) if long_mode and new else None
+        for i, (t, ids) in enumerate(zip(new, self.core.token_ids(new))):
+            windows = (
+                len(window_spans(len(ids), self.window, self.stride, cuts[i] if cuts is not None else None))
+                if long_mode
+                else 1
+            )
+            st["lengths"][(text_key(t), extra)] = (len(ids) + int(self.core.n_special), windows)
 
     def encoding_scores(self, task: str, split: str, subset: str) -> dict[str, Any]:
         """Statistics and settings of one (task, split, subset), as flat score entries.
@@ -288,8 +396,9 @@ class EncodingModel:
         / ``encoding_tokens_max`` (tokens per text, special tokens included, prompt excluded),
         ``encoding_truncated_share`` (share of texts whose tokens (prompt included) exceed
         ``max_seq_length`` and were cut; 0 in long-document mode), ``encoding_over_limit_share``
-        (the same share whatever the mode), ``encoding_windows_mean`` (windows per text, 1 when
-        truncating), ``encoding_texts_encoded`` (cache misses computed for it),
+        (the same share whatever the mode), ``encoding_windows_mean`` (windows per text as encoded:
+        :func:`~mteb_contrastive.encoding.core.window_spans` of the text alone, the window path
+        adds no prompt; 1 when truncating), ``encoding_texts_encoded`` (cache misses computed for it),
         ``encoding_cache_hits``, and the settings ``encoding_max_seq_length``,
         ``encoding_long_document``, ``encoding_stride`` (0 when off), ``encoding_precision``,
         ``encoding_backend``. Empty dict when nothing was encoded for it.
@@ -298,15 +407,11 @@ class EncodingModel:
         if not st or not st["lengths"]:
             return {}
         msl = int(self.core.max_seq_length)
-        lens = np.asarray([n for n in st["lengths"].values()], dtype=np.int64)
+        lens = np.asarray([n for n, _ in st["lengths"].values()], dtype=np.int64)
+        windows = [w for _, w in st["lengths"].values()]
         extras = np.asarray([e for (_, e) in st["lengths"]], dtype=np.int64)
         over = (lens + extras) > msl
         long_mode = self.settings.long_document == "mean"
-        windows = (
-            [n_windows(n - int(self.core.n_special), self.window - int(e), self.stride) for n, e in zip(lens, extras)]
-            if long_mode
-            else [1] * len(lens)
-        )
         n = len(lens)
         return {
             "encoding_n_texts": n,
@@ -338,6 +443,8 @@ class EncodingModel:
 
     def close(self) -> None:
         self._cache.close()
+        if self._progress is not None:
+            self._progress.close()
 
 
 def _position_limit(core: Any) -> int | None:

@@ -105,16 +105,19 @@ def _sklearn_sigmoid(z: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """scikit-learn's sigmoid calibration of scores ``z``: ``(A, B)`` with ``p = 1 / (1 + exp(A z + B))``.
 
     Through the public API: ``CalibratedClassifierCV(FrozenEstimator(identity), method="sigmoid")``;
-    the frozen identity classifier makes every fold's predictions the scores themselves, so the
-    one fitted calibrator is Platt's fit on all of ``z`` (targets ``(N+ + 1) / (N+ + 2)`` and
-    ``1 / (N- + 2)``, Platt 1999 section 2.2; ``sklearn.calibration._sigmoid_calibration``).
+    the frozen identity classifier makes its predictions the scores themselves, so the one fitted
+    calibrator is Platt's fit on all of ``z`` (targets ``(N+ + 1) / (N+ + 2)`` and
+    ``1 / (N- + 2)``, Platt 1999 section 2.2; ``sklearn.calibration._sigmoid_calibration``). The
+    cross-validation is one "fold" holding every pair (nothing is fitted but the calibrator): with
+    ``KFold(2)`` scikit-learn refused a split with one pair of a class ("Requesting 2-fold
+    cross-validation ...", a traceback), although Platt's smoothed targets need only one pair of
+    each class (one pair each, scores ``z = -1, 1``: ``p = 1/3, 2/3``).
     """
     import warnings
 
     from sklearn.base import BaseEstimator, ClassifierMixin
     from sklearn.calibration import CalibratedClassifierCV
     from sklearn.frozen import FrozenEstimator
-    from sklearn.model_selection import KFold
 
     class _Identity(ClassifierMixin, BaseEstimator):
         def fit(self, X: Any, y: Any) -> _Identity:
@@ -130,7 +133,10 @@ def _sklearn_sigmoid(z: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     x = z.reshape(-1, 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cal = CalibratedClassifierCV(FrozenEstimator(_Identity().fit(x, y)), method="sigmoid", cv=KFold(2)).fit(x, y)
+        every = np.arange(len(y))
+        cal = CalibratedClassifierCV(FrozenEstimator(_Identity().fit(x, y)), method="sigmoid", cv=[(every, every)]).fit(
+            x, y
+        )
     sig = cal.calibrated_classifiers_[0].calibrators[0]
     return float(sig.a_), float(sig.b_)
 

@@ -14,9 +14,11 @@ has no plugin entry point, and ``mteb.get_model`` refuses a local folder. :func:
 * adds the benchmarks (:mod:`mteb_contrastive.benchmarks.suites`) to ``mteb.get_benchmark(s)``;
 * makes mteb re-evaluate our tasks when a cached result is of another dataset revision, writes
   ``--prediction-folder`` files per model (:func:`mteb_contrastive.layout.prediction_subfolder`),
-  adds the encoding statistics to every result, and, under the ``mteb`` command, stops before any
-  model is loaded when a requested task's data is missing and prints our bad-input errors as one
-  line with exit status 2 (:func:`is_input_error`).
+  writes result and prediction files whole (a kill never leaves a cut file) and reads a cut one
+  as missing (evaluated again, one warning line), adds the encoding statistics to every result
+  (also to the intermediate results mteb saves, so a resumed run keeps them), and, under the
+  ``mteb`` command, stops before any model is loaded when a requested task's data is missing and
+  prints our bad-input errors as one line with exit status 2 (:func:`is_input_error`).
 
 :func:`register` is idempotent; it is called by the start-up hook when mteb is imported and by
 ``import mteb_contrastive``.
@@ -24,6 +26,7 @@ has no plugin entry point, and ``mteb.get_model`` refuses a local folder. :func:
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -32,13 +35,14 @@ from typing import Any
 
 from mteb.models.model_implementations import MODEL_REGISTRY
 
-from mteb_contrastive import catalog, compat
+from mteb_contrastive import catalog, compat, config
 from mteb_contrastive.benchmarks.suites import benchmarks
-from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.atomic import staged_writes
+from mteb_contrastive.data.errors import InputError
 from mteb_contrastive.encoding.loading import apply_to_meta
 from mteb_contrastive.encoding.settings import split_model_name
 from mteb_contrastive.encoding.wrapper import EncodingModel
-from mteb_contrastive.layout import prediction_subfolder
+from mteb_contrastive.layout import prediction_subfolder, predictions_file
 from mteb_contrastive.models import baselines as baseline_models
 from mteb_contrastive.models import rerank as rerank_models
 from mteb_contrastive.models.local import is_model_folder, local_model_meta
@@ -46,6 +50,7 @@ from mteb_contrastive.models.rerank import model_meta_for_name
 from mteb_contrastive.plugin.quiet import quiet_if_asked
 from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
 from mteb_contrastive.protocols.verification import AbsTaskVerification
+from mteb_contrastive.report.reader import unreadable_result, warn
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +77,8 @@ def register() -> None:
     )
     compat.patch(compat.SAVE_TASK_PREDICTIONS, _per_model_predictions)
     compat.patch(compat.CHECK_CACHE, _stale_results_evaluated_again)
+    compat.patch(compat.SAVE_RESULT, _result_files_written_whole)
+    compat.patch(compat.LOAD_RESULT, _unreadable_result_is_missing)
     if os.path.basename(sys.argv[0] if sys.argv else "") == "mteb":
         compat.patch(compat.MTEB_CLI_RUN, _one_line_errors)
     compat.wrap_task_evaluation(_reset_encoding_statistics, _add_encoding_statistics)
@@ -109,10 +116,11 @@ def register_models(metas: list[Any]) -> None:
 
 
 def is_input_error(exc: BaseException) -> bool:
-    """True for bad input that our code reports: a ``DataError``, or a ``ValueError`` /
-    ``FileNotFoundError`` raised inside ``mteb_contrastive`` (a bad model name, a missing data
-    folder). Other exceptions keep their traceback."""
-    if isinstance(exc, DataError):
+    """True for bad input that our code reports: an :class:`~mteb_contrastive.data.errors.InputError`
+    (a ``DataError``, a bad encoding option, a model name that is neither registered, nor a folder,
+    nor reachable on the Hub; wherever it is raised), or a ``ValueError`` / ``FileNotFoundError``
+    raised inside ``mteb_contrastive`` (a missing data folder). Other exceptions keep their traceback."""
+    if isinstance(exc, InputError):
         return True
     if not isinstance(exc, (ValueError, FileNotFoundError)):
         return False
@@ -127,8 +135,18 @@ def is_input_error(exc: BaseException) -> bool:
 # ---------------------------------------------------------------- the replacements (each calls mteb's original)
 
 
+#: how a model name that is meant as a path starts (a Hub name ``org/name`` does not)
+PATH_PREFIXES = ("./", "../", "/", "~", ".\\", "..\\")
+
+
+class ModelNameError(InputError):
+    """A model name that is neither registered with mteb, nor a local folder, nor found on the Hub."""
+
+
 def _with_local_folders(original: Any) -> Any:
-    """``mteb.get_model_meta`` that also takes a local folder, any ``rerank/...@<k>`` and ``::`` options."""
+    """``mteb.get_model_meta`` that also takes a local folder, any ``rerank/...@<k>`` and ``::`` options,
+    and says in one line (:class:`ModelNameError`) why a name is no model: a path that is not a folder,
+    or a name mteb does not know that the Hub cannot be asked about (offline) or does not have."""
 
     def get_model_meta(model_name: str, revision: str | None = None, *args: Any, **kwargs: Any) -> Any:
         options: dict[str, Any] = {}
@@ -136,9 +154,35 @@ def _with_local_folders(original: Any) -> Any:
             model_name, options = split_model_name(str(model_name))  # "<model>::max_seq_length=512,..."
         if isinstance(model_name, str) and is_model_folder(model_name):
             return apply_to_meta(local_model_meta(model_name), options, folder=model_name)
+        if isinstance(model_name, str) and (model_name.startswith(PATH_PREFIXES) or model_name in (".", "..")):
+            raise ModelNameError(
+                f"model {model_name!r}: no such folder; give the folder of a sentence-transformers model "
+                "(with modules.json or config.json) or a model name"
+            )
         if isinstance(model_name, str) and model_name.startswith("rerank/") and model_name not in MODEL_REGISTRY:
             return model_meta_for_name(model_name)  # any k, or one line naming the valid names
-        return apply_to_meta(original(model_name, revision, *args, **kwargs), options)
+        if not isinstance(model_name, str) or model_name in MODEL_REGISTRY:
+            return apply_to_meta(original(model_name, revision, *args, **kwargs), options)
+        try:
+            meta = original(model_name, revision, *args, **kwargs)
+        except (KeyError, InputError):
+            raise  # not looked up on the Hub: mteb's own "not found ... did you mean"
+        except Exception as exc:  # looking the name up on the Hub failed: offline, unreachable
+            if config.hub_offline():
+                why = "the HuggingFace Hub, where it would be looked up, is switched off here (HF_HUB_OFFLINE=1)"
+            else:
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                why = f"looking it up on the HuggingFace Hub failed ({type(exc).__name__}: {first})"
+            raise ModelNameError(
+                f"model {model_name!r}: not a model mteb knows, and {why}; give a registered name "
+                "(mteb.get_model_metas()), the folder of a local model (-m ./path), or a Hub model with the Hub on"
+            ) from None
+        if meta.loader is None and kwargs.get("fetch_from_hf"):  # mteb.get_model: it has no way to load it
+            raise ModelNameError(
+                f"model {model_name!r}: neither registered with mteb nor a sentence-transformers model on the "
+                "HuggingFace Hub, so mteb cannot load it; check the name, or give a local folder (-m ./path)"
+            )
+        return apply_to_meta(meta, options)
 
     get_model_meta.__doc__ = original.__doc__
     return get_model_meta
@@ -146,22 +190,79 @@ def _with_local_folders(original: Any) -> Any:
 
 def _per_model_predictions(original: Any) -> Any:
     """mteb writes ``<folder>/<task>_predictions.json`` for every model, merging into the file the
-    previous model wrote (first model's name, last model's values); write per model instead."""
+    previous model wrote (first model's name, last model's values); write per model instead. And
+    mteb writes it in place, after reading the existing file back: a kill while writing left a cut
+    file that stopped every later run with a ``JSONDecodeError``. The file is written whole here
+    (:func:`~mteb_contrastive.data.atomic.staged_writes`), and a cut one is treated as missing (one
+    warning line; the subsets it held are written anew)."""
 
     def save_task_predictions(
         self: Any, predictions: Any, model: Any, prediction_folder: Path, hf_split: str, hf_subset: str
     ) -> None:
         meta = model.mteb_model_meta
-        return original(
-            self,
-            predictions,
-            model,
-            prediction_subfolder(prediction_folder, meta.name, meta.revision),
-            hf_split,
-            hf_subset,
-        )
+        folder = prediction_subfolder(prediction_folder, meta.name, meta.revision)
+        existing = folder / predictions_file(folder, self.metadata.name, meta.revision).name
+        carry = []
+        if existing.is_file():
+            try:
+                json.loads(existing.read_text(encoding="utf-8"))
+                carry.append(existing)
+            except ValueError as exc:
+                warn(unreadable_result(existing, exc, "treated as missing: written anew"))
+        with staged_writes(folder, carry) as stage:
+            original(self, predictions, model, stage, hf_split, hf_subset)
 
     return save_task_predictions
+
+
+#: files of a result folder that mteb's ``save_to_cache`` reads back and merges into
+MERGED_RESULT_FILES = ("run_settings.jsonl",)
+
+
+def _result_files_written_whole(original: Any) -> Any:
+    """mteb's ``ResultCache.save_to_cache`` writes ``<task>.json``, ``model_meta.json`` and
+    ``run_settings.jsonl`` in place: killed just then, it left an empty ``<task>.json`` and every later
+    ``mteb run`` of that model and task stopped with a ``JSONDecodeError``. It writes into a staging
+    folder here, whose files then replace the real ones one ``os.replace`` each
+    (:func:`~mteb_contrastive.data.atomic.staged_writes`): a result file is the new one or the old
+    one, never a cut one."""
+
+    def save_to_cache(self: Any, task_result: Any, model_name: Any, model_revision: Any = None, **kwargs: Any) -> Any:
+        root = Path(self.cache_path)
+        dest = compat.task_result_path(self, task_result.task_name, model_name, model_revision)
+        with staged_writes(root, [dest.parent / name for name in MERGED_RESULT_FILES]) as stage:
+            staged = type(self).__new__(type(self))
+            staged.__dict__.update(self.__dict__)
+            staged.cache_path = stage
+            return original(staged, task_result, model_name, model_revision, **kwargs)
+
+    return save_to_cache
+
+
+def _unreadable_result_is_missing(original: Any) -> Any:
+    """mteb's ``ResultCache.load_task_result`` raised on a result file it cannot parse (one cut by a
+    kill before results were written whole), so every later run stopped until the file was deleted
+    by hand: such a file is treated as missing here -- evaluated again, with one warning line."""
+
+    def load_task_result(
+        self: Any,
+        task_name: str,
+        model_name: Any,
+        model_revision: str | None = None,
+        raise_if_not_found: bool = False,
+        *args: Any,
+        **kwargs: Any,
+    ) -> Any:
+        try:
+            return original(self, task_name, model_name, model_revision, raise_if_not_found, *args, **kwargs)
+        except ValueError as exc:  # JSON, validation and decoding errors
+            path = compat.task_result_path(self, task_name, model_name, model_revision)
+            if raise_if_not_found:
+                raise FileNotFoundError(f"{path}: unreadable result file ({exc})") from exc
+            warn(unreadable_result(path, exc, "treated as missing: evaluated again"))
+            return None
+
+    return load_task_result
 
 
 def _stale_results_evaluated_again(original: Any) -> Any:
@@ -266,35 +367,50 @@ def _list_only_configured_tasks() -> None:
 
 
 def _check_data_before_model_in_mteb_cli() -> None:
-    """In the stock ``mteb run`` command: stop with our message before any model is loaded.
-
-    ``mteb run`` loads the model first and the task data last, so a missing folder ended in a
-    traceback after minutes of model loading. When this process is the ``mteb`` command, its
-    ``run`` is wrapped: each requested task of ours whose data is missing
-    (:func:`mteb_contrastive.catalog.missing_data`) is reported on stderr as
-    ``mteb: error: <message>`` (the format of every one-line error of the ``mteb`` command) and the
-    command exits with status 2.
-    """
+    """In the stock ``mteb run`` command: stop with our message before any model is loaded
+    (:func:`_tasks_checked_first`), when this process is the ``mteb`` command."""
     argv0 = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     if argv0 not in ("mteb", "__main__.py", "-m") or "run" not in sys.argv[1:2]:
         return
+    compat.patch(compat.MTEB_CLI_RUN, _tasks_checked_first, marker="_mteb_contrastive_data_check")
 
-    def make(original: Any) -> Any:
-        def run(args: Any) -> Any:
-            ours = {c.metadata.name for c in catalog.all_task_classes()}
-            reasons = []
-            for name in getattr(args, "tasks", None) or []:
-                cls = catalog.registered_task_class(name)
-                if name in ours and cls is not None:
-                    why = catalog.missing_data(cls)
-                    if why:
-                        reasons.append(why)
-            if reasons:
-                for why in reasons:
-                    print(f"mteb: error: {why}", file=sys.stderr)
-                raise SystemExit(2)
-            return original(args)
 
-        return run
+def _tasks_checked_first(original: Any) -> Any:
+    """``mteb run`` loads the model first and the task data last, so a missing folder ended in a
+    traceback after minutes of model loading, and an unknown task name in mteb's ``KeyError``. The
+    run checks every requested task first: a name mteb does not know
+    (:func:`mteb_contrastive.catalog.unknown_task`: a built folder's task name names the variable that
+    finds it) and a task of ours whose data is missing (:func:`mteb_contrastive.catalog.missing_data`)
+    are each reported on stderr as ``mteb: error: <message>`` (the format of every one-line error of
+    the ``mteb`` command) and the command exits with status 2."""
 
-    compat.patch(compat.MTEB_CLI_RUN, make, marker="_mteb_contrastive_data_check")
+    def run(args: Any) -> Any:
+        ours = {c.metadata.name for c in catalog.all_task_classes()}
+        reasons = []
+        for name in getattr(args, "tasks", None) or []:
+            cls = catalog.registered_task_class(name)
+            if cls is None and not _mteb_knows_task(name):
+                reasons.append(f"-t {name}: {catalog.unknown_task(name)}")
+            elif name in ours and cls is not None:
+                why = catalog.missing_data(cls)
+                if why:
+                    reasons.append(why)
+        if reasons:
+            for why in reasons:
+                print(f"mteb: error: {why}", file=sys.stderr)
+            raise SystemExit(2)
+        return original(args)
+
+    return run
+
+
+def _mteb_knows_task(name: str) -> bool:
+    """Whether ``mteb.get_task`` finds ``name`` (mteb also knows names that are not in its table, e.g.
+    tasks renamed since)."""
+    import mteb
+
+    try:
+        mteb.get_task(name)
+    except KeyError:
+        return False
+    return True

@@ -73,6 +73,7 @@ from mteb.abstasks.pair_classification import AbsTaskPairClassification
 
 from mteb_contrastive import compat, config
 from mteb_contrastive.compat import save_task_predictions
+from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.data.pan import load_split, write_answers
 from mteb_contrastive.layout import answers_file
 from mteb_contrastive.metrics.calibration import Calibrator
@@ -105,6 +106,24 @@ def rows_to_dataset(rows: list[dict[str, Any]]):
             "authors": [[str(a) for a in r.get("authors") or []] for r in rows],
         }
     )
+
+
+def check_calibration_split(truth_file: Path, labels: Any) -> None:
+    """Step 3 needs both classes on validation: checked when the data is loaded, before any encoding.
+
+    Raises:
+        DataError: the split's truth file holds pairs of one class only (names the file and the fix).
+    """
+    labels = [int(v) for v in labels]
+    if len(set(labels)) < 2:
+        have, lack = (
+            ("same-author", '"same": false') if labels and labels[0] == 1 else ("different-author", '"same": true')
+        )
+        raise DataError(
+            truth_file,
+            f"only {have} pairs ({len(labels)}): the threshold, Platt scaling and abstention band are fitted on "
+            f"this split and need both classes; add pairs with {lack}",
+        )
 
 
 def pair_scores(model: Any, emb: np.ndarray, i1: list[int], i2: list[int]) -> dict[str, list[float]]:
@@ -183,6 +202,9 @@ class AbsTaskVerification(AbsTaskPairClassification):
         splits = {}
         for split in dict.fromkeys([self.calibration_split, *self.eval_splits]):
             splits[split] = rows_to_dataset(load_split(folder, split))
+        check_calibration_split(
+            folder / self.calibration_split / "truth.jsonl", splits[self.calibration_split]["labels"]
+        )
         if (folder / "train" / "pairs.jsonl").is_file():
             splits["train"] = rows_to_dataset(load_split(folder, "train"))
         self.dataset = {subset: DatasetDict(splits) for subset in self.hf_subsets}

@@ -135,15 +135,37 @@ def task_class(task: str) -> type | None:
 
 
 def result_files(results_dir: str | Path) -> list[Path]:
-    """Every task result file under an mteb output folder, sorted by path."""
+    """Every task result file under an mteb output folder, sorted by path (hidden folders -- a save's
+    staging folder, :func:`mteb_contrastive.data.atomic.staged_writes` -- left out)."""
     root = Path(results_dir)
     return (
         sorted(
-            f for f in root.rglob("*.json") if f.name != "model_meta.json" and (f.parent / "model_meta.json").is_file()
+            f
+            for f in root.rglob("*.json")
+            if f.name != "model_meta.json"
+            and (f.parent / "model_meta.json").is_file()
+            and not any(part.startswith(".") for part in f.relative_to(root).parts)  # a save in progress
         )
         if root.is_dir()
         else []
     )
+
+
+def unreadable_result(path: str | Path, exc: BaseException, then: str) -> str:
+    """The one warning line for a result file that cannot be read (cut by a kill, hand-edited):
+    ``warning: <path>: unreadable result file (<first line of the error>); <then>``."""
+    text = str(exc).strip()
+    why = text.splitlines()[0] if text else type(exc).__name__
+    return f"warning: {path}: unreadable result file ({why}); {then}"
+
+
+def warn(line: str) -> None:
+    """Print one warning line on stderr, above any progress bar (``tqdm.write``)."""
+    import sys
+
+    from tqdm import tqdm
+
+    tqdm.write(line, file=sys.stderr)
 
 
 def read_results(
@@ -157,7 +179,9 @@ def read_results(
         tasks: keep only these task names.
 
     Returns:
-        rows sorted by (family, task, subset, model); a file mteb cannot read is skipped with a log line.
+        rows sorted by (family, task, subset, model); a result file (or its ``model_meta.json``) that
+        cannot be read -- e.g. cut by a kill -- is treated as missing, with one warning line
+        (:func:`unreadable_result`).
     """
     from mteb import TaskResult
 
@@ -165,10 +189,10 @@ def read_results(
     for f in result_files(results_dir):
         try:
             r = TaskResult.from_disk(f)
-        except Exception as exc:
-            logger.warning("skipping %s: %s", f, exc)
+            meta = json.loads((f.parent / "model_meta.json").read_text(encoding="utf-8"))
+        except (ValueError, OSError) as exc:  # JSON, validation and decoding errors are ValueErrors
+            warn(unreadable_result(f, exc, "left out of the report as missing (rerun the model to recompute it)"))
             continue
-        meta = json.loads((f.parent / "model_meta.json").read_text(encoding="utf-8"))
         model = meta.get("name") or model_name_of_folder(f.parent.parent.name)
         if models is not None and model not in models:
             continue
@@ -279,13 +303,17 @@ def read_predictions(
     kind: str = "predictions",
 ) -> Any:
     """The predictions mteb (or a protocol) stored for one subset/split (``kind``: see
-    :func:`predictions_file`); None when absent."""
+    :func:`predictions_file`); None when absent, or unreadable (cut by a kill: one warning line)."""
     if prediction_dir is None:
         return None
     f = predictions_file(prediction_dir, task, revision, kind)
     if not f.is_file():
         return None
-    data = json.loads(f.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(f.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        warn(unreadable_result(f, exc, "left out of the report as missing (rerun the model to recompute it)"))
+        return None
     return data.get(subset, {}).get(split)
 
 

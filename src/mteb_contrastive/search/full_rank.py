@@ -222,13 +222,11 @@ class BM25GoldRanks(_Delegate):
 
     def _record(self, queries: Any, results: dict[str, dict[str, float]]) -> None:
         texts = list(compat.combine_queries_with_instruction_text(queries)["text"])
-        ties = {}
-        for qid, text in zip(queries["id"], texts):
-            if qid not in self.gold:
-                continue
-            pos, scores = compat.bm25_pool_scores(self.model, text)
-            ties[qid] = tie_from_scores(scores, pos[self.gold[qid]])
-        self._ranking = GoldRanking(ties)
+        wanted = [(qid, text) for qid, text in zip(queries["id"], texts) if qid in self.gold]
+        pos, scores = compat.bm25_pool_scores(self.model, [text for _, text in wanted])
+        self._ranking = GoldRanking(
+            {qid: tie_from_scores(scores[k], pos[self.gold[qid]]) for k, (qid, _) in enumerate(wanted)}
+        )
 
 
 class PoolScoresGoldRanks(_Delegate):
