@@ -139,7 +139,7 @@ def _shared_data(out: Path, shared: Path) -> list[Bench]:
     for name in ATTRIBUTION_RECIPES:  # built into <out>/datasets, dispatched by the folder's kind
         src = shared / ATTRIBUTION_RECIPES[name][1]
         b = Bench(
-            name,
+            f"{name}Attribution",
             "attribution",
             [f"{name}Attribution"],
             default=False,

@@ -93,9 +93,11 @@ VERIFICATION_RECIPES: dict[str, tuple[str, str, dict[str, Any]]] = {
 }
 
 
-#: the attribution benchmarks: name -> (document source kind, path under the shared data, builder options)
+#: the attribution benchmarks: name -> (document source kind, path under the shared data, builder options);
+#: a folder ``<out>/datasets/<name>`` whose task is ``<name>Attribution`` (the verification folder of the same
+#: collection lives in ``<out>/verification/<name>``, its task ``<name>Verification``)
 ATTRIBUTION_RECIPES: dict[str, tuple[str, str, dict[str, Any]]] = {
-    f"{name}Attr": (
+    name: (
         "eltec",
         rel,
         dict(chunk_words=1000, chunks_per_text=10, languages=langs, description=f"{what}: authorship attribution"),

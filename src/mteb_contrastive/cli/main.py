@@ -253,6 +253,16 @@ def build_parser() -> OneLineParser:
         help="print only the author-task table (pool, triplets, nDCG@10, Recall@10, accuracy, wall time)",
     )
     r.add_argument(
+        "--content-table",
+        action="store_true",
+        help="print only the content-independence table (docs/content-independence.md)",
+    )
+    r.add_argument(
+        "--languages-table",
+        action="store_true",
+        help="print only the per-language table of the ELTeC benchmarks (docs/stylometry.md)",
+    )
+    r.add_argument(
         "--timings",
         help="JSON {'<model> <task>': seconds} for the author table's wall-time column (default: mteb's stored phases)",
     )
@@ -388,6 +398,11 @@ def report_command(args: argparse.Namespace) -> int:
     if not results.is_dir():
         print(f"error: {results}: not a folder (give an mteb --output-folder)", file=sys.stderr)
         return 2
+    if args.content_table or args.languages_table:
+        from mteb_contrastive.report.tables import content_table, languages_table
+
+        print(content_table(results) if args.content_table else languages_table(results))
+        return 0
     if args.author_table:
         from mteb_contrastive.data.errors import read_json
         from mteb_contrastive.report.tables import author_table

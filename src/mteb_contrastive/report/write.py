@@ -27,6 +27,7 @@ from mteb_contrastive.layout import model_root
 from mteb_contrastive.report import plots
 from mteb_contrastive.report.chance import chance_levels, main_chance
 from mteb_contrastive.report.compare import Comparison, compare_per_item
+from mteb_contrastive.report.content import content_rows, language_rows, render_content, render_languages
 from mteb_contrastive.report.reader import (
     ScoreRow,
     per_item_scores,
@@ -213,6 +214,17 @@ def build_report(
         "rows": out_rows,
         "comparisons": comparisons,
         "plots": [str(p) for p in figures],
+        "content_independence": content_rows(rows),
+        "languages": _languages_json(language_rows(rows)),
+    }
+
+
+def _languages_json(table: dict[str, Any]) -> dict[str, Any]:
+    """The per-language table with JSON keys (``"model|language|kind"``, ``"language|kind"``)."""
+    return {
+        **table,
+        "cells": {"|".join(k): v for k, v in table["cells"].items()},
+        "flags": {"|".join(k): v for k, v in table["flags"].items()},
     }
 
 
@@ -293,6 +305,22 @@ def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
             r["main_score_name"] for r in rows
         ):  # one table per main score (retrieval / triplets / ...)
             out += _score_table([r for r in rows if r["main_score_name"] == main]) + [""]
+    if rep.get("content_independence"):
+        out += [
+            "## Content independence",
+            "",
+            "Score on all items and on the topic-controlled ones (same author on another topic vs another author "
+            "on the same topic), beside the topic-only reference; topic reliance = margin over chance lost on the "
+            "controlled items, topic share = the reference's margin over the model's (docs/content-independence.md).",
+            "",
+        ]
+        out += render_content(rep["content_independence"]) + [""]
+    if rep.get("languages", {}).get("cells"):
+        table = rep["languages"]
+        cells = {tuple(k.split("|")): v for k, v in table["cells"].items()}
+        flags = {tuple(k.split("|")): v for k, v in table["flags"].items()}
+        out += ["## Authorship per language (ELTeC)", ""]
+        out += render_languages({**table, "cells": cells, "flags": flags}) + [""]
     if rep["comparisons"]:
         out += [
             "## Comparison",
