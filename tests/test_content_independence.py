@@ -167,7 +167,7 @@ def _corpus():
         for i, (a, t) in enumerate(plan)
     ]
     docs += [
-        {"id": f"e{i}", "authors": ["D"], "text": _sentences("D", i, "w"), "domains": [], "topics": [], "language": "en"}
+        {"id": f"e{i}", "authors": ["D"], "text": _sentences("D", i, "w"), "domains": [], "topics": []}
         for i in range(2)
     ]
     return docs
@@ -191,11 +191,12 @@ def test_builder_topic_controlled_rule_and_usual_rows_unchanged():
 
 def test_build_without_topic_field_keeps_its_build_id(tmp_path):
     """The build id of a folder built without the new options is the one it had before them."""
+    W = range(12)
     docs = [
         {
             "id": f"d{a}{i}",
             "authors": [a],
-            "text": " ".join(f"Author {a} writes sentence {j} of work {i} about topic {(i + j) % 3}." for j in range(12)),
+            "text": " ".join(f"Author {a} writes sentence {j} of work {i} about topic {(i + j) % 3}." for j in W),
             "domains": [],
             "year": 2000 + i,
             "language": "en",
