@@ -110,3 +110,30 @@ def test_recipes_and_full_plan(tmp_path, shared):
         b = benches[f"{name}Attribution"]
         assert b.family == "attribution" and "attribution builder" in b.missing and b.build is None
     assert benches["ELTeCHun"].build is not None and benches["PAN14Known"].default
+
+
+def test_languages_table_flags_a_character_baseline_that_beats_every_model():
+    from mteb_contrastive.report.content import language_rows, render_languages
+    from mteb_contrastive.report.reader import ScoreRow
+
+    def row(model, task, lang, main, auc):
+        name = "pan_platt_abstain_overall"
+        return ScoreRow(model, "r", task, "test", "default", "verification", name, {name: main, "auc": auc}, [lang])
+
+    rows = [
+        row("sentence-transformers/all-MiniLM-L6-v2", "ELTeCHunVerification", "hun-Latn", 0.60, 0.65),
+        row("mteb-contrastive/tfidf-char3", "ELTeCHunVerification", "hun-Latn", 0.80, 0.90),
+        row("mteb-contrastive/burrows-delta", "ELTeCHunVerification", "hun-Latn", 0.85, 0.92),  # not character-level
+        row("sentence-transformers/all-MiniLM-L6-v2", "ELTeCHunEditionVerification", "hun-Latn", 0.70, 0.75),
+        row("mteb-contrastive/ppmd-cbc", "ELTeCHunEditionVerification", "hun-Latn", 0.65, 0.70),
+        row("sentence-transformers/all-MiniLM-L6-v2", "ELTeCSrpVerification", "srp-Cyrl", 0.70, 0.75),
+        row("mteb-contrastive/ppmd-cbc", "ELTeCSrpVerification", "srp-Cyrl", 0.70, 0.80),  # a tie is no win
+        row("sentence-transformers/all-MiniLM-L6-v2", "PAN14KnownVerification", "eng-Latn", 0.9, 0.9),  # not ELTeC
+    ]
+    table = language_rows(rows)
+    assert table["languages"] == ["hun", "hun (Edition)", "srp"]
+    assert table["flags"] == {("hun", "verification"): "mteb-contrastive/tfidf-char3"}
+    assert table["models"][0] == "sentence-transformers/all-MiniLM-L6-v2"  # models before baselines
+    text = "\n".join(render_languages(table))
+    assert "| mteb-contrastive/tfidf-char3 | 0.900 / 0.800 (!) |" in text
+    assert "(!) hun verification: the character-level baseline mteb-contrastive/tfidf-char3 beats every model" in text
