@@ -315,4 +315,17 @@ def _card(info: dict[str, Any]) -> str:
             f"| {cfg} | {c['documents']} | {c['skipped_no_positive']} | {c['skipped_no_negative']} "
             f"| {c['query_documents']} | {c['triplets']} |"
         )
+    if "topic_field" in info["params"]:
+        lines += [
+            "",
+            f"Topic field `{info['params']['topic_field']}`: topic-controlled triplets (positive on no shared topic, "
+            "negative on a shared one; rows with `topic_controlled` true, scored apart):",
+            "",
+            "| config | anchors | topic-controlled triplets |",
+            "|---|---|---|",
+        ]
+        lines += [
+            f"| {cfg} | {c['topic_controlled_query_documents']} | {c['topic_controlled_triplets']} |"
+            for cfg, c in info["configs"].items()
+        ]
     return "\n".join(lines) + "\n"
