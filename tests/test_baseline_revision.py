@@ -137,8 +137,10 @@ def test_a_library_version_moves_the_revision_of_the_baselines_that_use_it(fresh
     monkeypatch.setattr(rv, "library_version", lambda dist: "0.0.test" if dist == "scikit-learn" else real(dist))
     after = {n: rv.baseline_revision(n) for n in BASELINES}
     tfidf = {n for n in BASELINES if BASELINES[n][0] == "sparse.TfidfBaseline"}
-    assert tfidf and all(after[n] != before[n] for n in tfidf)
-    assert all(after[n] == before[n] for n in set(BASELINES) - tfidf)  # gensim, BM25: no scikit-learn
+    sklearn_users = {n for n in BASELINES if "scikit-learn" in rv.LIBRARIES[BASELINES[n][0]]}  # TF-IDF, Delta
+    assert tfidf and tfidf | {"mteb-contrastive/burrows-delta", "mteb-contrastive/cosine-delta"} == sklearn_users
+    assert all(after[n] != before[n] for n in sklearn_users)
+    assert all(after[n] == before[n] for n in set(BASELINES) - sklearn_users)  # gensim, BM25, PPMd: no scikit-learn
 
 
 def test_the_cache_serves_the_probe_once(fresh_cache):

@@ -1,4 +1,4 @@
-"""Classic baselines as mteb models (BM25, TF-IDF, char n-grams, word vectors, Doc2Vec).
+"""Classic baselines as mteb models (BM25, TF-IDF, char n-grams, word vectors, Doc2Vec, Delta, compression).
 
 Registered in mteb's model registry (their metas: :mod:`mteb_contrastive.models.baselines`), so that
 ``mteb run -m mteb-contrastive/tfidf-words -t <task>`` works in a fresh process:
@@ -16,6 +16,9 @@ Registered in mteb's model registry (their metas: :mod:`mteb_contrastive.models.
 ``mteb-contrastive/doc2vec``                Paragraph Vector, PV-DM (concatenation) + PV-DBOW, cosine
 ``mteb-contrastive/doc2vec-dm-concat``      Paragraph Vector, PV-DM (concatenation) alone, cosine
 ``mteb-contrastive/doc2vec-dm-mean-dbow``   PV-DM (mean of context) + PV-DBOW, cosine
+``mteb-contrastive/burrows-delta``          Burrows' Delta on the 150 most frequent words (-Delta)
+``mteb-contrastive/cosine-delta``           Cosine Delta: cosine of the same z-scores
+``mteb-contrastive/ppmd-cbc``               PPMd compression-based cosine (PAN's compression baseline)
 ==========================================  ==========================================================
 
 They are pair scorers and mteb search models, not encoders (:mod:`mteb_contrastive.baselines.base`).

@@ -75,6 +75,9 @@ LIBRARIES: dict[str, tuple[str, ...]] = {
     "gensim_models.Word2VecAverage": ("gensim", "scipy", "numpy", "jieba"),
     "gensim_models.Doc2VecBaseline": ("gensim", "scipy", "numpy", "jieba"),
     "bm25_lang.LanguageBM25Search": ("bm25s", "scipy", "numpy", "jieba"),
+    "stylometry.BurrowsDelta": ("scikit-learn", "scipy", "numpy", "jieba"),
+    "stylometry.CosineDelta": ("scikit-learn", "scipy", "numpy", "jieba"),
+    "compression.PPMdCBC": ("pyppmd", "numpy"),
 }
 
 #: language (ISO 639-3 + script, as mteb's ``eval_langs``) -> (anchors, candidates)

@@ -91,7 +91,37 @@ BASELINES: dict[str, tuple[str, dict[str, Any], str, str | None, str, str]] = {
         _TRAINED_FIT,
         "https://proceedings.mlr.press/v32/le14.html",
     ),
+    "mteb-contrastive/burrows-delta": (
+        "stylometry.BurrowsDelta",
+        {"n_mfw": 150},
+        "dense",
+        None,
+        _TRIPLET_FIT,
+        "https://doi.org/10.1093/llc/17.3.267",
+    ),
+    "mteb-contrastive/cosine-delta": (
+        "stylometry.CosineDelta",
+        {"n_mfw": 150},
+        "dense",
+        "cosine",
+        _TRIPLET_FIT,
+        "https://doi.org/10.1093/llc/fqx023",
+    ),
+    "mteb-contrastive/ppmd-cbc": (
+        "compression.PPMdCBC",
+        {"max_order": 6, "mem_size": 16 << 20},
+        "dense",  # mteb's model types have nothing closer; it has no vectors (texts compressed at scoring time)
+        None,
+        "nothing learnt: texts compressed at scoring time",
+        "https://github.com/pan-webis-de/pan-code",
+    ),
 }
+
+#: baselines that read characters (or bytes), not words: where one beats every model, the cue may be
+#: typographic (edition artefacts), not style (the per-language table flags it)
+CHARACTER_LEVEL = frozenset({"mteb-contrastive/tfidf-char3", "mteb-contrastive/ppmd-cbc"})
+#: the topic-only reference of the content-independence figure (docs/content-independence.md)
+TOPIC_REFERENCE = "mteb-contrastive/tfidf-words"
 
 
 def load_baseline(model_name: str, revision: str | None = None, **kwargs: Any) -> Any:

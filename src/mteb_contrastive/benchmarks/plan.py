@@ -21,9 +21,11 @@ from pathlib import Path
 
 from mteb_contrastive import catalog, config
 from mteb_contrastive.benchmarks.shared_data import (
+    ATTRIBUTION_RECIPES,
     TALN_FILE,
     TALN_RECIPES,
     VERIFICATION_RECIPES,
+    build_attribution_benchmark,
     build_taln_benchmark,
     build_verification_benchmark,
 )
@@ -116,7 +118,8 @@ def _shared_data(out: Path, shared: Path) -> list[Bench]:
         else:
             b.missing = f"{taln} not found (set {config.SHARED_ENV} or --shared to the shared data folder)"
         benches.append(b)
-    for name in ("PAN14Known", "ELTeCEng"):
+    # every verification recipe, the default suite's first
+    for name in sorted(VERIFICATION_RECIPES, key=lambda n: n not in DEFAULT_SUITE):
         src = shared / VERIFICATION_RECIPES[name][1]
         b = Bench(
             name,
@@ -128,6 +131,21 @@ def _shared_data(out: Path, shared: Path) -> list[Bench]:
         )
         if src.is_file():
             b.build = lambda n=name: build_verification_benchmark(shared, out / "verification", n)
+        else:
+            b.missing = f"{src} not found (set {config.SHARED_ENV} or --shared to the shared data folder)"
+        benches.append(b)
+    for name in ATTRIBUTION_RECIPES:  # built into <out>/datasets, dispatched by the folder's kind
+        src = shared / ATTRIBUTION_RECIPES[name][1]
+        b = Bench(
+            f"{name}Attribution",
+            "attribution",
+            [f"{name}Attribution", f"{name}AuthorClustering"],
+            default=False,
+            source=f"built from {src}",
+            built_folder=out / "datasets" / name,
+        )
+        if src.is_file():
+            b.build = lambda n=name: build_attribution_benchmark(shared, out / "datasets", n)
         else:
             b.missing = f"{src} not found (set {config.SHARED_ENV} or --shared to the shared data folder)"
         benches.append(b)

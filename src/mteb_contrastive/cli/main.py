@@ -6,8 +6,8 @@ Every import beyond the standard library happens inside the subcommand that need
 ``--help`` answers at once.
 
     mteb-contrastive seed-model
-    mteb-contrastive build-triplets CORPUS.jsonl --name MyCorpus --out DIR [--k 2 4 8]
-    mteb-contrastive build-taln [--shared ../shared/data] [--out build/datasets]
+    mteb-contrastive build-triplets CORPUS.jsonl --name MyCorpus --out DIR [--k 2 4 8] [--topic-field F]
+    mteb-contrastive build-taln [--shared ../shared/data] [--out build/datasets] [--topic-field keywords]
     mteb-contrastive build-ir-triplets (BEIR_FOLDER | --mteb-task NAME) --name MyColl --out DIR
     mteb-contrastive evaluate -m MODEL [-m MODEL2 ...] [--out build/release] [--suite default|full]
     mteb-contrastive report RESULTS_DIR [--out DIR] [--predictions MODEL=DIR ...]
@@ -46,13 +46,18 @@ from mteb_contrastive.cli.args import (
 from mteb_contrastive.config import shared_data_dir
 
 
-def build_taln(shared: Path, out: Path, *, seed: int = 0, n_triplets: int = 2) -> list[Path]:
-    """Build the TALN author-triplet folders (:data:`mteb_contrastive.benchmarks.shared_data.TALN_RECIPES`)."""
+def build_taln(
+    shared: Path, out: Path, *, seed: int = 0, n_triplets: int = 2, topic_field: str | None = None
+) -> list[Path]:
+    """Build the TALN author-triplet folders (:data:`mteb_contrastive.benchmarks.shared_data.TALN_RECIPES`),
+    with ``topic_field`` (e.g. ``keywords``) their topic-controlled triplets too."""
     from mteb_contrastive.benchmarks.shared_data import TALN_RECIPES, build_taln_benchmark
 
     made = []
     for recipe in TALN_RECIPES:
-        made.append(build_taln_benchmark(shared, out, recipe, seed=seed, n_triplets=n_triplets))
+        made.append(
+            build_taln_benchmark(shared, out, recipe, seed=seed, n_triplets=n_triplets, topic_field=topic_field)
+        )
         print(f"built {made[-1]}", flush=True)
     return made
 
@@ -162,12 +167,35 @@ def build_parser() -> OneLineParser:
         "--n-triplets", type=positive_int, default=2, help="positives per anchor document and negatives per positive"
     )
     b.add_argument("--seed", type=int, default=0)
+    b.add_argument(
+        "--topic-field",
+        default=None,
+        help=(
+            "a column holding each document's topics (a string or a list of strings: keywords, a domain, a genre): "
+            "adds topic-controlled triplets (same author on another topic vs another author on the same topic; "
+            "docs/content-independence.md); default: none"
+        ),
+    )
+    b.add_argument(
+        "--normalise",
+        choices=["edition"],
+        default=None,
+        help="edition: remove soft hyphens, unify dashes, Serbian Latin -> Cyrillic (docs/stylometry.md)",
+    )
     t = sub.add_parser("build-taln", help="the TALN author-triplet folders from shared/data")
     t.add_argument(
         "--shared",
         help="shared data folder (default: $MTEB_CONTRASTIVE_SHARED, else ../shared/data beside the checkout)",
     )
     t.add_argument("--out", default="build/datasets")
+    t.add_argument(
+        "--topic-field",
+        default=None,
+        help=(
+            "a field of the papers as topic (keywords: the view's own keywords_fr / keywords_en): adds "
+            "topic-controlled triplets (docs/content-independence.md); default: none"
+        ),
+    )
     ir = sub.add_parser(
         "build-ir-triplets",
         help="Paragraph Vector IR triplets (Le & Mikolov 2014, 3.3) from a BEIR folder or an mteb retrieval task",
@@ -227,6 +255,16 @@ def build_parser() -> OneLineParser:
         help="print only the author-task table (pool, triplets, nDCG@10, Recall@10, accuracy, wall time)",
     )
     r.add_argument(
+        "--content-table",
+        action="store_true",
+        help="print only the content-independence table (docs/content-independence.md)",
+    )
+    r.add_argument(
+        "--languages-table",
+        action="store_true",
+        help="print only the per-language table of the ELTeC benchmarks (docs/stylometry.md)",
+    )
+    r.add_argument(
         "--timings",
         help="JSON {'<model> <task>': seconds} for the author table's wall-time column (default: mteb's stored phases)",
     )
@@ -258,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
             from mteb_contrastive.data.halvest_builder import build_halvest_dataset
             from mteb_contrastive.data.languages import languages_from_rows, resolve_languages
 
-            docs = read_corpus(args.corpus)
+            docs = read_corpus(args.corpus, topic_field=args.topic_field)
             given = [args.mteb_language] if args.mteb_language else ([args.language] if args.language else None)
             if (
                 resolve_languages(
@@ -285,10 +323,12 @@ def main(argv: list[str] | None = None) -> int:
                     n_triplets=args.n_triplets,
                     seed=args.seed,
                     source=str(args.corpus),
+                    topic_field=args.topic_field,
+                    normalise=args.normalise,
                 )
             )
         elif args.cmd == "build-taln":
-            build_taln(shared_data_dir(args.shared), Path(args.out))
+            build_taln(shared_data_dir(args.shared), Path(args.out), topic_field=args.topic_field)
         elif args.cmd == "build-ir-triplets":
             from mteb_contrastive.data import ir_triplets as irt
             from mteb_contrastive.data.languages import mteb_language
@@ -363,6 +403,11 @@ def report_command(args: argparse.Namespace) -> int:
     if not results.is_dir():
         print(f"error: {results}: not a folder (give an mteb --output-folder)", file=sys.stderr)
         return 2
+    if args.content_table or args.languages_table:
+        from mteb_contrastive.report.tables import content_table, languages_table
+
+        print(content_table(results) if args.content_table else languages_table(results))
+        return 0
     if args.author_table:
         from mteb_contrastive.data.errors import read_json
         from mteb_contrastive.report.tables import author_table

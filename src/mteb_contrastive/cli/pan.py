@@ -26,7 +26,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "kind",
         choices=["eltec", "pan14", "corpus"],
         help=(
-            "eltec: eltec/eng_novels.jsonl.gz; pan14: pan/pan14_known.jsonl.gz; corpus: "
+            "eltec: eltec/<lang>_novels.jsonl.gz; pan14: pan/pan14_known.jsonl.gz; corpus: "
             "JSONL {id, author, text[, group, language]}"
         ),
     )
@@ -64,8 +64,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
             "required when the data does not say)"
         ),
     )
+    b.add_argument(
+        "--normalise",
+        choices=["edition"],
+        default=None,
+        help="edition: remove soft hyphens, unify dashes, Serbian Latin -> Cyrillic (docs/stylometry.md)",
+    )
     p = sub.add_parser(
-        "build-pan-benchmarks", help="the README's verification benchmarks (ELTeCEng, PAN14Known) from shared/data"
+        "build-pan-benchmarks",
+        help="the verification benchmarks of shared/data (PAN14Known, ELTeC in five languages)",
     )
     p.add_argument("--shared")
     p.add_argument("--out", default="build/verification")
@@ -100,8 +107,10 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
     if args.cmd == "build-verification":
         from mteb_contrastive.data.errors import DataError
         from mteb_contrastive.data.languages import languages_from_rows, resolve_languages
+        from mteb_contrastive.data.normalise import normalise_documents
 
-        docs = load_documents(args.kind, args.path)
+        # normalised first: a transliterated Serbian novel is Cyrillic when the languages are read
+        docs = normalise_documents(load_documents(args.kind, args.path), args.normalise)
         langs = resolve_languages(
             languages_from_rows(docs, args.path), args.languages, source=args.path, option="--languages"
         )
@@ -129,6 +138,7 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
                 seed=args.seed,
                 languages=tuple(langs),
                 source=str(args.path),
+                normalise=args.normalise,
             )
         )
         return 0

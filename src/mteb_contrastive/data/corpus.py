@@ -1,7 +1,9 @@
 """Author-labelled corpora (JSONL): reading with validation, and sentence spans.
 
 Row schema: ``id`` (str/int, unique), ``authors`` (non-empty list of str), ``text`` (non-empty),
-optional ``domains`` (list of str), ``year`` (int/str), ``language`` (ISO 639-1 like ``fr``).
+optional ``domains`` (list of str), ``year`` (int/str), ``language`` (ISO 639-1 like ``fr``), and
+the column named as the *topic field* by the builder's caller (``--topic-field``; any column: keywords,
+a domain, a genre), read into ``topics`` by :func:`normalise_topics`.
 
 Identity fields (``id``, ``authors``, ``domains``) are returned in Unicode NFC
 (:func:`mteb_contrastive.identity.nfc`): an author typed in NFC in one row and NFD in another is
@@ -13,6 +15,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -90,11 +93,38 @@ def iter_jsonl(path: str | os.PathLike, *, what: str = "file"):
                 yield n, obj
 
 
-def validate_corpus_row(obj: dict[str, Any], source: object, line: int) -> dict[str, Any]:
-    """Check and normalise one corpus row (see module docstring); ``line``: its 1-based line number.
+def normalise_topics(
+    value: Any, source: object = "corpus", where: dict[str, int] | None = None, field: str = "topic"
+) -> list[str]:
+    """The topics of one row: a string or a list of strings -> sorted distinct normalised topics.
+
+    Each topic: NFC, case-folded, the typographic apostrophe U+2019 written ``'``, runs of whitespace
+    made one space, stripped; empty ones dropped. ``None`` or ``""`` -> ``[]`` (the row takes no part in
+    topic-controlled items). Two rows are on the same topic when their topic sets intersect.
+    ``where``: the row's position for errors (``{"line": n}`` or ``{"record": n}``, 1-based).
 
     Raises:
-        DataError: missing field, empty text, empty or malformed author list.
+        DataError: a value that is neither a string nor a list of strings (names the line and field).
+    """
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise DataError(source, "a topic must be a string or a list of strings", **(where or {}), field=field)
+    out = {re.sub(r"\s+", " ", nfc(v).casefold().replace("\u2019", "'")).strip() for v in value}
+    return sorted(t for t in out if t)
+
+
+def validate_corpus_row(
+    obj: dict[str, Any], source: object, line: int, *, topic_field: str | None = None
+) -> dict[str, Any]:
+    """Check and normalise one corpus row (see module docstring); ``line``: its 1-based line number.
+    With ``topic_field``, the row also gets ``topics`` (:func:`normalise_topics` of that column;
+    absent -> ``[]``).
+
+    Raises:
+        DataError: missing field, empty text, empty or malformed author list, a malformed topic.
     """
     for f in ("id", "authors", "text"):
         if f not in obj:
@@ -110,7 +140,7 @@ def validate_corpus_row(obj: dict[str, Any], source: object, line: int) -> dict[
     domains = obj.get("domains") or []
     if not isinstance(domains, list):
         raise DataError(source, "domains must be a list", line=line, field="domains")
-    return {
+    out = {
         "id": nfc(str(obj["id"])),  # identity fields in NFC (see mteb_contrastive.identity)
         "authors": [nfc(a.strip()) for a in authors],
         "text": text,
@@ -118,21 +148,39 @@ def validate_corpus_row(obj: dict[str, Any], source: object, line: int) -> dict[
         "year": obj.get("year"),
         "language": obj.get("language"),
     }
+    if topic_field is not None:
+        out["topics"] = normalise_topics(obj.get(topic_field), source, {"line": line}, topic_field)
+    return out
 
 
-def read_corpus(path: str | os.PathLike) -> list[dict[str, Any]]:
-    """Read and validate an author-labelled JSONL corpus (``.jsonl`` or ``.jsonl.gz``).
+def check_topic_field(rows: list[dict[str, Any]], source: object, topic_field: str | None) -> None:
+    """A topic field that no row has is a typo, not a corpus without topics.
+
+    Raises:
+        DataError: ``topic_field`` is set and no row has a topic (names the option).
+    """
+    if topic_field is not None and not any(r.get("topics") for r in rows):
+        raise DataError(
+            source,
+            f"--topic-field {topic_field!r}: no row has a non-empty {topic_field!r}; "
+            "name a column that holds each document's topics (a string or a list of strings)",
+        )
+
+
+def read_corpus(path: str | os.PathLike, *, topic_field: str | None = None) -> list[dict[str, Any]]:
+    """Read and validate an author-labelled JSONL corpus (``.jsonl`` or ``.jsonl.gz``); with
+    ``topic_field``, each row gets ``topics`` (:func:`validate_corpus_row`).
 
     Returns:
         the rows, as :class:`~mteb_contrastive.data.errors.LineRows` (their line numbers kept for
         later checks such as :func:`~mteb_contrastive.data.languages.languages_from_rows`).
 
     Raises:
-        DataError: bad JSON, bad row, or a duplicate ``id`` (names both lines).
+        DataError: bad JSON, bad row, a duplicate ``id`` (names both lines), a topic field no row has.
     """
     rows, seen = LineRows(), {}
     for n, obj in iter_jsonl(path):
-        row = validate_corpus_row(obj, path, n)
+        row = validate_corpus_row(obj, path, n, topic_field=topic_field)
         if row["id"] in seen:
             raise DataError(path, f"duplicate id {row['id']!r} (first at line {seen[row['id']]})", line=n, field="id")
         seen[row["id"]] = n
@@ -140,6 +188,7 @@ def read_corpus(path: str | os.PathLike) -> list[dict[str, Any]]:
         rows.lines.append(n)
     if not rows:
         raise DataError(path, "empty corpus")
+    check_topic_field(rows, path, topic_field)
     return rows
 
 

@@ -12,7 +12,26 @@ The sampler follows the HALvest-Contrastive authors' code
 * a span = ``k`` contiguous sentences at a uniformly random start; a document with at most ``k``
   sentences is used whole.
 
-Determinism: one ``random.Random`` per k seeded from (seed, k); documents in corpus order.
+**Topic-controlled triplets** (with a topic field, ``--topic-field``: any column, read into each
+document's ``topics`` by :func:`mteb_contrastive.data.corpus.normalise_topics`): beside the usual
+triplets, for every document with topics,
+
+* topic-controlled positive pool = documents with exactly the same author set that share **no**
+  topic with it (and have topics);
+* topic-controlled negative pool = documents sharing no author with it that share **at least one**
+  topic (same domain set when domains are given);
+* sampled as above (``n_triplets`` positives, ``n_triplets`` negatives each) when both are non-empty.
+
+So the topic points to the *wrong* candidate: a topic-only scorer gets 0 on them (same author on
+another topic vs another author on the same topic: Kirby's validation design, same-author
+different-fandom vs different-author same-fandom pairs). They are rows with ``topic_controlled``
+true; every row then carries ``query_topics``, ``pos_topics``, ``neg_topics``. The usual rows are
+drawn exactly as without a topic field (the topic-controlled ones use a random generator of their
+own), and the parameters record ``topic_field`` only when one is given, so a build without it keeps
+its build id.
+
+Determinism: one ``random.Random`` per k seeded from (seed, k) (topic-controlled rows: from
+(seed, k, "topic")); documents in corpus order.
 Output: ``<out>/<name>/base-<k>/test.parquet`` (HALvest triplet schema), ``mteb_contrastive.json``
 (what mteb-contrastive reads to make the tasks) and a ``README.md`` dataset card. The folder is
 written atomically.
@@ -32,6 +51,7 @@ from mteb_contrastive.data.atomic import atomic_folder
 from mteb_contrastive.data.corpus import sentence_offsets, sentence_span
 from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.data.languages import languages_from_rows, resolve_languages, splitter_language, stated_fallback
+from mteb_contrastive.data.normalise import normalise_text
 from mteb_contrastive.identity import fingerprint, nfc, nfc_key
 
 KIND = "halvest-triplets"
@@ -46,12 +66,18 @@ def sample_triplets(
     seed: int = 0,
     language: str | None = "en",
     sentence_cache: dict[str, list[tuple[int, int]]] | None = None,
+    topics: bool = False,
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Triplets of k-sentence spans from validated corpus rows (see module docstring).
 
+    Args:
+        topics: also sample the topic-controlled triplets (rows need ``topics``); every row then
+            has ``query_topics``, ``pos_topics``, ``neg_topics`` and ``topic_controlled``.
+
     Returns:
         (rows in the HALvest triplet schema, counts: ``documents``, ``skipped_no_positive``,
-        ``skipped_no_negative``, ``query_documents``, ``triplets``)
+        ``skipped_no_negative``, ``query_documents``, ``triplets``; with ``topics`` also
+        ``topic_controlled_query_documents`` and ``topic_controlled_triplets``)
     """
     if k < 1 or n_triplets < 1:
         raise ValueError(f"k and n_triplets must be >= 1, got k={k}, n_triplets={n_triplets}")
@@ -69,7 +95,7 @@ def sample_triplets(
         by_domainset[nfc_key(d["domains"])].add(i)
     everyone = set(range(len(docs)))
 
-    def span(i: int) -> str:
+    def span(i: int, rng: random.Random = rng) -> str:
         # a span is a substring of the document: sentences taken by character offsets, so the
         # source's own separators are kept (none between CJK sentences)
         d = docs[i]
@@ -87,6 +113,37 @@ def sample_triplets(
 
     counts = {"documents": len(docs), "skipped_no_positive": 0, "skipped_no_negative": 0, "query_documents": 0}
     rows = []
+
+    def add(i: int, positives: list[int], negatives: list[int], rng: random.Random, controlled: bool) -> None:
+        d = docs[i]
+        for pi, p in enumerate(positives):
+            for n in negatives[pi * n_triplets : (pi + 1) * n_triplets]:
+                row = {
+                    "query": span(i, rng),
+                    "positive": span(p, rng),
+                    "negative": span(n, rng),
+                    "query_halid": d["id"],
+                    "pos_halid": docs[p]["id"],
+                    "neg_halids": docs[n]["id"],
+                    "query_authorids": list(d["authors"]),
+                    "pos_authorids": list(docs[p]["authors"]),
+                    "neg_authorids": list(docs[n]["authors"]),
+                    "query_domain": list(d["domains"]),
+                    "pos_domain": list(docs[p]["domains"]),
+                    "neg_domain": list(docs[n]["domains"]),
+                    "query_year": str(d.get("year") or ""),
+                    "pos_year": str(docs[p].get("year") or ""),
+                    "neg_year": str(docs[n].get("year") or ""),
+                }
+                if topics:
+                    row.update(
+                        query_topics=list(d["topics"]),
+                        pos_topics=list(docs[p]["topics"]),
+                        neg_topics=list(docs[n]["topics"]),
+                        topic_controlled=controlled,
+                    )
+                rows.append(row)
+
     for i, d in enumerate(docs):
         pos_pool = [j for j in by_authorset[nfc_key(d["authors"])] if j != i]
         if not pos_pool:
@@ -103,28 +160,31 @@ def sample_triplets(
         counts["query_documents"] += 1
         positives = rng.choices(pos_pool, k=n_triplets)
         negatives = rng.choices(neg_pool_sorted, k=n_triplets * n_triplets)
-        for pi, p in enumerate(positives):
-            for n in negatives[pi * n_triplets : (pi + 1) * n_triplets]:
-                rows.append(
-                    {
-                        "query": span(i),
-                        "positive": span(p),
-                        "negative": span(n),
-                        "query_halid": d["id"],
-                        "pos_halid": docs[p]["id"],
-                        "neg_halids": docs[n]["id"],
-                        "query_authorids": list(d["authors"]),
-                        "pos_authorids": list(docs[p]["authors"]),
-                        "neg_authorids": list(docs[n]["authors"]),
-                        "query_domain": list(d["domains"]),
-                        "pos_domain": list(docs[p]["domains"]),
-                        "neg_domain": list(docs[n]["domains"]),
-                        "query_year": str(d.get("year") or ""),
-                        "pos_year": str(docs[p].get("year") or ""),
-                        "neg_year": str(docs[n].get("year") or ""),
-                    }
-                )
+        add(i, positives, negatives, rng, False)
     counts["triplets"] = len(rows)
+    if topics:
+        tc_rng = random.Random(f"{seed}-{k}-topic")
+        counts["topic_controlled_query_documents"] = 0
+        for i, d in enumerate(docs):
+            mine = set(d["topics"])
+            if not mine:
+                continue
+            pos_pool = [
+                j
+                for j in by_authorset[nfc_key(d["authors"])]
+                if j != i and docs[j]["topics"] and not mine & set(docs[j]["topics"])
+            ]
+            sharing = set().union(*(by_author[nfc(a)] for a in d["authors"]))
+            neg_pool = [j for j in range(len(docs)) if j not in sharing and mine & set(docs[j]["topics"])]
+            if use_domains:
+                neg_pool = [j for j in neg_pool if j in by_domainset[nfc_key(d["domains"])]]
+            if not pos_pool or not neg_pool:
+                continue
+            counts["topic_controlled_query_documents"] += 1
+            positives = tc_rng.choices(pos_pool, k=n_triplets)
+            negatives = tc_rng.choices(neg_pool, k=n_triplets * n_triplets)
+            add(i, positives, negatives, tc_rng, True)
+        counts["topic_controlled_triplets"] = len(rows) - counts["triplets"]
     return rows, counts
 
 
@@ -140,6 +200,8 @@ def build_halvest_dataset(
     seed: int = 0,
     source: str = "",
     description: str = "",
+    topic_field: str | None = None,
+    normalise: str | None = None,
 ) -> Path:
     """Write a HALvest-format dataset folder ``<out_dir>/<name>`` (atomically).
 
@@ -153,13 +215,18 @@ def build_halvest_dataset(
             code. Both default to the rows' ``language`` fields (:mod:`mteb_contrastive.data.languages`);
             a value contradicting them raises; when neither the rows nor the caller say, eng-Latn
             is used and a warning says so.
+        topic_field: the column the rows' ``topics`` were read from (they must have them): adds
+            the topic-controlled triplets (module docstring); recorded in the parameters only when given.
+        normalise: ``"edition"`` to remove edition artefacts from the texts first
+            (:func:`mteb_contrastive.data.normalise.normalise_text`); recorded only when given.
 
     Returns:
         the folder path.
 
     Raises:
-        DataError: no triplet could be sampled (every document lacked a partner).
-        ValueError: a bad name.
+        DataError: no triplet could be sampled (every document lacked a partner); a topic field
+            whose rows carry no ``topics``.
+        ValueError: a bad name or ``normalise`` value.
     """
     if not _NAME_RE.match(name):
         raise ValueError(f"dataset name must be letters and digits starting with a letter, got {name!r}")
@@ -175,6 +242,10 @@ def build_halvest_dataset(
         option="mteb_language",
     )
     language = language or splitter_language(langs[0])
+    if topic_field is not None and not any(d.get("topics") for d in docs):
+        raise DataError(source or name, f"topic field {topic_field!r}: no document has topics")
+    if normalise is not None:
+        docs = [{**d, "text": normalise_text(d["text"], normalise, d.get("language") or langs[0])} for d in docs]
     target = Path(out_dir) / name
     cache: dict[str, list[tuple[int, int]]] = {}
     configs = {}
@@ -182,7 +253,13 @@ def build_halvest_dataset(
     with atomic_folder(target) as tmp:
         for k in ks:
             rows, counts = sample_triplets(
-                docs, k, n_triplets=n_triplets, seed=seed, language=language, sentence_cache=cache
+                docs,
+                k,
+                n_triplets=n_triplets,
+                seed=seed,
+                language=language,
+                sentence_cache=cache,
+                topics=topic_field is not None,
             )
             if not rows:
                 raise DataError(source or name, f"k={k}: no triplet could be sampled ({counts})")
@@ -190,7 +267,12 @@ def build_halvest_dataset(
             datasets.Dataset.from_list(rows).to_parquet(str(tmp / f"base-{k}" / "test.parquet"))
             configs[f"base-{k}"] = counts
             content[f"base-{k}"] = rows
-        params = {"ks": list(ks), "n_triplets": n_triplets, "seed": seed, "language": language}
+        params: dict[str, Any] = {"ks": list(ks), "n_triplets": n_triplets, "seed": seed, "language": language}
+        # optional settings join the parameters only when used: a build without them keeps its build id
+        if topic_field is not None:
+            params["topic_field"] = topic_field
+        if normalise is not None:
+            params["normalise"] = normalise
         # the revision is the content: every row's texts and ids, the parameters and the language
         build_id = fingerprint(KIND, params, langs, content)
         info = {
@@ -233,4 +315,17 @@ def _card(info: dict[str, Any]) -> str:
             f"| {cfg} | {c['documents']} | {c['skipped_no_positive']} | {c['skipped_no_negative']} "
             f"| {c['query_documents']} | {c['triplets']} |"
         )
+    if "topic_field" in info["params"]:
+        lines += [
+            "",
+            f"Topic field `{info['params']['topic_field']}`: topic-controlled triplets (positive on no shared topic, "
+            "negative on a shared one; rows with `topic_controlled` true, scored apart):",
+            "",
+            "| config | anchors | topic-controlled triplets |",
+            "|---|---|---|",
+        ]
+        lines += [
+            f"| {cfg} | {c['topic_controlled_query_documents']} | {c['topic_controlled_triplets']} |"
+            for cfg, c in info["configs"].items()
+        ]
     return "\n".join(lines) + "\n"

@@ -18,13 +18,20 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import regex
+
 from mteb_contrastive.compat import hf_lang_to_iso_lang_script
 from mteb_contrastive.data.errors import DataError, position
 
 logger = logging.getLogger(__name__)
 
-#: ELTeC collection prefixes that are ISO 639-2/B codes, not ISO 639-3 (ELTeC: ROM = Romanian, ...).
-ELTEC_PREFIXES = {"ROM": "ron", "CZE": "ces", "GRE": "ell", "GER": "deu", "FRE": "fra", "SLO": "slk"}
+#: ELTeC collection prefixes that are not ISO 639-3 codes: ISO 639-2/B (ROM = Romanian, ...) and the
+#: Hungarian collection's two-letter ``HU`` (ids ``HU03130``).
+ELTEC_PREFIXES = {"ROM": "ron", "CZE": "ces", "GRE": "ell", "GER": "deu", "FRE": "fra", "SLO": "slk", "HU": "hun"}
+#: scripts told apart by :func:`text_script` (Unicode script property of the letters, ``regex``'s ``\p{...}``)
+SCRIPTS = {"Latn": "Latin", "Cyrl": "Cyrillic", "Grek": "Greek"}
+#: characters of a text read by :func:`text_script` (its start; a novel does not change script midway)
+SCRIPT_SAMPLE_CHARS = 100_000
 _MTEB_FORM = re.compile(r"^[a-z]{3}-[A-Z][a-z]{3}$")
 
 
@@ -53,11 +60,40 @@ def splitter_language(code: str) -> str:
 
 
 def eltec_language(doc_id: str) -> str | None:
-    """ELTeC ids start with the collection's language code (``ENG18400_Trollope`` -> ``eng``)."""
-    m = re.match(r"^([A-Z]{3})\d", str(doc_id))
+    """ELTeC ids start with the collection's language code: three letters (``ENG18400_Trollope`` ->
+    ``eng``, ``SRP18590_JakovI_DjuradjB`` -> ``srp``) or, for Hungarian, two (``HU03130`` -> ``hun``,
+    :data:`ELTEC_PREFIXES`); then a digit. None when the id has no such prefix."""
+    m = re.match(r"^([A-Z]{2,3})\d", str(doc_id))
     if not m:
         return None
     return ELTEC_PREFIXES.get(m.group(1), m.group(1).lower())
+
+
+def text_script(text: str, *, sample: int = SCRIPT_SAMPLE_CHARS) -> str | None:
+    """The ISO 15924 code (:data:`SCRIPTS`) of the script more than half of the letters of
+    ``text[:sample]`` are in; None when no script of :data:`SCRIPTS` has that majority (no letters,
+    Han text, a mix). Example: ``"Pre srca"`` -> ``Latn``, ``"Пре срца"`` -> ``Cyrl``."""
+    head = text[:sample]
+    letters = len(regex.findall(r"\p{L}", head))
+    counts = {code: len(regex.findall(rf"\p{{Script={name}}}", head)) for code, name in SCRIPTS.items()}
+    code, n = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
+    return code if letters and 2 * n > letters else None
+
+
+def document_language(code: str | None, text: str) -> str | None:
+    """The mteb language-script code of one document: ``code``'s language (any form
+    :func:`mteb_language` reads) written in the script of its ``text`` (:func:`text_script`).
+
+    A language written in two scripts gets the text's: ELTeC's Serbian ids all say ``srp``
+    (mteb's default ``srp-Cyrl``), but two of its novels are in Latin script -> ``srp-Latn``. The
+    default script is kept when the text has no letters of :data:`SCRIPTS`. None when ``code`` is
+    unknown.
+    """
+    base = mteb_language(code) if code else None
+    if base is None:
+        return None
+    script = text_script(text)
+    return base if script is None else f"{base.split('-')[0]}-{script}"
 
 
 def languages_from_rows(rows: Sequence[dict[str, Any]], source: object, field: str = "language") -> list[str]:

@@ -8,7 +8,10 @@ Two views are made:
 * ``abstract-en``: ``abstract_en`` (the authors' own English abstracts) of every paper that
   has one.
 
-Papers whose selected text is empty are dropped and counted.
+Papers whose selected text is empty are dropped and counted. A topic field (``keywords_fr`` for
+``fulltext-fr``, ``keywords_en`` for ``abstract-en``: the authors' own keywords) may be carried into
+the rows' ``topics`` (:func:`mteb_contrastive.data.corpus.normalise_topics`); ``venue``, ``type`` and
+``year`` are a main/student split, a format and a time, not topics.
 """
 
 from __future__ import annotations
@@ -16,14 +19,19 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from mteb_contrastive.data.corpus import iter_jsonl, validate_corpus_row
+from mteb_contrastive.data.corpus import check_topic_field, iter_jsonl, validate_corpus_row
 from mteb_contrastive.data.errors import DataError, LineRows
 
 VIEWS = ("fulltext-fr", "abstract-en")
+#: the keywords field that goes with each view (the topic field ``keywords`` resolves to it)
+VIEW_KEYWORDS = {"fulltext-fr": "keywords_fr", "abstract-en": "keywords_en"}
 
 
-def taln_corpus(path: str | os.PathLike, view: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """Corpus rows (``id``, ``authors``, ``text``, ``year``, ``language``) for one view.
+def taln_corpus(
+    path: str | os.PathLike, view: str, *, topic_field: str | None = None
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Corpus rows (``id``, ``authors``, ``text``, ``year``, ``language``; ``topics`` with
+    ``topic_field``: a field of the papers, or ``keywords`` for the view's own, :data:`VIEW_KEYWORDS`) for one view.
 
     Returns:
         (rows (:class:`~mteb_contrastive.data.errors.LineRows`: each row's line in the file kept),
@@ -34,6 +42,8 @@ def taln_corpus(path: str | os.PathLike, view: str) -> tuple[list[dict[str, Any]
     """
     if view not in VIEWS:
         raise DataError(path, f"unknown TALN view {view!r}; choose one of {VIEWS}")
+    if topic_field == "keywords":
+        topic_field = VIEW_KEYWORDS[view]
     rows, counts = LineRows(), {"papers": 0, "kept": 0, "dropped_empty": 0, "dropped_language": 0}
     for n, p in iter_jsonl(path):
         counts["papers"] += 1
@@ -50,11 +60,11 @@ def taln_corpus(path: str | os.PathLike, view: str) -> tuple[list[dict[str, Any]
         if not text.strip():
             counts["dropped_empty"] += 1
             continue
-        rows.append(
-            validate_corpus_row(
-                {"id": p["id"], "authors": p["authors"], "text": text, "year": p.get("year"), "language": lang}, path, n
-            )
-        )
+        row = {"id": p["id"], "authors": p["authors"], "text": text, "year": p.get("year"), "language": lang}
+        if topic_field is not None:
+            row[topic_field] = p.get(topic_field)
+        rows.append(validate_corpus_row(row, path, n, topic_field=topic_field))
         rows.lines.append(n)
         counts["kept"] += 1
+    check_topic_field(rows, path, topic_field)
     return rows, counts

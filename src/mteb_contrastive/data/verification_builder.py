@@ -42,7 +42,14 @@ from typing import Any
 from mteb_contrastive.data.atomic import atomic_folder
 from mteb_contrastive.data.corpus import iter_jsonl
 from mteb_contrastive.data.errors import DataError, LineRows, position, where
-from mteb_contrastive.data.languages import eltec_language, languages_from_rows, resolve_languages, stated_fallback
+from mteb_contrastive.data.languages import (
+    document_language,
+    eltec_language,
+    languages_from_rows,
+    resolve_languages,
+    stated_fallback,
+)
+from mteb_contrastive.data.normalise import normalise_documents
 from mteb_contrastive.data.pan import write_pairs_and_truth
 from mteb_contrastive.data.text import has_unsegmented_script, word_pieces
 from mteb_contrastive.identity import fingerprint, nfc
@@ -238,6 +245,7 @@ def build_verification_dataset(
     languages: tuple[str, ...] | None = None,
     source: str = "",
     description: str = "",
+    normalise: str | None = None,
 ) -> Path:
     """Write a PAN-format verification dataset ``<out_dir>/<name>`` (atomically).
 
@@ -252,6 +260,9 @@ def build_verification_dataset(
         languages: mteb language-script codes of the texts; default: the documents' ``language``
             fields (a contradicting value raises); when neither says, eng-Latn with a warning
             (:mod:`mteb_contrastive.data.languages`).
+        normalise: ``"edition"`` removes edition artefacts from the texts before chunking
+            (:func:`mteb_contrastive.data.normalise.normalise_documents`); recorded in the
+            parameters only when given, so a build without it keeps its build id.
 
     Raises:
         DataError: bad documents, or validation/test got no same-author or no different-author
@@ -270,7 +281,7 @@ def build_verification_dataset(
     if pairs_per_author < 1:
         raise ValueError(f"pairs_per_author must be >= 1, got {pairs_per_author}")
     min_words = min_words or max(1, chunk_words // 2)
-    docs = validate_documents(docs, source or name)
+    docs = normalise_documents(validate_documents(docs, source or name), normalise)
     languages = stated_fallback(
         resolve_languages(
             languages_from_rows(docs, source or name), languages, source=source or name, option="languages"
@@ -289,6 +300,8 @@ def build_verification_dataset(
         "positive_ratio": positive_ratio,
         "seed": seed,
     }
+    if normalise is not None:  # only when used: a build without it keeps its build id
+        params["normalise"] = normalise
     target = Path(out_dir) / name
     counts: dict[str, dict[str, int]] = {}
     splits = []
@@ -380,7 +393,9 @@ def eltec_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
     """ELTeC novels (``eltec/eng_novels.jsonl.gz``: ``id``, ``author``, ``title``, ``text``): one novel = one work.
 
     Language: the row's ``language`` when present, else the ELTeC id's collection prefix
-    (``ENG18400_Trollope`` -> eng, ``FRA...`` -> fra).
+    (``ENG18400_Trollope`` -> eng, ``FRA...`` -> fra, ``HU03130`` -> hun) in the script of the
+    novel's text (:func:`~mteb_contrastive.data.languages.document_language`: the two Latin-script
+    Serbian novels are ``srp-Latn``, the others ``srp-Cyrl``).
 
     Raises:
         DataError: a row without ``id``, ``author`` or ``text``.
@@ -397,7 +412,7 @@ def eltec_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
                 "author": obj["author"],
                 "title": obj.get("title", ""),
                 "text": obj["text"],
-                "language": obj.get("language") or eltec_language(obj["id"]),
+                "language": obj.get("language") or document_language(eltec_language(obj["id"]), obj["text"]),
             }
         )
     return validate_documents(docs, path)

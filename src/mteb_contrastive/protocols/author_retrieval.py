@@ -39,9 +39,18 @@ MRR at k = 1, 5, 10, 20, 100. Beside them:
   queries that had one. The authors' code does not exclude them (``_get_targets`` keys targets on
   author sets only), so the plain metrics are the paper's.
 
-Search depth: the query's own text and its own document's candidates are dropped after the search,
-so each query retrieves ``max(k) + 1 + (its split's largest number of same-document candidates)``
-hits; every @k metric is then scored on k real candidates.
+* ``<metric>_at_<k>_topic_controlled`` (folders built with a topic field,
+  :mod:`mteb_contrastive.data.halvest_builder`): queries with topics only; the relevant
+  candidates are the same-author texts sharing **no** topic with the query, and the same-author
+  texts sharing one (or without topics) are removed from its ranking and qrels; the other authors'
+  texts on its topic stay as distractors, so the topic cue points the wrong way (content
+  independence, :mod:`mteb_contrastive.metrics.content`); ``random_*_topic_controlled`` and
+  ``n_queries_topic_controlled`` beside them. The pool is the usual triplets' texts: rows marked
+  ``topic_controlled`` (the triplet task's own) are not in it.
+
+Search depth: the query's own text and its own document's (or its topic's) candidates are dropped
+after the search, so each query retrieves ``max(k) + 1 + (its split's largest number of dropped
+candidates)`` hits; every @k metric is then scored on k real candidates.
 
 Dense models are searched through :class:`~mteb_contrastive.search.faiss_backend.FaissSearchEncoderWrapper`
 (exact inner product on normalised vectors for cosine); search models (e.g. mteb's BM25) and
@@ -251,6 +260,47 @@ def _pool_split(
     return data, stats
 
 
+def topic_exclusions(rows: list[dict[str, Any]], data: dict[str, Any]) -> dict[str, set[str]]:
+    """Per query with topics: the same-author candidates to remove for the topic-controlled metrics.
+
+    Relevant candidates (the qrels of :func:`build_pool`) sharing a topic with the query, or with no
+    topics, are removed; a query without topics gets no entry (it takes no part). Topics of a text:
+    the union of ``query_topics`` / ``pos_topics`` / ``neg_topics`` over the rows it appears in.
+
+    Returns:
+        query id -> candidate ids to remove (possibly empty); {} when the rows carry no topics.
+    """
+    if not rows or "query_topics" not in rows[0]:
+        return {}
+    topics: dict[str, set[str]] = {}
+    for r in rows:
+        for text_f, topic_f in (("query", "query_topics"), ("positive", "pos_topics"), ("negative", "neg_topics")):
+            topics.setdefault(r[text_f], set()).update(r.get(topic_f) or [])
+    by_id = {c["id"]: topics.get(c["text"], set()) for c in data["corpus"]}
+    out = {}
+    for q in data["queries"]:
+        mine = topics.get(q["text"], set())
+        if mine:
+            rel = data["qrels"].get(q["id"], {})
+            out[q["id"]] = {c for c in rel if not by_id.get(c) or by_id[c] & mine}
+    return out
+
+
+def topic_chance(data: dict[str, Any], removed: dict[str, set[str]], k_values: tuple[int, ...]) -> dict[str, float]:
+    """``random_<metric>_at_<k>_topic_controlled`` (the exact random-ranking expectations of each
+    topic-controlled query's reduced pool, averaged) and ``n_queries_topic_controlled``."""
+    ids = {c["id"] for c in data["corpus"]}
+    pool = len(data["corpus"])
+    per = []
+    for qid, gone in removed.items():
+        rel = set(data["qrels"].get(qid, {})) - gone
+        if rel:
+            per.append((pool - (1 if qid in ids else 0) - len(gone), len(rel)))
+    out = {f"{k}_topic_controlled": v for k, v in random_ranking_scores(per, k_values).items()}
+    out["n_queries_topic_controlled"] = len(per)
+    return out
+
+
 def pool_chance(data: dict[str, Any], k_values: tuple[int, ...]) -> dict[str, float]:
     """Chance levels and same-document counts of a pool from :func:`build_pool` / :func:`build_pool_from_pairs`.
 
@@ -313,12 +363,17 @@ class AbsTaskAuthorRetrieval(TripletSource, AbsTaskRetrieval):
         from datasets import Dataset
         from mteb.abstasks.retrieval_dataset_loaders import RetrievalSplitData
 
+        removed: dict[str, set[str]] = {}
         if info.get("schema") == "pairs":
             data, stats = build_pool_from_pairs(rows, info["config"])
         else:
+            rows = [r for r in rows if not r.get("topic_controlled")]  # the triplet task's own rows
             data, stats = build_pool(rows)
             stats["rows_positive_author_set_differs"] = positive_author_set_differs(rows)
+            removed = topic_exclusions(rows, data)
         stats.update(pool_chance(data, self.k_values))
+        if removed:
+            stats.update(topic_chance(data, removed, self.k_values))
         if not 0.5 <= stats["pool_size_over_paper"] <= 2:
             logger.info(
                 "%s: pool of %d candidates, far from the paper's ~%d: chance levels differ (random nDCG@10 %.5f)",
@@ -333,20 +388,29 @@ class AbsTaskAuthorRetrieval(TripletSource, AbsTaskRetrieval):
             relevant_docs=data["qrels"],
             top_ranked=None,
         )
-        return (split, data["same_document"]), stats
+        return (split, data["same_document"], removed), stats
 
     def load_data(self, num_proc: int | None = None, *, timer: Any = None, **kwargs: Any) -> None:
         if self.data_loaded:
             return
         super().load_data(num_proc=num_proc, timer=timer, **kwargs)
         self._same_document: dict[tuple[str, str], dict[str, set[str]]] = {}
+        self._topic_removed: dict[tuple[str, str], dict[str, set[str]]] = {}
         for hf_subset, splits in self.dataset.items():
-            for split, (data, same) in list(splits.items()):
+            for split, (data, same, removed) in list(splits.items()):
                 splits[split] = data
                 self._same_document[(hf_subset, split)] = same
-        # the query's own text and its document's candidates are dropped after the search:
-        # search that many more, so every @k metric is scored on k real candidates
-        extra = max((len(v) for same in self._same_document.values() for v in same.values()), default=0)
+                self._topic_removed[(hf_subset, split)] = removed
+        # the query's own text and its document's (or topic's) candidates are dropped after the
+        # search: search that many more, so every @k metric is scored on k real candidates
+        extra = max(
+            (
+                len(v)
+                for dropped in (*self._same_document.values(), *self._topic_removed.values())
+                for v in dropped.values()
+            ),
+            default=0,
+        )
         self._top_k = max(self.k_values) + 1 + extra
 
     def _evaluate_subset(self, model: Any, data_split: Any, **kwargs: Any) -> dict[str, Any]:
@@ -382,5 +446,13 @@ class AbsTaskAuthorRetrieval(TripletSource, AbsTaskRetrieval):
                     f"{k}_cross_document": v
                     for k, v in retrieval_scores(cross_qrels, cross_results, self.k_values).items()
                 }
+            )
+        removed = getattr(self, "_topic_removed", {}).get((hf_subset, hf_split), {})
+        tc_qrels = {q: {c: r for c, r in qrels.get(q, {}).items() if c not in gone} for q, gone in removed.items()}
+        tc_qrels = {q: rels for q, rels in tc_qrels.items() if rels}
+        if tc_qrels:
+            tc_results = {q: {c: s for c, s in results.get(q, {}).items() if c not in removed[q]} for q in tc_qrels}
+            out.update(
+                {f"{k}_topic_controlled": v for k, v in retrieval_scores(tc_qrels, tc_results, self.k_values).items()}
             )
         return out

@@ -14,6 +14,11 @@ mteb metadata). Two sets of rows are scored:
   the filter of ``bm25_experiments.py`` L23-26 (``hard_only``), ``contrastive_experiments.py``
   L70-73 and L135-137 ("Topic-Decoupled"), whose rows ``jaccard_experiments.py`` L66-69 and L106-107
   plot as "Base data" (``docs/halvest.md``).
+* ``accuracy_topic_controlled`` -- only in folders built with a topic field: the rows with
+  ``topic_controlled`` true (positive on another topic than the anchor, negative on the same topic;
+  :mod:`mteb_contrastive.data.halvest_builder`), with ``n_triplets_topic_controlled``. Those rows
+  are a sampling of their own: every other score (``accuracy`` too) is computed on the other rows,
+  the usual triplets (content independence, :mod:`mteb_contrastive.metrics.content`).
 
 Prompt types: anchors are encoded as queries (``PromptType.query``) and positives/negatives as
 documents (``PromptType.document``), as in the retrieval task and in sentence-transformers'
@@ -133,7 +138,9 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
 
     Scores: ``accuracy`` (all rows), ``accuracy_cross_document`` (rows whose positive is from
     another document), ``n_triplets``, ``n_triplets_cross_document``, ``n_unique_texts``,
-    ``n_ties`` (rows whose two similarities are equal), ``n_ties_cross_document``.
+    ``n_ties`` (rows whose two similarities are equal), ``n_ties_cross_document``; in a folder built
+    with a topic field, ``accuracy_topic_controlled``, ``n_triplets_topic_controlled`` and
+    ``n_ties_topic_controlled`` (those rows apart, see the module docstring).
     """
 
     #: the protocol's row in :data:`mteb_contrastive.families.PROTOCOLS` (family, tie rule, resampling unit)
@@ -244,6 +251,12 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
                 emb_c = encode_texts(model, candidates, self, prompt_type=PromptType.document, **enc)
             with timer("Scoring", split=hf_split, subset=hf_subset):
                 sim_pos, sim_neg = self._similarities(model, emb_a, a_index, emb_c, c_index, data_split)
+        controlled = np.array([bool(r.get("topic_controlled")) for r in data_split], dtype=bool)
+        topic_rows = any("topic_controlled" in r for r in data_split)
+        if controlled.any():  # the topic-controlled rows are scored apart; the rest are the usual triplets
+            tc_pos, tc_neg = sim_pos[controlled], sim_neg[controlled]
+            data_split = [r for r, c in zip(data_split, controlled) if not c]
+            sim_pos, sim_neg = sim_pos[~controlled], sim_neg[~controlled]
         cross = np.array(
             [nfc(str(r["query_halid"])) != nfc(str(r["pos_halid"])) for r in data_split], dtype=bool
         )  # ids compared in NFC
@@ -256,6 +269,11 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
             "n_ties": int(np.sum(sim_pos == sim_neg)),
             "n_ties_cross_document": int(np.sum(sim_pos[cross] == sim_neg[cross])),
         }
+        if topic_rows:
+            scores["n_triplets_topic_controlled"] = int(controlled.sum())
+            if controlled.any():
+                scores["accuracy_topic_controlled"] = triplet_accuracy(tc_pos, tc_neg)
+                scores["n_ties_topic_controlled"] = int(np.sum(tc_pos == tc_neg))
         if fitted:
             scores.update(fit_summary(model))
         scores.update(counts)

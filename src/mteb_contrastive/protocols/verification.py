@@ -59,6 +59,12 @@ encoded once per role.
 Data: ``self.dataset[subset][split]`` is a ``datasets.Dataset`` with ``id``, ``sentence1``,
 ``sentence2``, ``labels`` (1 = same author), ``fandom1``, ``fandom2``; splits ``validation``
 and ``test`` are required, ``train`` is optional (its texts only go to a fitted baseline).
+
+**Content independence** (:mod:`mteb_contrastive.metrics.content`): ``auc`` = ROC AUC of the test
+scores, and ``auc_topic_controlled`` = the same on the test pairs where the fandom (PAN's topic field)
+points the wrong way: same author with two different fandoms, different authors with one fandom
+(Kirby's validation design); ``n_pairs_topic_controlled``. Built ELTeC pairs have no such
+different-author pairs (a fandom is a novel): ``topic_controlled_withheld`` says so.
 """
 
 from __future__ import annotations
@@ -77,6 +83,7 @@ from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.data.pan import load_split, write_answers
 from mteb_contrastive.layout import answers_file
 from mteb_contrastive.metrics.calibration import Calibrator
+from mteb_contrastive.metrics.content import verification_topic_scores
 from mteb_contrastive.metrics.pan import pan_scores
 from mteb_contrastive.metrics.roc import low_fpr_scores
 from mteb_contrastive.protocols import cross_encoder_scoring as ces
@@ -270,6 +277,12 @@ class AbsTaskVerification(AbsTaskPairClassification):
             calibrator,
             n_validation_pairs=len(val),
             n_validation_same_author=int(np.sum(val["labels"])),
+        )
+        # content independence: AUC on all test pairs and on the topic-controlled ones (fandoms)
+        scores.update(
+            verification_topic_scores(
+                labels, distances["similarity_scores"], data_split["fandom1"], data_split["fandom2"]
+            )
         )
         self._write_outputs(
             model,

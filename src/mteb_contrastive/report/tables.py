@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.layout import model_name_of_folder
+from mteb_contrastive.report.content import content_rows, language_rows, render_content, render_languages
 from mteb_contrastive.report.reader import read_results
 
 
@@ -120,3 +121,15 @@ def pan_table(results_dir) -> str:
                 f"| {model} | {task} | {label} | {vals} | {s[f'pan_{variant}_n_unanswered']} | {s['n_pairs']} |"
             )
     return "\n".join(lines)
+
+
+def content_table(results_dir: str | Path) -> str:
+    """The content-independence table of an mteb ``--output-folder``
+    (:func:`mteb_contrastive.report.content.content_rows`; ``mteb-contrastive report --content-table``)."""
+    return "\n".join(render_content(content_rows(read_results(results_dir)))) or "no result with topic-controlled items"
+
+
+def languages_table(results_dir: str | Path) -> str:
+    """The per-language ELTeC table of an mteb ``--output-folder``
+    (:func:`mteb_contrastive.report.content.language_rows`; ``mteb-contrastive report --languages-table``)."""
+    return "\n".join(render_languages(language_rows(read_results(results_dir)))) or "no ELTeC result"

@@ -40,6 +40,7 @@ from mteb_contrastive.report.chance import (
     verification_counts,
 )
 from mteb_contrastive.report.compare import Interval, NotComparable, compare_per_item, interval_per_item
+from mteb_contrastive.report.content import content_rows, language_rows, render_content, render_languages
 from mteb_contrastive.report.environment import RUN_INFO, read_run_info, task_runs
 from mteb_contrastive.report.reader import (
     PerItem,
@@ -251,6 +252,17 @@ def build_report(
             for r in {(x.model, x.task): x for x in rows}.values()
         ],
         "plots": [str(p) for p in figures],
+        "content_independence": content_rows(rows),
+        "languages": _languages_json(language_rows(rows)),
+    }
+
+
+def _languages_json(table: dict[str, Any]) -> dict[str, Any]:
+    """The per-language table with JSON keys (``"model|language|kind"``, ``"language|kind"``)."""
+    return {
+        **table,
+        "cells": {"|".join(k): v for k, v in table["cells"].items()},
+        "flags": {"|".join(k): v for k, v in table["flags"].items()},
     }
 
 
@@ -559,6 +571,22 @@ def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
             answer = "none of the candidates" if q["answer"] == "<UNK>" else q["answer"]
             out.append(f"- {q['task']}, {q['model']}: {q['id']}{f' ({what})' if what else ''}: {top} -> {answer}")
         out.append("")
+    if rep.get("content_independence"):
+        out += [
+            "## Content independence",
+            "",
+            "Score on all items and on the topic-controlled ones (same author on another topic vs another author "
+            "on the same topic), beside the topic-only reference; topic reliance = margin over chance lost on the "
+            "controlled items, topic share = the reference's margin over the model's (docs/content-independence.md).",
+            "",
+        ]
+        out += render_content(rep["content_independence"]) + [""]
+    if rep.get("languages", {}).get("cells"):
+        table = rep["languages"]
+        cells = {tuple(k.split("|")): v for k, v in table["cells"].items()}
+        flags = {tuple(k.split("|")): v for k, v in table["flags"].items()}
+        out += ["## Authorship per language (ELTeC)", ""]
+        out += render_languages({**table, "cells": cells, "flags": flags}) + [""]
     comps = [c for c in rep["comparisons"] if c.get("verdict") != "not comparable"]
     apart = [c for c in rep["comparisons"] if c.get("verdict") == "not comparable"]
     if comps:
