@@ -232,7 +232,7 @@ def test_topic_field_read_normalised_and_checked(tmp_path):
         + json.dumps({"id": 2, "authors": ["B"], "text": "u.", "kw": 3})
         + "\n"
     )
-    with pytest.raises(DataError, match=r"row 1, field .kw.: a topic must be a string or a list of strings"):
+    with pytest.raises(DataError, match=r"line 2, field .kw.: a topic must be a string or a list of strings"):
         read_corpus(f, topic_field="kw")
     f.write_text(json.dumps({"id": 1, "authors": ["A"], "text": "t."}) + "\n")
     with pytest.raises(DataError, match="--topic-field 'keywords': no row has"):
