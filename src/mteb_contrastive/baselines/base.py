@@ -124,27 +124,34 @@ class FittedBaseline(abc.ABC):
     def score_pairs(self, queries: Sequence[str], docs: Sequence[str]) -> np.ndarray:
         """Score of ``docs[i]`` for ``queries[i]``; float64 array of shape (n,).
 
-        Each distinct text is represented once per side. TF-IDF and dense baselines: cosine in
-        [-1, 1]; BM25: the BM25 score of the document for the query (>= 0 except where an IDF is
-        negative).
+        Each distinct text is represented once per side (:meth:`_sides`), then scored row by row
+        (:meth:`_row_scores`). TF-IDF and dense baselines: cosine in [-1, 1]; BM25: the BM25 score of
+        the document for the query (>= 0 except where an IDF is negative).
 
         Raises:
             NotFittedError: :meth:`fit` was not called.
             ValueError: ``queries`` and ``docs`` differ in length.
         """
-        self._check_fitted()
-        if len(queries) != len(docs):
-            raise ValueError(f"score_pairs: {len(queries)} queries but {len(docs)} documents")
+        self._check_pairs(queries, docs)
         if not len(queries):
             return np.zeros(0, dtype=np.float64)
         qd, dd = list(dict.fromkeys(queries)), list(dict.fromkeys(docs))
         qmap, dmap = {t: i for i, t in enumerate(qd)}, {t: i for i, t in enumerate(dd)}
         qi, di = np.array([qmap[t] for t in queries]), np.array([dmap[t] for t in docs])
-        q = self._sides(qd)[0]
-        d = self._sides(dd)[1]
+        return self._row_scores(self._sides(qd)[0][qi], self._sides(dd)[1][di])
+
+    def _check_pairs(self, queries: Sequence[str], docs: Sequence[str]) -> None:
+        """Raises NotFittedError before :meth:`fit`, ValueError when the two lists differ in length."""
+        self._check_fitted()
+        if len(queries) != len(docs):
+            raise ValueError(f"score_pairs: {len(queries)} queries but {len(docs)} documents")
+
+    def _row_scores(self, q: Any, d: Any) -> np.ndarray:
+        """Score of row ``d[i]`` for row ``q[i]`` (query side, document side), float64 (n,): their inner
+        product (the cosine of L2-normalised dense rows; TF-IDF's cosine or BM25 on sparse rows)."""
         if self.sparse:
-            return np.asarray(q[qi].multiply(d[di]).sum(axis=1), dtype=np.float64).ravel()
-        return np.einsum("ij,ij->i", q[qi], d[di])
+            return np.asarray(q.multiply(d).sum(axis=1), dtype=np.float64).ravel()
+        return np.einsum("ij,ij->i", q, d)
 
     # -- mteb SearchProtocol -----------------------------------------------------------------
     def index(

@@ -79,9 +79,7 @@ class PPMdCBC(FittedBaseline):
             NotFittedError: :meth:`fit` was not called.
             ValueError: ``queries`` and ``docs`` differ in length.
         """
-        self._check_fitted()
-        if len(queries) != len(docs):
-            raise ValueError(f"score_pairs: {len(queries)} queries but {len(docs)} documents")
+        self._check_pairs(queries, docs)
         memo: dict[tuple[str, str], float] = {}
         out = np.empty(len(queries), dtype=np.float64)
         for i, (q, d) in enumerate(zip(queries, docs)):

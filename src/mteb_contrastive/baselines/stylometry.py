@@ -106,23 +106,10 @@ class BurrowsDelta(_ZScores):
         z = self.z_scores(texts)
         return z, z  # raw z-scores: Delta is not a cosine
 
-    def score_pairs(self, queries: Sequence[str], docs: Sequence[str]) -> np.ndarray:
-        """-Delta of each (``queries[i]``, ``docs[i]``); float64 (n,), <= 0, 0 for identical profiles.
-
-        Raises:
-            NotFittedError: :meth:`fit` was not called.
-            ValueError: ``queries`` and ``docs`` differ in length.
-        """
-        self._check_fitted()
-        if len(queries) != len(docs):
-            raise ValueError(f"score_pairs: {len(queries)} queries but {len(docs)} documents")
-        if not len(queries):
-            return np.zeros(0, dtype=np.float64)
-        qd, dd = list(dict.fromkeys(queries)), list(dict.fromkeys(docs))
-        qmap, dmap = {t: i for i, t in enumerate(qd)}, {t: i for i, t in enumerate(dd)}
-        zq, zd = self.z_scores(qd), self.z_scores(dd)
-        qi, di = np.array([qmap[t] for t in queries]), np.array([dmap[t] for t in docs])
-        return -np.abs(zq[qi] - zd[di]).mean(axis=1)
+    def _row_scores(self, q: np.ndarray, d: np.ndarray) -> np.ndarray:
+        """-Delta of each row pair: minus the mean absolute difference of the z-scores, float64 (n,),
+        <= 0, 0 for identical profiles."""
+        return -np.abs(q - d).mean(axis=1)
 
     def _top(self, q_row: Any, cand: np.ndarray | None, top_k: int) -> dict[str, float]:
         d = self._corpus_vecs if cand is None else self._corpus_vecs[cand]
