@@ -5,7 +5,11 @@
   by :func:`mteb_contrastive.data.halvest_builder.build_halvest_dataset` (n_triplets 2, seed 0);
 * ``PAN14Known`` / ``ELTeCEng``: verification pairs of the PAN 2014 known documents / the ELTeC
   English novels, built by :func:`mteb_contrastive.data.verification_builder.build_verification_dataset`
-  with the options of :data:`VERIFICATION_RECIPES`.
+  with the options of :data:`VERIFICATION_RECIPES`. PAN14Known uses the documented collapse rule
+  (``duplicates="collapse"``, :mod:`mteb_contrastive.data.content`): PAN problems that share a text
+  (or a near-duplicate of one) are one author, each text is kept once, and only then are authors
+  shared out over train/validation/test, so no text is in two splits and no "different-author"
+  pair joins two copies of one writer's text.
 
 Used by ``mteb-contrastive build-taln`` / ``build-pan-benchmarks``, ``evaluate`` and the scripts.
 """
@@ -68,8 +72,12 @@ VERIFICATION_RECIPES: dict[str, tuple[str, str, dict[str, Any]]] = {
             positive_ratio=0.5,
             seed=0,
             languages=("eng-Latn", "spa-Latn"),
+            # PAN 2014 files one text under several problems (218 texts, one under 11): problems sharing a
+            # text are one author (mteb_contrastive.data.content, the collapse rule), before the author split
+            duplicates="collapse",
             description="PAN 2014 known documents (English essays and novels, Spanish articles): 400-word chunks, "
-            "author = PAN problem, same-author pairs from two different documents, negatives within a genre",
+            "author = PAN problems merged when they share a text (the collapse rule: 1,129 rows -> 783 texts of "
+            "230 authors), same-author pairs from two different documents, negatives within a genre",
         ),
     ),
 }

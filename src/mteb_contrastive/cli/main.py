@@ -157,6 +157,12 @@ def build_parser() -> OneLineParser:
         ),
     )
     b.add_argument(
+        "--duplicates",
+        choices=["refuse", "collapse"],
+        default="refuse",
+        help="a text under two author sets: refuse (one line naming both) or collapse (one row, the sets united)",
+    )
+    b.add_argument(
         "--n-triplets", type=positive_int, default=2, help="positives per anchor document and negatives per positive"
     )
     b.add_argument("--seed", type=int, default=0)
@@ -282,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
                     n_triplets=args.n_triplets,
                     seed=args.seed,
                     source=str(args.corpus),
+                    duplicates=args.duplicates,
                 )
             )
         elif args.cmd == "build-taln":

@@ -64,6 +64,23 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
             "required when the data does not say)"
         ),
     )
+    b.add_argument(
+        "--duplicates",
+        choices=["refuse", "collapse"],
+        default="refuse",
+        help=(
+            "a text (NFC, whitespace-normalised) under two authors: refuse (one line naming both), or collapse "
+            "(authors sharing a text are one author; docs/verification.md)"
+        ),
+    )
+    b.add_argument(
+        "--topic-field",
+        default=None,
+        help=(
+            "a field of the rows (a fandom, domain, keyword, genre): same-author pairs then come from two topics, "
+            "different-author pairs from one (Kirby's topic-controlled pairs)"
+        ),
+    )
     p = sub.add_parser(
         "build-pan-benchmarks", help="the README's verification benchmarks (ELTeCEng, PAN14Known) from shared/data"
     )
@@ -101,7 +118,7 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
         from mteb_contrastive.data.errors import DataError
         from mteb_contrastive.data.languages import languages_from_rows, resolve_languages
 
-        docs = load_documents(args.kind, args.path)
+        docs = load_documents(args.kind, args.path, topic_field=args.topic_field)
         langs = resolve_languages(
             languages_from_rows(docs, args.path), args.languages, source=args.path, option="--languages"
         )
@@ -129,6 +146,8 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
                 seed=args.seed,
                 languages=tuple(langs),
                 source=str(args.path),
+                duplicates=args.duplicates,
+                topic_field=args.topic_field,
             )
         )
         return 0
