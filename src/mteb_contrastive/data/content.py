@@ -145,23 +145,30 @@ def refuse_label_conflicts(
     label: Callable[[dict[str, Any]], Any] = lambda d: d["author"],
     what: str = "author",
     option: str = "--duplicates collapse",
+    where: Callable[[int], tuple[object, int]] | None = None,
 ) -> None:
     """Raise on the first text filed under two labels.
 
+    Args:
+        where: row number in ``docs`` -> (file, row in that file), when ``docs`` joins several files
+            (default: ``source`` and the row number itself).
+
     Raises:
-        DataError: naming the later row, its ``text`` field, both labels and ids, and ``option``.
+        DataError: naming the later row's file, row and ``text`` field, both labels and ids, and ``option``.
     """
     conflicts = label_conflicts(docs, label)
     if conflicts:
         i, j = conflicts[0]
         a, b = docs[i], docs[j]
+        (src_i, row_i), (src_j, row_j) = (where(i), where(j)) if where else ((source, i), (source, j))
+        first = f"row {row_i}" if src_i == src_j else f"{src_i}, row {row_i}"
         raise DataError(
-            source,
+            src_j,
             f"the same text (after NFC and whitespace normalisation) is filed under {what} {_show(label(a))} "
-            f"(row {i}, id {a.get('id')!r}) and {what} {_show(label(b))} (id {b.get('id')!r}); "
+            f"({first}, id {a.get('id')!r}) and {what} {_show(label(b))} (id {b.get('id')!r}); "
             f"{len(conflicts)} such rows in all; a text has one author: remove the copies, or pass {option} "
             "to merge the labels that share a text (docs/training.md)",
-            row=j,
+            row=row_j,
             field="text",
         )
 
@@ -260,7 +267,12 @@ def collapse_author_sets(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any
 
 
 def apply_duplicate_rule(
-    docs: list[dict[str, Any]], rule: str, source: object, *, option: str = "--duplicates collapse"
+    docs: list[dict[str, Any]],
+    rule: str,
+    source: object,
+    *,
+    option: str = "--duplicates collapse",
+    where: Callable[[int], tuple[object, int]] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Single-author documents under :data:`DUPLICATE_RULES` (see the module docstring).
 
@@ -276,7 +288,7 @@ def apply_duplicate_rule(
     if rule == "collapse":
         out, report = collapse_labels(docs)
     else:
-        refuse_label_conflicts(docs, source, option=option)
+        refuse_label_conflicts(docs, source, option=option, where=where)
         out, dropped = drop_repeated_texts(docs)
         report = {"rule": "refuse: a text under two authors is an error", "rows": len(docs), "rows_dropped": dropped}
     if report["rows_dropped"]:
