@@ -16,7 +16,9 @@ source in the authors' code:
   wrapped round there, at every draw (``data/contrastive_collate.py:6-18``):
   :func:`~mteb_contrastive.training.data.rotate_span`;
 * **optimiser and schedule** -- AdamW, linear decay after a linear warmup of ``floor(0.1 x steps)``
-  steps (``models/transformer_contrastive_module.py:100-116``), weight decay / betas / eps per config;
+  steps (``models/transformer_contrastive_module.py:100-116``), weight decay / betas / eps per config,
+  no gradient clipping (neither the Lightning trainer of ``train.py`` nor any config sets one; the
+  Hugging Face trainer's default clipping at norm 1.0 is turned off, ``max_grad_norm = 0``);
 * **model selection** -- every epoch, validation F1 at the F1-optimal threshold; the best checkpoint
   is kept (``train.py:21``): :mod:`mteb_contrastive.training.validation`;
 * **defaults** -- the authors' numbers are the ``kirby-*`` presets (:mod:`mteb_contrastive.training.presets`);
@@ -71,6 +73,7 @@ class ContrastiveConfig:
             the linear schedule (warmup ``floor(warmup_ratio x steps)`` steps).
         bf16: bf16 mixed precision where a CUDA GPU supports it (the configs' ``precision: bf16-mixed``);
             ignored on a CPU.
+        max_grad_norm: gradient clipping norm; 0 (default): none, as the authors.
         max_steps: stop after this many optimiser steps (-1: run all epochs).
         logging_steps: log the loss every N steps (0: once per epoch).
         head_lr_multiplier: cross-encoders only: the fresh classification head's learning rate is
@@ -92,6 +95,7 @@ class ContrastiveConfig:
     adam_beta2: float = 0.999
     adam_epsilon: float = 1e-8
     bf16: bool = False
+    max_grad_norm: float = 0.0
     seed: int = 0
     max_steps: int = -1
     logging_steps: int = 0
@@ -350,6 +354,7 @@ def train_contrastive(
         adam_beta2=cfg.adam_beta2,
         adam_epsilon=cfg.adam_epsilon,
         lr_scheduler_type="linear",
+        max_grad_norm=cfg.max_grad_norm,
         bf16=bool(cfg.bf16 and gpu and torch.cuda.is_bf16_supported()),
         seed=cfg.seed,
         data_seed=cfg.seed,

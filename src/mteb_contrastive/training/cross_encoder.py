@@ -172,11 +172,21 @@ def _optimizer(model: Any, cfg: ContrastiveConfig) -> Any:
     )
 
 
-def _ce_args(ck_dir: Path, cfg: ContrastiveConfig, n_steps: int, *, evaluate: bool, batch_sampler: Any = None) -> Any:
+def _ce_args(
+    ck_dir: Path,
+    cfg: ContrastiveConfig,
+    n_steps: int,
+    *,
+    evaluate: bool,
+    batch_sampler: Any = None,
+    max_grad_norm: float | None = None,
+) -> Any:
     import torch
     from sentence_transformers.cross_encoder import CrossEncoderTrainingArguments
 
-    kw = dict(batch_sampler=batch_sampler) if batch_sampler is not None else {}
+    kw: dict[str, Any] = dict(batch_sampler=batch_sampler) if batch_sampler is not None else {}
+    if max_grad_norm is not None:
+        kw["max_grad_norm"] = max_grad_norm
     return CrossEncoderTrainingArguments(
         output_dir=str(ck_dir),
         num_train_epochs=cfg.epochs,
@@ -276,6 +286,7 @@ def train_pair_classifier(
         cfg.max_steps if cfg.max_steps > 0 else n_batches * cfg.epochs,
         evaluate=True,
         batch_sampler=author_batch_sampler(),
+        max_grad_norm=cfg.max_grad_norm,  # no clipping, as the authors' classification arm
     )
     trainer = CrossEncoderTrainer(
         model=model,
