@@ -166,6 +166,18 @@ def run_row(row: str, seed: int, a: argparse.Namespace) -> dict:
     return rec
 
 
+def raw_score_auc(results: Path, task: str) -> float | None:
+    """ROC AUC of the raw pair score (cosine or probability) on the test pairs, from the predictions ``mteb run``
+    wrote (``similarity`` and ``labels``); None without them."""
+    from sklearn.metrics import roc_auc_score
+
+    files = sorted((results / "predictions").rglob(f"{task}_predictions.json"))
+    if not files:
+        return None
+    pred = json.loads(files[-1].read_text())["default"]["test"]
+    return float(roc_auc_score(pred["labels"], pred["similarity"]))
+
+
 COLUMNS = (
     "| run | steps | train (s) | eval (s) | val. F1 (training) | test score AUC | test accuracy (Kirby) | "
     "test F1 (Kirby) | test overall | test overall (Kirby) |"
@@ -189,15 +201,14 @@ def table(out: Path, tasks: list[str]) -> str:
                 continue
             tr = r.get("train") or {}
             v = tr.get("validation") or {}
-            # the raw score's ROC AUC: Platt is strictly monotone, increasing when its slope is > 0
-            score_auc = s["pan_platt_auc"] if s["platt_coef"] > 0 else 1.0 - s["pan_platt_auc"]
+            score_auc = raw_score_auc(out / "results" / run_name(r["row"], r.get("seed")), t)
             cells = [
                 run_name(r["row"], r.get("seed")),
                 str(tr.get("global_step", 0)),
                 f"{tr.get('train_seconds', 0.0):.0f}",
                 f"{r['eval_seconds'].get(t, 0.0):.0f}",
                 f"{v['validation_f1']:.3f}" if "validation_f1" in v else "-",
-                f"{score_auc:.3f}",
+                f"{score_auc:.3f}" if score_auc is not None else "-",
                 f"{s['pan_kirby_hard_accuracy']:.3f}",
                 f"{s['pan_kirby_hard_f1']:.3f}",
                 f"{s['pan_platt_abstain_overall']:.3f}",
