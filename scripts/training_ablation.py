@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--holdout", default="build/verification/PAN14Known")
     ap.add_argument("--context-length", type=int, default=128)
     ap.add_argument("--batch-size", type=int, default=32)
-    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--learning-rate", type=float, default=5e-5)
     ap.add_argument("--max-validation-pairs", type=int, default=None, help="default: every validation pair")
     ap.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS of each training / evaluation process")
