@@ -26,16 +26,20 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import regex
+
 from mteb_contrastive.data.documents import DOCUMENT_SOURCES
 from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.data.pan import load_split
-from mteb_contrastive.data.text import grapheme_floor, grapheme_starts, has_unsegmented_script, word_spans
+from mteb_contrastive.data.text import grapheme_floor, has_unsegmented_script, word_spans
 from mteb_contrastive.data.verification_builder import chunk_text, sample_split_pairs, split_authors
 
 logger = logging.getLogger(__name__)
 
 SOURCES = tuple(DOCUMENT_SOURCES)
 _TOKEN = re.compile(r"\S+")
+_SPACE = re.compile(" ")
+_CLUSTER = regex.compile(r"\X")
 
 
 class TrainingDataError(DataError):
@@ -73,15 +77,18 @@ def rotation_starts(text: str) -> list[int]:
     boundaries). Text holding a script written without spaces (Chinese, Japanese, Thai, ...): the
     start of each of its :func:`~mteb_contrastive.data.text.word_spans` (jieba words, characters of
     the other unsegmented scripts, spaced words). In both cases only offsets that start a grapheme
-    cluster (:func:`~mteb_contrastive.data.text.grapheme_starts`) count, and a word start inside a
-    cluster moves back to the cluster's start (:func:`~mteb_contrastive.data.text.grapheme_floor`),
+    cluster (Unicode UAX #29 ``\\X``, :func:`~mteb_contrastive.data.text.grapheme_starts`) count,
+    and a word start inside a cluster moves back to the cluster's start
+    (:func:`~mteb_contrastive.data.text.grapheme_floor`),
     so a base character never loses its combining marks (a Thai vowel sign, a Devanagari virama, a
     combining accent after a space).
     """
     if has_unsegmented_script(text):
         cand = {grapheme_floor(text, a) for a, _ in word_spans(text)}
     else:
-        cand = {i + 1 for i, ch in enumerate(text) if ch == " "} & set(grapheme_starts(text))
+        # the cluster that starts at the space must end right after it (a space never joins the cluster
+        # before it; marks after it join its cluster): the same answer as grapheme_starts, read locally
+        cand = {m.end() for m in _SPACE.finditer(text) if _CLUSTER.match(text, m.start()).end() == m.end()}
     return sorted({0} | {c for c in cand if 0 < c < len(text)})
 
 
