@@ -166,6 +166,15 @@ def test_rotation_and_cut_never_split_a_grapheme_cluster():
     text = "ab \u0301cd ef"
     assert rotation_starts(text) == [0, 7]
     assert rotate_span(text, _Draw(5)) == text  # i - 1 = 4, inside " \u0301cd": back to 0
+    # the starts of spaced text are exactly the offsets after a space that grapheme_starts lists
+    from mteb_contrastive.data.text import grapheme_starts
+
+    rng = random.Random(0)
+    pieces = ["a", " ", "\u0301", "\u200d", "\u0600", "\U0001f1e6", "e"]  # marks, joiner, prepend, flags
+    for _ in range(500):
+        t = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 10)))
+        after_space = {i + 1 for i, ch in enumerate(t) if ch == " "} & set(grapheme_starts(t))
+        assert rotation_starts(t) == sorted({0} | {c for c in after_space if c < len(t)})
     # Thai, written without spaces: each consonant is a word span, but vowel signs and tone marks stay
     thai = "สวัสดีครับ ผมชื่อสมชาย"
     clusters = Counter(regex.findall(r"\X", thai))
