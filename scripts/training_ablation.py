@@ -219,6 +219,43 @@ def table(out: Path, tasks: list[str]) -> str:
     return "\n".join(lines).rstrip()
 
 
+def summary(out: Path, task: str) -> str:
+    """One markdown row per ablation row: the mean over its seeds and, in brackets, the lowest and highest seed."""
+    by_row: dict[str, list[dict]] = {}
+    for r in records(out):
+        if r["tasks"].get(task):
+            by_row.setdefault(r["row"], []).append(r)
+
+    def cell(values: list[float]) -> str:
+        if len(values) == 1:
+            return f"{values[0]:.3f}"
+        return f"{sum(values) / len(values):.3f} [{min(values):.3f}, {max(values):.3f}]"
+
+    lines = [
+        f"Task {task}: mean over seeds [lowest, highest seed]",
+        "| row | seeds | steps | train (s) | test score AUC | test accuracy (Kirby) | test overall | "
+        "test overall (Kirby) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row, recs in by_row.items():
+        s = [r["tasks"][task] for r in recs]
+        auc = [raw_score_auc(out / "results" / run_name(r["row"], r.get("seed")), task) for r in recs]
+        tr = [r.get("train") or {} for r in recs]
+        seeds = ", ".join(str(r["seed"]) for r in recs if r.get("seed") is not None) or "-"
+        train_s = sum(t.get("train_seconds", 0.0) for t in tr) / len(tr)
+        cells = [
+            row,
+            seeds,
+            str(tr[0].get("global_step", 0)),
+            f"{train_s:.0f}",
+            cell([a for a in auc if a is not None]),
+        ]
+        cells += [cell([x[k] for x in s]) for k in ("pan_kirby_hard_accuracy", "pan_platt_abstain_overall")]
+        cells.append(cell([x["pan_kirby_platt_abstain_overall"] for x in s]))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="build/training")
@@ -233,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-validation-pairs", type=int, default=None, help="default: every validation pair")
     ap.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS of each training / evaluation process")
     ap.add_argument("--table-only", action="store_true")
+    ap.add_argument("--summary", action="store_true", help="with --table-only: one row per ablation row (seed means)")
     ap.add_argument("--reuse", action="store_true", help="skip training when the run's model folder is complete")
     a = ap.parse_args(argv)
     if not a.table_only:
@@ -240,7 +278,10 @@ def main(argv: list[str] | None = None) -> int:
             for seed in [None] if row == "base" else a.seeds:
                 rec = run_row(row, seed if seed is not None else 0, a)
                 print(f"# {run_name(row, seed)}: train {rec['train_seconds']:.0f}s, eval {rec['eval_seconds']}")
-    print(table(Path(a.out), a.tasks))
+    if a.summary:
+        print("\n\n".join(summary(Path(a.out), t) for t in a.tasks))
+    else:
+        print(table(Path(a.out), a.tasks))
     return 0
 
 
