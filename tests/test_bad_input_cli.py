@@ -21,7 +21,8 @@ def write_jsonl(path: Path, rows) -> Path:
 
 
 def corpus_rows(language: str | None = "en"):
-    rows = [{"id": f"d{i}", "authors": [a], "text": TEXT} for i, a in enumerate("AABB")]
+    # each row its own text: one text under two author sets is refused by the builders
+    rows = [{"id": f"d{i}", "authors": [a], "text": f"{TEXT} Row {i} ends here."} for i, a in enumerate("AABB")]
     if language:
         for r in rows:
             r["language"] = language
@@ -263,13 +264,13 @@ def test_mteb_run_missing_pan_folder_is_one_line_exit_2(tmp_path):
 
 
 def french_eltec(tmp_path: Path) -> Path:
-    words = " ".join(f"mot{j}" for j in range(60))
     rows = [
         {
             "id": f"FRA18{i:02d}0_Auteur{i % 4}",
             "author": f"Auteur {i % 4}",
             "title": f"Roman {i}",
-            "text": f"Il était une fois. {words}",
+            # each novel its own words: a chunk found in two novels is refused by the builder
+            "text": "Il était une fois. " + " ".join(f"mot{i}x{j}" for j in range(60)),
         }
         for i in range(16)
     ]

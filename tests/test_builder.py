@@ -13,11 +13,11 @@ from mteb_contrastive.data.halvest_builder import build_halvest_dataset, sample_
 S = " ".join(f"Sentence number {i} is here." for i in range(10))
 
 
-def doc(i, authors, domains=(), text=S):
+def doc(i, authors, domains=(), text=None):
     return {
         "id": f"d{i}",
         "authors": list(authors),
-        "text": text,
+        "text": text or f"{S} Document {i} ends.",  # one text per document: a shared text is refused
         "domains": list(domains),
         "year": 2000 + i,
         "language": "en",
@@ -46,7 +46,7 @@ def test_sampler_rules_and_counts():
     for r in rows:
         assert set(r["pos_authorids"]) == set(r["query_authorids"]) and r["pos_halid"] != r["query_halid"]
         assert not set(r["neg_authorids"]) & set(r["query_authorids"])
-        assert r["query"].count(".") == 2 and r["query"] in S  # 2 contiguous sentences
+        assert r["query"].count(".") == 2 and r["query"] in f"{S} Document {r['query_halid'][1:]} ends."  # 2 contiguous
     # d0's negatives may not be d2 (shares author A)
     assert not any(r["query_halid"] == "d0" and r["neg_halids"] == "d2" for r in rows)
 

@@ -72,6 +72,16 @@ def test_verification_scores_each_pair_with_the_cross_encoder(tmp_path):
     assert s["pan_platt_abstain_auc"] == pytest.approx(want["auc"])
     assert s["pan_platt_abstain_overall"] == pytest.approx(want["overall"])
     assert s["threshold"] == pytest.approx(cal.threshold)
+    # Kirby's calibration beside it, fitted on the same validation scores
+    from mteb_contrastive.metrics.calibration import KirbyCalibrator
+
+    kirby = KirbyCalibrator().fit(vs, [int(r["same"]) for r in val])
+    labels = [int(r["same"]) for r in test]
+    assert s["pan_kirby_platt_abstain_overall"] == pytest.approx(
+        evaluate_all(labels, kirby.answers(ts)["platt_abstain"])["overall"]
+    )
+    assert s["pan_kirby_hard_accuracy"] == pytest.approx(np.mean((np.asarray(ts) >= kirby.threshold) == labels))
+    assert s["kirby_platt_coef"] == pytest.approx(kirby.coef) and s["kirby_threshold"] == pytest.approx(kirby.threshold)
     assert ce.calls == [len(val), len(test)]  # each pair scored once
     assert "cosine_accuracy" not in s and "similarity_accuracy" in s  # no vectors: only the model's own score
 
@@ -115,8 +125,7 @@ def test_pair_classifier_trains_saves_calibration_and_loads_as_a_cross_encoder(t
             base_model=bundled_minilm_path(),
             context_length=32,
             batch_size=6,
-            passes=2,
-            epochs=1,
+            epochs=2,
             logging_steps=1,
             learning_rate=1e-4,
         ),

@@ -1,5 +1,5 @@
-"""Training: the author-pair sampler, span rotation, the InfoNCE loss, a few real steps, resume, save/load,
-bad input."""
+"""Training as Kirby's code runs it: the SupCon loss, the MPerClass sampler, span rotation, F1 model selection,
+presets, the duplicate-text and held-out-text refusals, a few real steps, resume, save/load, bad input."""
 
 from __future__ import annotations
 
@@ -10,142 +10,224 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import bundled_minilm_path, run
+from conftest import SHARED, bundled_minilm_path, run
 
 from mteb_contrastive.training.data import (
     TrainingDataError,
-    eligible_authors,
+    author_counts,
     rotate_span,
+    rotation_starts,
     split_documents_by_author,
     validation_pairs,
 )
-from mteb_contrastive.training.sampler import AuthorPairBatchSampler
+from mteb_contrastive.training.sampler import AuthorBatchSampler
+
+# ------------------------------------------------------------------------------------ loss
 
 
-def _docs_dataset(counts: dict[str, int]):
-    from datasets import Dataset
+def _unit(*degrees: float):
+    import torch
 
-    authors = [a for a, n in counts.items() for _ in range(n)]
-    return Dataset.from_dict({"text": [f"{a} doc {i}" for i, a in enumerate(authors)], "author": authors})
+    return torch.tensor([[math.cos(math.radians(a)), math.sin(math.radians(a))] for a in degrees], dtype=torch.float64)
+
+
+class _Identity:
+    """A stand-in model: the ``x`` feature is the sentence embedding (what the loss modules read)."""
+
+    def __call__(self, features):
+        return {"sentence_embedding": features["x"]}
+
+
+def test_supcon_on_a_three_author_batch_equals_the_hand_computed_value_and_the_library():
+    import torch
+    from pytorch_metric_learning.losses import SupConLoss as Library
+
+    from mteb_contrastive.training.supcon import CachedSupConLoss, SupConLoss
+
+    # the example of the project's notes: authors A (0, 50 degrees), B (40, 140), C (180, 270); T = 0.1
+    z, y = _unit(0, 50, 40, 140, 180, 270), torch.tensor([0, 0, 1, 1, 2, 2])
+    s = (z @ z.T).numpy()
+    hand = []
+    for i in range(6):  # every text an anchor; its one positive against all other 5 texts
+        p = i ^ 1
+        others = [j for j in range(6) if j != i]
+        hand.append(-(s[i, p] / 0.1 - math.log(sum(math.exp(s[i, j] / 0.1) for j in others))))
+    assert hand[0] == pytest.approx(1.488771, abs=1e-6)  # by hand: 6.428 - log(619.0 + 2121.4 + 1 + ...)
+    assert sum(hand) / 6 == pytest.approx(5.7309153069737, abs=1e-9)
+    assert float(Library(temperature=0.1)(z, y)) == pytest.approx(5.7309153069737, abs=1e-9)
+    ours = SupConLoss(_Identity(), temperature=0.1)
+    assert float(ours([{"x": z}], y)) == pytest.approx(5.7309153069737, abs=1e-9)
+    assert float(ours([{"x": 3 * z}], y)) == pytest.approx(5.7309153069737, abs=1e-9)  # cosine: scale-free
+    assert float(SupConLoss(_Identity(), 0.01)([{"x": z}], y)) == pytest.approx(55.60669145856798, abs=1e-8)
+    # the library's reduction: the mean over anchors whose loss is > 0 (easy anchors underflow at T = 0.01)
+    z3 = _unit(0, 10, 90, 100, 180, 300).float()
+    assert float(SupConLoss(_Identity(), 0.01)([{"x": z3}], y)) == pytest.approx(83.68241, abs=1e-3)
+    # the gradient-cached loss: same value and same gradient, in mini-batches of 2 texts
+    a, b = z.clone().requires_grad_(True), z.clone().requires_grad_(True)
+    ours([{"x": a}], y).backward()
+    mask = torch.ones(6, 1)
+    cached = CachedSupConLoss(_Identity(), temperature=0.1, mini_batch_size=2)
+    value = cached([{"x": b, "attention_mask": mask}], y)
+    value.backward()
+    assert float(value.detach()) == pytest.approx(5.7309153069737, abs=1e-9)
+    assert torch.allclose(a.grad, b.grad, atol=1e-12)
 
 
 # ------------------------------------------------------------------------------------ sampler
 
 
-def test_sampler_two_documents_per_author_no_author_twice():
+def _docs_dataset(counts: dict[str, int]):
+    from mteb_contrastive.training.contrastive import training_table
+
+    docs = [{"text": f"{a} doc {i}", "author": a} for a, n in counts.items() for i in range(n)]
+    return training_table(docs)
+
+
+def test_sampler_fresh_authors_each_batch_single_document_authors_kept_epoch_of_documents_over_batch():
     counts = {"a": 2, "b": 3, "c": 5, "d": 2, "e": 1, "f": 4, "g": 2, "h": 1}  # e, h: one document
     ds = _docs_dataset(counts)
     authors = ds["author"]
-    s = AuthorPairBatchSampler(ds, batch_size=4, drop_last=False, seed=3, passes=2)
-    assert s.n_skipped_authors == 2
-    # 6 eligible authors, 2 per batch -> 3 batches per pass, 2 passes
-    assert len(s) == 6
-    seen_per_pass: list[Counter] = [Counter(), Counter()]
-    batches = list(s)
-    assert len(batches) == 6
-    for bi, batch in enumerate(batches):
-        assert len(batch) == 4
-        pair_authors = [authors[i] for i in batch]
-        assert pair_authors[0::2] == pair_authors[1::2]  # (doc, doc') of one author, side by side
-        assert len(set(pair_authors[0::2])) == 2  # no author twice in a batch
-        assert all(batch[k] != batch[k + 1] for k in (0, 2))  # never a text paired with itself
-        assert not {"e", "h"} & set(pair_authors)
-        seen_per_pass[bi // 3].update(pair_authors[0::2])
-    for c in seen_per_pass:  # every eligible author exactly once per pass
-        assert c == Counter({a: 1 for a, n in counts.items() if n >= 2})
-    assert list(s) == batches  # deterministic for one epoch
+    s = AuthorBatchSampler(ds, batch_size=4, seed=3)
+    assert len(s) == 20 // 4  # an epoch: floor(documents / batch) batches
+    single_twice = 0
+    for epoch in range(4):
+        s.set_epoch(epoch)
+        batches = list(s)
+        assert len(batches) == 5 and all(len(b) == 4 for b in batches)
+        drawn = Counter()
+        for batch in batches:
+            who = [authors[i] for i in batch]
+            assert who[0::2] == who[1::2] and who[0] != who[2]  # two authors, two slots each, never twice
+            for k in (0, 2):
+                if counts[who[k]] == 1:
+                    assert batch[k] == batch[k + 1]  # the only document, twice: two rotations of one text
+                    single_twice += 1
+                else:
+                    assert batch[k] != batch[k + 1]  # two different documents
+            drawn.update(who[0::2])
+        # 10 draws of 8 authors: drawn afresh for every batch, not a pass over the authors
+        assert max(drawn.values()) >= 2
+    assert single_twice > 0
+    s.set_epoch(0)
+    first = list(s)
+    assert list(s) == first  # reproducible per (seed, epoch)
     s.set_epoch(1)
-    assert list(s) != batches  # a new draw each epoch
+    assert list(s) != first
 
 
-def test_sampler_last_batch_kept_only_with_two_authors():
-    ds = _docs_dataset({a: 2 for a in "abcde"})  # 5 authors, 2 per batch -> 2 full + 1 with a single author
-    s = AuthorPairBatchSampler(ds, batch_size=4, drop_last=False)
-    assert len(s) == 2 and all(len(b) == 4 for b in s)
-    ds = _docs_dataset({a: 2 for a in "abcdefg"})  # 7 authors, 3 per batch -> 2 full + one of 1 author (dropped)
-    s = AuthorPairBatchSampler(ds, batch_size=6, drop_last=False)
-    assert [len(b) for b in s] == [6, 6]
-
-
-def test_sampler_batch_larger_than_twice_eligible_authors():
+def test_sampler_batch_the_documents_cannot_fill_is_one_line():
     ds = _docs_dataset({"a": 2, "b": 2, "c": 1})
-    with pytest.raises(
-        TrainingDataError, match=r"--batch-size: 6 texts need 3 distinct authors per batch but only 2 authors"
-    ):
-        AuthorPairBatchSampler(ds, batch_size=6, drop_last=False)
+    with pytest.raises(TrainingDataError, match=r"--batch-size: 8 texts need 4 distinct authors .* have 3 authors"):
+        AuthorBatchSampler(ds, batch_size=8)
     with pytest.raises(TrainingDataError, match="even number"):
-        AuthorPairBatchSampler(ds, batch_size=3, drop_last=False)
-
-
-def test_single_document_authors_skipped_and_counted():
-    docs = [{"id": str(i), "author": a, "text": "x y"} for i, a in enumerate(["a", "a", "b", "c", "c", "c", "d"])]
-    keep, skipped = eligible_authors(docs)
-    assert keep == {"a": [0, 1], "c": [3, 4, 5]} and skipped == 2
+        AuthorBatchSampler(ds, batch_size=3)
+    with pytest.raises(TrainingDataError, match=r"5 documents give none of 6; use --batch-size <= 5"):
+        AuthorBatchSampler(_docs_dataset({"a": 1, "b": 1, "c": 1, "d": 1, "e": 1}), batch_size=6)
+    assert author_counts([{"author": a} for a in "aab"]) == {
+        "documents": 3,
+        "authors": 2,
+        "single_document_authors": 1,
+    }
 
 
 # ------------------------------------------------------------------------------------ rotation
 
 
-def test_rotation_preserves_the_multiset_of_words_and_wraps_around():
-    text = "the cat sat on the mat and then the dog came"
-    words = text.split()
+class _Draw:
+    """A stand-in for random.Random whose ``randrange`` returns a fixed value."""
+
+    def __init__(self, i: int) -> None:
+        self.i = i
+
+    def randrange(self, n: int) -> int:
+        assert 0 <= self.i < n
+        return self.i
+
+
+def test_rotation_draws_a_character_and_moves_back_to_the_word_start():
+    text = "the cat sat"  # 11 characters: the authors draw i in 0..11 (torch.randint(len(" " + text)))
+    got = [rotate_span(text, _Draw(i)) for i in range(12)]
+    assert got == ["the cat sat"] * 5 + ["cat sat the"] * 4 + ["sat the cat"] * 3
+    # only the ASCII space is a boundary; the text is otherwise untouched (newline, double space kept)
+    text = "One two\nthree  four"
+    assert rotation_starts(text) == [0, 4, 14, 15]
+    assert rotate_span(text, _Draw(10)) == "two\nthree  four One"
+    assert rotate_span(text, _Draw(15)) == " four One two\nthree"  # after the first of two spaces: a start
+    for i in range(len(text) + 1):
+        assert sorted(rotate_span(text, _Draw(i))) == sorted(text)  # the same characters, none added
+    assert rotate_span(text, _Draw(10), rotate=False) == text
+    assert rotate_span("a  b\nc d", _Draw(0), max_words=2, rotate=False) == "a  b"  # a cut, verbatim
+
+
+def test_rotation_and_cut_never_split_a_grapheme_cluster():
+    import regex
+
+    # a combining accent after a space belongs to the space's cluster: no start there
+    text = "ab \u0301cd ef"
+    assert rotation_starts(text) == [0, 7]
+    assert rotate_span(text, _Draw(5)) == text  # i - 1 = 4, inside " \u0301cd": back to 0
+    # the starts of spaced text are exactly the offsets after a space that grapheme_starts lists
+    from mteb_contrastive.data.text import grapheme_starts
+
     rng = random.Random(0)
-    starts = set()
-    for _ in range(50):
-        r = rotate_span(text, rng).split()
-        assert Counter(r) == Counter(words)
-        k = next(k for k in range(len(words)) if words[k:] + words[:k] == r)
-        starts.add(k)
-    assert len(starts) > 5  # the start varies
-    assert rotate_span(text, rng, rotate=False) == text
-    assert rotate_span("a  b\nc d", random.Random(1), max_words=2, rotate=False) == "a b"
-    cut = rotate_span(text, random.Random(2), max_words=4).split()
-    assert len(cut) == 4 and " ".join(cut) in " ".join(words + words)
+    pieces = ["a", " ", "\u0301", "\u200d", "\u0600", "\U0001f1e6", "e"]  # marks, joiner, prepend, flags
+    for _ in range(500):
+        t = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 10)))
+        after_space = {i + 1 for i, ch in enumerate(t) if ch == " "} & set(grapheme_starts(t))
+        assert rotation_starts(t) == sorted({0} | {c for c in after_space if c < len(t)})
+    # Thai, written without spaces: each consonant is a word span, but vowel signs and tone marks stay
+    thai = "สวัสดีครับ ผมชื่อสมชาย"
+    clusters = Counter(regex.findall(r"\X", thai))
+    outs = {rotate_span(thai, _Draw(i)) for i in range(len(thai) + 1)}
+    assert len(outs) > 5
+    for o in outs:
+        assert Counter(regex.findall(r"\X", o)) == clusters and o in thai + thai
+    # Devanagari (spaced): क्ष (ka, virama, ssa) stays whole; the cut too
+    hindi = "क्षमा करें मित्र"
+    assert rotate_span(hindi, _Draw(8)) == "करें मित्र क्षमा"
+    assert rotate_span(hindi, _Draw(0), max_words=1) == "क्षमा"
+    # Chinese: a start at a jieba word, never inside one; nothing inserted
+    zh = "我喜欢吃苹果。你呢？他不喜欢苹果。"
+    outs = {rotate_span(zh, _Draw(i)) for i in range(len(zh) + 1)}
+    assert "吃苹果。你呢？他不喜欢苹果。我喜欢" in outs and all(not o.startswith("果") for o in outs)
+    assert rotate_span(zh, _Draw(0), max_words=3, rotate=False) == "我喜欢吃"
 
 
-def test_rotation_of_text_without_spaces_rotates_words_and_inserts_nothing():
-    text = "我喜欢吃苹果。你呢？他不喜欢苹果。"
-    rng = random.Random(0)
-    outs = {rotate_span(text, rng) for _ in range(40)}
-    assert all(sorted(o) == sorted(text) for o in outs)  # the same characters, no separator added
-    assert all(o in text + text for o in outs) and len(outs) > 5  # a rotation at varying word starts
-    assert "吃苹果。你呢？他不喜欢苹果。我喜欢" in outs  # a start at a jieba word (吃), not inside 苹果
-    assert all("苹" not in o[-1:] and not o.startswith("果") for o in outs)  # never inside a word
-    # the cut counts words (jieba words and punctuation): 我 | 喜欢 | 吃
-    assert rotate_span(text, random.Random(0), max_words=3, rotate=False) == "我喜欢吃"
+# ------------------------------------------------------------------------------------ model selection and presets
 
 
-# ------------------------------------------------------------------------------------ loss
+def test_kirby_f1_threshold_is_the_first_maximum_at_an_observed_score():
+    from mteb_contrastive.metrics.calibration import kirby_threshold
+    from mteb_contrastive.training.validation import verification_scores
+
+    # thresholds 0.1 / 0.35 / 0.4 / 0.8: F1 0.667 / 0.8 / 0.5 / 0.667
+    assert kirby_threshold([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]) == 0.35
+    # ties: 0.2 and 0.6 both give F1 2/3; np.argmax takes the first, the lower threshold
+    assert kirby_threshold([0.2, 0.6, 0.9, 0.4], [1, 0, 1, 0]) == 0.2
+    import numpy as np
+
+    m, _ = verification_scores(np.array([0.1, 0.4, 0.35, 0.8]), np.array([0, 0, 1, 1]))
+    assert m["f1"] == pytest.approx(0.8) and m["accuracy"] == pytest.approx(0.75) and m["kirby_threshold"] == 0.35
 
 
-@pytest.fixture(scope="module")
-def minilm():
-    from sentence_transformers import SentenceTransformer
+def test_presets_hold_the_authors_numbers_and_options_override_them():
+    from mteb_contrastive.training.contrastive import ContrastiveConfig
+    from mteb_contrastive.training.presets import PRESETS
 
-    return SentenceTransformer(bundled_minilm_path(), device="cpu")
-
-
-def test_perfect_encoder_loss_is_near_zero_and_a_duplicate_author_costs_ln3(minilm):
-    import torch
-
-    from mteb_contrastive.training.contrastive import ContrastiveConfig, build_loss
-
-    loss = build_loss(minilm, ContrastiveConfig(base_model="x", temperature=0.01))
-    assert loss.scale == pytest.approx(100.0)
-    eye = torch.eye(4)
-    # 4 authors, orthogonal styles, both texts of an author embedded alike: a perfect encoder
-    assert float(loss.compute_loss_from_embeddings([eye, eye.clone()], None)) < 1e-6
-    # author 0 twice in the batch (rows 0 and 1): for those rows the candidates hold the positive, the
-    # duplicate's positive and the duplicate anchor, all at cosine 1 -> ln 3 each; mean over 4 rows
-    dup = eye.clone()
-    dup[1] = dup[0]
-    got = float(loss.compute_loss_from_embeddings([dup, dup.clone()], None))
-    assert got == pytest.approx(2 * math.log(3) / 4, rel=1e-5)
-    # the plain one-direction InfoNCE (sentence-transformers' default) has the ln 2 floor per duplicate row
-    plain = build_loss(minilm, ContrastiveConfig(base_model="x", directions=("query_to_doc",)))
-    assert float(plain.compute_loss_from_embeddings([dup, dup.clone()], None)) == pytest.approx(
-        2 * math.log(2) / 4, rel=1e-5
-    )
+    t = ContrastiveConfig.from_preset("kirby-tinybert")
+    assert (t.learning_rate, t.batch_size, t.epochs, t.context_length, t.temperature) == (4e-4, 512, 10, 512, 0.01)
+    assert t.cached and t.mini_batch_size == 256 and t.warmup_ratio == 0.1 and t.base_model.endswith("312D")
+    large = ContrastiveConfig.from_preset("kirby-modernbert-large", batch_size=64)
+    assert (large.learning_rate, large.weight_decay, large.adam_beta2, large.adam_epsilon) == (1.2e-4, 1e-5, 0.98, 1e-6)
+    rec = large.recorded()
+    assert rec["preset"] == "kirby-modernbert-large" and rec["changed_from_preset"] == ["batch_size"]
+    assert "configs/modernbert_large_contrastive.yaml" in rec["preset_source"]
+    # the paper's width scaling: 4e-4 at 312 -> x 0.4 at 768 -> x 0.3 at 1024
+    assert PRESETS["kirby-bert"].values["learning_rate"] == pytest.approx(0.4 * 4e-4)
+    assert PRESETS["kirby-modernbert-large-4096"].values["learning_rate"] == pytest.approx(0.3 * 4e-4)
+    assert "ours" in PRESETS["ours-cpu"].source
+    with pytest.raises(TrainingDataError, match="unknown preset 'kirby-gpt'"):
+        ContrastiveConfig.from_preset("kirby-gpt", base_model="x")
 
 
 # ------------------------------------------------------------------------------------ real steps
@@ -164,10 +246,15 @@ def _pan14_sample(shared: Path, n_authors: int, offset: int = 0) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory):
-    """One epoch of 3 steps on 3 real authors (rotation off: the same batch each step), then a resumed second epoch."""
-    from conftest import SHARED
+def minilm():
+    from sentence_transformers import SentenceTransformer
 
+    return SentenceTransformer(bundled_minilm_path(), device="cpu")
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """One epoch of one step on 3 real authors, then a resumed second epoch (2 steps in all)."""
     from mteb_contrastive.training.contrastive import ContrastiveConfig, train_contrastive
 
     train = _pan14_sample(SHARED, 3)
@@ -177,10 +264,8 @@ def trained(tmp_path_factory):
         base_model=bundled_minilm_path(),
         context_length=32,
         batch_size=6,
-        learning_rate=1e-4,
+        learning_rate=1e-3,
         warmup_ratio=0.0,
-        rotate=False,
-        passes=3,
         logging_steps=1,
     )
     first = train_contrastive(train, val, out, ContrastiveConfig(epochs=1, **cfg), show_progress=False)
@@ -190,36 +275,30 @@ def trained(tmp_path_factory):
     return {"out": out, "first": first, "second": second, "log1": log1, "log2": log2, "val": val}
 
 
-def test_a_few_steps_on_real_text_lower_the_loss(trained):
-    losses = [r["loss"] for r in trained["log1"] if "loss" in r]
-    assert len(losses) == 3
-    assert losses[-1] < losses[0]
-
-
-def test_validation_every_epoch_and_calibration_saved(trained):
-    evals = [r for r in trained["log2"] if "eval_validation_overall" in r]
+def test_the_best_checkpoint_is_the_one_with_the_best_validation_f1(trained):
+    evals = [r for r in trained["log2"] if "eval_validation_f1" in r]
     assert [r["epoch"] for r in evals] == [1.0, 2.0]
+    f1 = [r["eval_validation_f1"] for r in evals]
+    best = 1 + f1.index(max(f1))  # one step per epoch; the first maximum is kept
+    assert trained["second"]["best_checkpoint"].endswith(f"checkpoint-{best}")
+    assert trained["second"]["best_validation_f1"] == pytest.approx(max(f1))
     cal = json.loads((trained["out"] / "verification_calibration.json").read_text())
     assert cal["n_validation_pairs"] == len(trained["val"])
-    assert {
-        "threshold",
-        "platt_coef",
-        "platt_intercept",
-        "abstain_delta",
-        "validation_auc",
-        "validation_overall",
-    } <= set(cal)
-    assert trained["second"]["best_validation_overall"] == pytest.approx(
-        max(r["eval_validation_overall"] for r in evals)
-    )
+    assert {"validation_f1", "threshold", "platt_coef", "kirby_threshold", "kirby_platt_coef"} <= set(cal)
+
+
+def test_training_config_records_the_preset_and_the_counts(trained):
+    rec = json.loads((trained["out"] / "training_config.json").read_text())
+    assert rec["config"]["preset"] == "ours-cpu" and "ours" in rec["config"]["preset_source"]
+    assert rec["summary"]["batches_per_epoch"] == 1 and rec["summary"]["n_training_documents"] == 6
+    assert rec["summary"]["selection_metric"] == "eval_validation_f1"
 
 
 def test_resume_continues_from_the_saved_step(trained):
-    assert trained["first"]["global_step"] == 3
-    assert trained["second"]["resumed_from"].endswith("checkpoint-3")
-    assert trained["second"]["global_step"] == 6
-    steps = [r["step"] for r in trained["log2"] if "loss" in r]
-    assert steps == [1, 2, 3, 4, 5, 6]  # steps 1-3 from the first run, 4-6 after the resume
+    assert trained["first"]["global_step"] == 1
+    assert trained["second"]["resumed_from"].endswith("checkpoint-1")
+    assert trained["second"]["global_step"] == 2
+    assert [r["step"] for r in trained["log2"] if "loss" in r] == [1, 2]
 
 
 def test_saved_model_loads_and_runs_in_mteb_in_a_fresh_process(trained, tmp_path):
@@ -231,7 +310,7 @@ def test_saved_model_loads_and_runs_in_mteb_in_a_fresh_process(trained, tmp_path
     assert m.max_seq_length == 32
     assert m.encode(["a b c"]).shape == (1, 384)
     docs = [
-        {"id": f"{a}{i}", "author": a, "text": " ".join(f"{a}{j % 5}" for j in range(40 + i))}
+        {"id": f"{a}{i}", "author": a, "text": " ".join(f"{a}{j % 5}x{i}{j}" for j in range(40 + i))}
         for a in "abcdefgh"
         for i in range(2)
     ]
@@ -305,39 +384,127 @@ def test_split_by_author_needs_two_document_authors_on_both_sides():
         split_documents_by_author(docs[:4] + [{"id": "z", "author": "z", "text": "x"}], 0.2, seed=0)
 
 
-def test_cli_bad_input_is_one_line_and_exit_2(tmp_path):
-    corpus = tmp_path / "c.jsonl"
-    rows = [{"id": f"{a}{i}", "author": a, "text": "w " * 30} for a in "abcdef" for i in range(2)] + [
-        {"id": "solo", "author": "solo", "text": "w w"}
+def _write(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return path
+
+
+def _words(seed: int, n: int = 60) -> str:
+    return " ".join(f"w{seed}x{j}" for j in range(n))
+
+
+def _cli(argv: list[str], capsys) -> tuple[int, str, list[str]]:
+    """``mteb-contrastive`` in this process: (exit status, stdout, the stderr lines that start with "error:")."""
+    from mteb_contrastive.cli.main import main
+
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return rc, out, [x for x in err.splitlines() if x.startswith("error:")]
+
+
+def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
+    rows = [{"id": f"{a}{i}", "author": a, "text": _words(10 * ord(a) + i)} for a in "abcdef" for i in range(2)]
+    corpus = _write(tmp_path / "c.jsonl", rows + [{"id": "solo", "author": "solo", "text": _words(999)}])
+    argv = ["train", "--docs", f"corpus={corpus}", "--out", str(tmp_path / "m"), "--batch-size", "40"]
+    rc, _, err = _cli(argv + ["--validation-share", "0.34"], capsys)
+    assert rc == 2 and err == [
+        "error: --batch-size: 40 texts need 20 distinct authors per batch but the training documents have 5 "
+        "authors; use --batch-size <= 10"
     ]
-    corpus.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    res = run(
-        [
-            "mteb-contrastive",
-            "train",
-            "--docs",
-            f"corpus={corpus}",
-            "--out",
-            str(tmp_path / "m"),
-            "--batch-size",
-            "40",
-            "--validation-share",
-            "0.34",
-        ]
-    )
-    assert res.returncode == 2, res.stderr
-    err = [x for x in res.stderr.strip().splitlines() if x.startswith("error:")]
-    assert err == [
-        "error: --batch-size: 40 texts need 20 distinct authors per batch but only 4 authors have "
-        "two documents; use --batch-size <= 8"
-    ]
-    assert "Traceback" not in res.stderr
-    assert "1 of 5 authors have a single document: skipped" in res.stderr  # counted, never paired with itself
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "1", "author": "a", "text": "x"}\n{"id": "2", "author": "a"}\n')
-    res = run(["mteb-contrastive", "train", "--docs", f"corpus={bad}", "--out", str(tmp_path / "m")])
-    assert res.returncode == 2 and "Traceback" not in res.stderr
-    assert f"error: {bad}, line 2, field 'text': missing or empty" in res.stderr
+    rc, _, err = _cli(["train", "--docs", f"corpus={bad}", "--out", str(tmp_path / "m")], capsys)
+    assert rc == 2 and err == [f"error: {bad}, line 2, field 'text': missing or empty"]
+
+
+def test_train_refuses_a_text_under_two_authors_naming_both_and_the_row(tmp_path, capsys):
+    from mteb_contrastive.cli.main import main
+
+    rows = [{"id": f"{a}{i}", "author": a, "text": _words(10 * ord(a) + i)} for a in "abcdef" for i in range(2)]
+    rows.append({"id": "f-copy", "author": "f", "text": "  " + rows[0]["text"]})  # author a's text, filed under f
+    corpus = _write(tmp_path / "c.jsonl", rows)
+    argv = ["train", "--docs", f"corpus={corpus}", "--out", str(tmp_path / "m"), "--batch-size", "4"]
+    assert main(argv) == 2
+    err = [x for x in capsys.readouterr().err.splitlines() if x.startswith("error:")]
+    assert err == [
+        f"error: {corpus}, line 13, field 'text': the same text (after NFC and whitespace "
+        "normalisation) is filed under author 'a' (line 1, id 'corpus:a0') and author 'f' (id 'corpus:f-copy'); "
+        "1 such rows in all; a text has one author: remove the copies, or pass --duplicates collapse to merge "
+        "the labels that share a text (docs/training.md)"
+    ]
+
+
+def _holdout(folder: Path, test_text: str) -> Path:
+    """A PAN-format benchmark of 4 pairs a split (authors x, y, z, not in training); a test pair holds ``test_text``."""
+    from mteb_contrastive.data.pan import write_pairs_and_truth
+
+    for split, t in (("validation", _words(501)), ("test", test_text)):
+        rows = [
+            {"pair": [t, _words(502)], "same": False, "authors": ["x", "y"]},
+            {"pair": [_words(503), _words(504)], "same": True, "authors": ["x", "x"]},
+            {"pair": [_words(505), _words(506)], "same": False, "authors": ["y", "z"]},
+            {"pair": [_words(507), _words(508)], "same": True, "authors": ["z", "z"]},
+        ]
+        rows = [{**r, "id": f"{split}{i}", "fandoms": ["f", "g"]} for i, r in enumerate(rows)]
+        write_pairs_and_truth(folder / split, rows)
+    return folder
+
+
+def test_train_refuses_a_holdout_whose_test_text_is_in_training_or_drops_those_documents(tmp_path, capsys):
+    rows = [{"id": f"{a}{i}", "author": a, "text": _words(10 * ord(a) + i)} for a in "abcdefgh" for i in range(2)]
+    corpus = _write(tmp_path / "c.jsonl", rows)
+    leak = " ".join(rows[3]["text"].split()[10:30])  # 20 words from inside author b's second document
+    holdout = _holdout(tmp_path / "H", leak)
+    base = ["train", "--docs", f"corpus={corpus}", "--holdout", str(holdout)]
+    base += ["--out", str(tmp_path / "m"), "--batch-size", "4", "--context-length", "16", "--no-progress"]
+    rc, _, err = _cli(base, capsys)
+    assert (
+        rc == 2
+        and len(err) == 1
+        and err[0].startswith(
+            f"error: --holdout {holdout}: 0 of the 4 validation pairs, 1 of the 4 test pairs hold a text found inside "
+            "the training documents"
+        )
+    )
+    assert "--drop-overlapping" in err[0] and not (tmp_path / "m").exists()
+    rc, out, _ = _cli(base + ["--drop-overlapping", "--max-steps", "1"], capsys)
+    assert rc == 0
+    data = json.loads(out.strip().splitlines()[0])["data"]
+    assert data["test_pairs_with_training_text"] == 1 and data["documents_dropped_overlap"] == 1
+    assert data["training_documents"] == 15 and data["validation_topic_controlled"] is False
+    assert "not topic-controlled" in data["validation_note"]
+    assert json.loads((tmp_path / "m" / "training_config.json").read_text())["summary"]["global_step"] == 1
+
+
+def test_train_refuses_the_documented_pan14_command_until_duplicates_are_collapsed(tmp_path, capsys):
+    """PAN 2014 files one text under several problems: the former README command stops before training."""
+    pan14 = SHARED / "pan" / "pan14_known.jsonl.gz"
+    holdout = _holdout(tmp_path / "H", _words(700))
+    argv = ["train", "--docs", f"pan14={pan14}", "--holdout", str(holdout), "--out", str(tmp_path / "m")]
+    rc, _, err = _cli(argv, capsys)
+    # EE004_known01.txt is EE095_known02.txt (the data README: 218 texts under two or more problems)
+    assert rc == 2 and err == [
+        f"error: {pan14}, line 79, field 'text': the same text (after NFC and whitespace normalisation) is filed "
+        "under author 'EE004' (line 4, id 'pan14:EE004_known01') and author 'EE095' (id 'pan14:EE095_known02'); "
+        "342 such rows in all; a text has one author: remove the copies, or pass --duplicates collapse to merge "
+        "the labels that share a text (docs/training.md)"
+    ]
+    assert not (tmp_path / "m").exists()
+
+
+def test_training_validation_pairs_can_be_topic_controlled():
+    docs = [
+        {"id": f"{a}{j}", "author": a, "text": _words(100 * ord(a) + j, 48), "group": "", "topic": "xy"[j % 2]}
+        for a in "abcdef"
+        for j in range(4)
+    ]
+    rows = validation_pairs(docs, max_words=16, pairs_per_author=2, seed=0, topic=True)
+    topic = {d["id"]: d["topic"] for d in docs}
+    assert sum(r["same"] for r in rows) == sum(not r["same"] for r in rows) == 12
+    for r in rows:
+        t1, t2 = (topic[f] for f in r["fandoms"])
+        assert (t1 != t2) if r["same"] else (t1 == t2)
 
 
 # ------------------------------------------------------------------------------------ the cross-encoder rival learns
@@ -382,6 +549,19 @@ def test_head_param_groups_give_the_fresh_head_its_own_learning_rate():
         head_param_groups(ce, 1e-5, 0.0, 0.01)
 
 
+def test_rival_pairs_every_text_with_its_author_and_a_random_other_author():
+    from mteb_contrastive.training.cross_encoder import PairClassificationCollator, cut_chars
+
+    features = [{"text": t, "label": y} for t, y in (("a1", 0), ("a2", 0), ("b1", 1), ("b2", 1), ("c1", 2), ("c1", 2))]
+    rows = PairClassificationCollator(lambda rows: rows, max_chars=10, rotate=False, seed=0)(features)
+    assert len(rows) == 12  # 6 texts, each an anchor: 6 same-author + 6 different-author pairs
+    for k, f in enumerate(features):
+        pos, neg = rows[2 * k], rows[2 * k + 1]
+        assert pos["text1"] == neg["text1"] == f["text"] and (pos["label"], neg["label"]) == (1.0, 0.0)
+        assert pos["text2"][0] == f["text"][0] and neg["text2"][0] != f["text"][0]
+    assert cut_chars("ab\u0301cd", 3) == "ab\u0301" and cut_chars("ab\u0301cd", 2) == "a"  # never inside a cluster
+
+
 def test_cross_encoder_rival_leaves_ln2_on_a_separable_set(tmp_path):
     """The rival's loss must fall well below ln 2 in a few steps (it stayed at ln 2 with one learning rate)."""
     from mteb_contrastive.training.contrastive import ContrastiveConfig
@@ -395,9 +575,8 @@ def test_cross_encoder_rival_leaves_ln2_on_a_separable_set(tmp_path):
         context_length=24,
         batch_size=16,
         learning_rate=1e-4,
-        epochs=2,
+        epochs=3,
         warmup_ratio=0.0,
-        passes=2,
         logging_steps=1,
         seed=0,
     )
@@ -407,7 +586,7 @@ def test_cross_encoder_rival_leaves_ln2_on_a_separable_set(tmp_path):
         for x in (tmp_path / "ce" / "training_log.jsonl").read_text().splitlines()
         if '"loss"' in x
     ]
-    assert summary["global_step"] == 8 and len(losses) == 8  # 16 authors, 8 per batch, 2 passes, 2 epochs
+    assert summary["global_step"] == 9 and len(losses) == 9  # 48 documents // 16 = 3 batches an epoch, 3 epochs
     assert losses[0] == pytest.approx(math.log(2), abs=0.02)  # a fresh head: p = 0.5 for every pair
     assert max(losses[-2:]) < 0.35 * math.log(2)
     assert summary["validation"]["validation_auc"] == pytest.approx(1.0)

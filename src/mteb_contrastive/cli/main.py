@@ -164,6 +164,12 @@ def build_parser() -> OneLineParser:
         ),
     )
     b.add_argument(
+        "--duplicates",
+        choices=["refuse", "collapse"],
+        default="refuse",
+        help="a text under two author sets: refuse (one line naming both) or collapse (one row, the sets united)",
+    )
+    b.add_argument(
         "--n-triplets", type=positive_int, default=2, help="positives per anchor document and negatives per positive"
     )
     b.add_argument("--seed", type=int, default=0)
@@ -325,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
                     source=str(args.corpus),
                     topic_field=args.topic_field,
                     normalise=args.normalise,
+                    duplicates=args.duplicates,
                 )
             )
         elif args.cmd == "build-taln":

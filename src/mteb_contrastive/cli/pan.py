@@ -70,6 +70,23 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="edition: remove soft hyphens, unify dashes, Serbian Latin -> Cyrillic (docs/stylometry.md)",
     )
+    b.add_argument(
+        "--duplicates",
+        choices=["refuse", "collapse"],
+        default="refuse",
+        help=(
+            "a text (NFC, whitespace-normalised) under two authors: refuse (one line naming both), or collapse "
+            "(authors sharing a text are one author; docs/verification.md)"
+        ),
+    )
+    b.add_argument(
+        "--topic-field",
+        default=None,
+        help=(
+            "a field of the rows (a fandom, domain, keyword, genre): same-author pairs then come from two topics, "
+            "different-author pairs from one (Kirby's topic-controlled pairs)"
+        ),
+    )
     p = sub.add_parser(
         "build-pan-benchmarks",
         help="the verification benchmarks of shared/data (PAN14Known, ELTeC in five languages)",
@@ -110,7 +127,7 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
         from mteb_contrastive.data.normalise import normalise_documents
 
         # normalised first: a transliterated Serbian novel is Cyrillic when the languages are read
-        docs = normalise_documents(load_documents(args.kind, args.path), args.normalise)
+        docs = normalise_documents(load_documents(args.kind, args.path, topic_field=args.topic_field), args.normalise)
         langs = resolve_languages(
             languages_from_rows(docs, args.path), args.languages, source=args.path, option="--languages"
         )
@@ -139,6 +156,8 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
                 languages=tuple(langs),
                 source=str(args.path),
                 normalise=args.normalise,
+                duplicates=args.duplicates,
+                topic_field=args.topic_field,
             )
         )
         return 0

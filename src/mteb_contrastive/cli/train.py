@@ -1,13 +1,23 @@
 """``mteb-contrastive`` subcommands for training (see docs/training.md).
 
-    mteb-contrastive train --docs KIND=PATH [--docs ...] (--holdout FOLDER | --validation-share 0.2) --out DIR [options]
+    mteb-contrastive train --docs KIND=PATH [--docs ...] (--holdout FOLDER | --validation-share 0.2) --out DIR
+        [--preset ours-cpu|kirby-tinybert|...] [--duplicates refuse|collapse] [--topic-field FIELD] [options]
     mteb-contrastive train-cross-encoder  (same options: Kirby's pair-classification rival)
     mteb-contrastive train-reranker QUOTER_FILE --out DIR [--n-negatives 3] [--max-queries N] [options]
 
 ``KIND`` is one of ``corpus`` (builders' JSONL), ``eltec``, ``pan14``, ``taln`` (shared files) or
-``pan-folder`` (train split of a PAN-format folder). ``--holdout FOLDER`` (a built verification
-benchmark) removes every author of its validation and test splits from the training documents and
-validates on its validation pairs; without it, ``--validation-share`` of the authors is held out.
+``pan-folder`` (train split of a PAN-format folder). Before training starts:
+
+1. texts are compared by content (:mod:`mteb_contrastive.data.content`): a text under two authors is
+   refused (one line naming both, the file and row) unless ``--duplicates collapse`` merges the authors
+   that share a text;
+2. ``--holdout FOLDER`` (a built verification benchmark) removes every author of its validation and
+   test splits from the training documents and validates on its validation pairs; without it,
+   ``--validation-share`` of the authors is held out;
+3. no text of a validation or test pair (of the holdout, or of the held-out authors) may occur inside
+   a training document (by content): otherwise ``train`` stops with the counts, or, with
+   ``--drop-overlapping``, trains without the documents that hold them and reports how many.
+
 Bad input: one line on stderr naming the file/row/field or option, exit status 2.
 """
 
@@ -35,17 +45,27 @@ def _head_opt(p: argparse.ArgumentParser) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
+    from mteb_contrastive.training.presets import DEFAULT_PRESET, PRESETS
+
     p.add_argument("--out", required=True, help="output model folder (checkpoints go to OUT.checkpoints)")
+    p.add_argument(
+        "--preset",
+        choices=list(PRESETS),
+        default=DEFAULT_PRESET,
+        help="starting values: the authors' configurations (kirby-*) or ours-cpu (ours); the options below "
+        "override them (docs/training.md)",
+    )
     p.add_argument(
         "--base-model",
         default=None,
-        help="sentence-transformers model name or folder (default: the bundled all-MiniLM-L6-v2)",
+        help="sentence-transformers model name or folder (default: the preset's; ours-cpu: bundled all-MiniLM-L6-v2)",
     )
-    p.add_argument("--context-length", type=int, default=256, help="tokens per text (pair for a cross-encoder)")
-    p.add_argument("--batch-size", type=int, default=32, help="texts per batch: two per author")
-    p.add_argument("--learning-rate", type=float, default=2e-5)
-    p.add_argument("--epochs", type=int, default=3)
-    p.add_argument("--warmup-ratio", type=float, default=0.1)
+    p.add_argument("--context-length", type=int, default=None, help="tokens per text (pair for a cross-encoder)")
+    p.add_argument("--batch-size", type=int, default=None, help="texts per batch: two per author")
+    p.add_argument("--learning-rate", type=float, default=None)
+    p.add_argument("--epochs", type=int, default=None)
+    p.add_argument("--warmup-ratio", type=float, default=None)
+    p.add_argument("--weight-decay", type=float, default=None)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-steps", type=int, default=-1, help="stop after N optimiser steps")
     p.add_argument("--logging-steps", type=int, default=0, help="log the loss every N steps (0: each epoch)")
@@ -61,6 +81,13 @@ def _author_opts(p: argparse.ArgumentParser) -> None:
         help="documents; KIND in corpus, eltec, pan14, taln, pan-folder; repeatable",
     )
     p.add_argument(
+        "--duplicates",
+        choices=["refuse", "collapse"],
+        default="refuse",
+        help="a text (NFC, whitespace-normalised) under two authors: refuse, or collapse (authors sharing a text "
+        "are one author, named by the smallest label: the rule PAN14Known is built with)",
+    )
+    p.add_argument(
         "--holdout",
         action="append",
         default=[],
@@ -71,25 +98,40 @@ def _author_opts(p: argparse.ArgumentParser) -> None:
         ),
     )
     p.add_argument(
+        "--drop-overlapping",
+        action="store_true",
+        help="train without the documents that hold a validation or test text (instead of stopping)",
+    )
+    p.add_argument(
         "--validation-share", type=float, default=0.2, help="share of authors held out for validation when no --holdout"
     )
     p.add_argument("--validation-pairs-per-author", type=int, default=4)
     p.add_argument(
+        "--topic-field",
+        default=None,
+        help="a field of the documents (fandom, domain, keyword, genre): the --validation-share pairs are then "
+        "topic-controlled (same author + different topic vs different author + same topic)",
+    )
+    p.add_argument(
         "--max-validation-pairs", type=int, default=None, help="a seeded, class-balanced sample of the validation pairs"
     )
     p.add_argument("--no-rotation", action="store_true", help="no random span rotation (the paper's ablation)")
-    p.add_argument("--passes", type=int, default=1, help="times each author is drawn per epoch")
     p.add_argument("--resume", action="store_true", help="continue from the last checkpoint in OUT.checkpoints")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add ``train``, ``train-cross-encoder`` and ``train-reranker`` to ``mteb-contrastive``."""
-    t = sub.add_parser("train", help="Kirby's contrastive recipe (InfoNCE over authors, span rotation)")
+    t = sub.add_parser("train", help="Kirby's contrastive recipe (SupCon over authors, span rotation)")
     _author_opts(t)
     _common(t)
-    t.add_argument("--temperature", type=float, default=0.01)
-    t.add_argument("--cached", action="store_true", help="gradient-cache loss (CachedMultipleNegativesRankingLoss)")
-    t.add_argument("--mini-batch-size", type=int, default=16, help="texts per forward pass of the cached loss")
+    t.add_argument("--temperature", type=float, default=None)
+    t.add_argument(
+        "--cached",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="gradient caching over --mini-batch-size texts (the authors' GradCache micro-batches)",
+    )
+    t.add_argument("--mini-batch-size", type=int, default=None, help="texts per forward pass of the cached loss")
     c = sub.add_parser("train-cross-encoder", help="the pair-classification rival (cross-encoder, sigmoid, same data)")
     _author_opts(c)
     _common(c)
@@ -112,23 +154,26 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 def _config(args: argparse.Namespace) -> Any:
     from mteb_contrastive.config import bundled_minilm
     from mteb_contrastive.training.contrastive import ContrastiveConfig
+    from mteb_contrastive.training.presets import PRESETS
 
-    return ContrastiveConfig(
-        base_model=args.base_model or bundled_minilm(),
+    base = args.base_model or PRESETS[args.preset].values.get("base_model") or bundled_minilm()
+    return ContrastiveConfig.from_preset(
+        args.preset,
+        base_model=base,
         context_length=args.context_length,
         batch_size=args.batch_size,
-        temperature=getattr(args, "temperature", 0.01),
-        rotate=not getattr(args, "no_rotation", False),
-        cached=getattr(args, "cached", False),
-        mini_batch_size=getattr(args, "mini_batch_size", 16),
+        temperature=getattr(args, "temperature", None),
+        rotate=False if getattr(args, "no_rotation", False) else None,
+        cached=getattr(args, "cached", None),
+        mini_batch_size=getattr(args, "mini_batch_size", None),
         learning_rate=args.learning_rate,
         epochs=args.epochs,
         warmup_ratio=args.warmup_ratio,
+        weight_decay=args.weight_decay,
         seed=args.seed,
-        passes=getattr(args, "passes", 1),
         max_steps=args.max_steps,
         logging_steps=args.logging_steps,
-        head_lr_multiplier=getattr(args, "head_lr_multiplier", 20.0),
+        head_lr_multiplier=getattr(args, "head_lr_multiplier", None),
     )
 
 
@@ -145,35 +190,111 @@ def balanced_sample(pairs: list[dict[str, Any]], n: int | None, seed: int) -> li
     return [r for i, r in enumerate(pairs) if i in keep]
 
 
+def read_documents(
+    specs: list[str], topic_field: str | None
+) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, int]]]]:
+    """Documents of every ``--docs KIND=PATH`` (ids prefixed ``KIND:``) and each one's (file, position:
+    :func:`~mteb_contrastive.data.errors.position`).
+
+    Raises:
+        TrainingDataError: a bad ``--docs`` value; DataError: unreadable files.
+    """
+    from mteb_contrastive.data.documents import load_documents
+    from mteb_contrastive.data.errors import position
+    from mteb_contrastive.training.data import SOURCES, TrainingDataError
+
+    docs: list[dict[str, Any]] = []
+    where: list[tuple[str, dict[str, int]]] = []
+    for spec in specs:
+        kind, sep, path = spec.partition("=")
+        if not sep or kind not in SOURCES:
+            raise TrainingDataError("--docs", f"expected KIND=PATH with KIND in {', '.join(SOURCES)}, got {spec!r}")
+        rows = load_documents(kind, path, topic_field=topic_field)
+        docs += [{**d, "id": f"{kind}:{d['id']}"} for d in rows]
+        where += [(path, position(rows, i)) for i in range(len(rows))]
+    return docs, where
+
+
+def remove_overlap(
+    docs: list[dict[str, Any]], held_out: dict[str, list[dict[str, Any]]], what: str, drop: bool
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Training documents without any text of the held-out pairs (checked by content).
+
+    Args:
+        held_out: split name -> its pairs ``{"pair": [t1, t2], ...}``.
+        what: names the pairs' source in the message (a holdout folder, or "the held-out authors").
+        drop: drop the training documents that hold such a text instead of stopping.
+
+    Returns:
+        (documents, counts: pairs per split that held a training text, documents dropped).
+
+    Raises:
+        TrainingDataError: an overlap and not ``drop``: the counts per split and the two fixes.
+    """
+    from mteb_contrastive.data.content import content_key, overlapping_texts
+    from mteb_contrastive.training.data import TrainingDataError
+
+    texts = {t for rows in held_out.values() for r in rows for t in r["pair"]}
+    found = overlapping_texts(texts, [d["text"] for d in docs])
+    counts = {
+        f"{split}_pairs_with_training_text": sum(any(content_key(t) in found for t in r["pair"]) for r in rows)
+        for split, rows in held_out.items()
+    }
+    if not found:
+        return docs, {**counts, "documents_dropped_overlap": 0}
+    if not drop:
+        parts = ", ".join(
+            f"{counts[f'{s}_pairs_with_training_text']} of the {len(rows)} {s} pairs" for s, rows in held_out.items()
+        )
+        raise TrainingDataError(
+            what,
+            f"{parts} hold a text found inside the training documents (by content: NFC, whitespace-normalised); "
+            "training would see test text. Rebuild the benchmark from the same documents with the same "
+            "--duplicates rule (build-pan-benchmarks builds PAN14Known with the collapse rule), or pass "
+            "--drop-overlapping to train without the documents that hold them",
+        )
+    keep = [d for d in docs if not overlapping_texts(found, [d["text"]])]
+    return keep, {**counts, "documents_dropped_overlap": len(docs) - len(keep)}
+
+
 def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
     """(training documents, validation pairs, counts) from ``--docs``, ``--holdout`` / ``--validation-share``.
 
     Raises:
-        TrainingDataError: a bad ``--docs`` value, an empty validation, no training author left.
+        TrainingDataError: a bad ``--docs`` value, a text under two authors (``--duplicates refuse``),
+            held-out text inside the training documents (without ``--drop-overlapping``), an empty
+            validation, no training author left.
     """
-    from mteb_contrastive.data.documents import load_documents
+    from pathlib import Path
+
+    from mteb_contrastive.data.content import apply_duplicate_rule
     from mteb_contrastive.data.pan import load_split
     from mteb_contrastive.training.data import (
-        SOURCES,
         TrainingDataError,
         held_out_authors,
         split_documents_by_author,
         validation_pairs,
     )
 
-    docs: list[dict[str, Any]] = []
-    for spec in args.docs:
-        kind, sep, path = spec.partition("=")
-        if not sep or kind not in SOURCES:
-            raise TrainingDataError("--docs", f"expected KIND=PATH with KIND in {', '.join(SOURCES)}, got {spec!r}")
-        docs += [{**d, "id": f"{kind}:{d['id']}"} for d in load_documents(kind, path)]
+    docs, where = read_documents(args.docs, args.topic_field)
     counts: dict[str, Any] = {"documents_read": len(docs)}
+    docs, dup = apply_duplicate_rule(
+        docs, args.duplicates, " ".join(args.docs), option="--duplicates collapse", where=lambda i: where[i]
+    )
+    counts["duplicates"] = dup
     if args.holdout:
         excluded: set[str] = set()
         validation: list[dict[str, Any]] = []
+        held_out: dict[str, list[dict[str, Any]]] = {"validation": [], "test": []}
+        topic = []
         for folder in args.holdout:
             excluded |= held_out_authors(folder)
             validation += load_split(folder, "validation")
+            for split in held_out:
+                held_out[split] += load_split(folder, split)
+            info_file = Path(folder) / "mteb_contrastive.json"
+            info = json.loads(info_file.read_text()) if info_file.is_file() else {}
+            topic.append(bool(info.get("topic_controlled")))
         before = len(docs)
         docs = [d for d in docs if d["author"] not in excluded]
         counts.update(
@@ -184,12 +305,32 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
                 "--holdout",
                 f"every training document's author is held out by {', '.join(args.holdout)}: nothing left to train on",
             )
+        docs, overlap = remove_overlap(docs, held_out, "--holdout " + " ".join(args.holdout), args.drop_overlapping)
+        counts.update(overlap)
+        counts["validation_topic_controlled"] = all(topic)
     else:
         docs, val_docs = split_documents_by_author(docs, args.validation_share, args.seed)
         validation = validation_pairs(
-            val_docs, max_words=args.context_length, pairs_per_author=args.validation_pairs_per_author, seed=args.seed
+            val_docs,
+            max_words=args.context_length or 256,
+            pairs_per_author=args.validation_pairs_per_author,
+            seed=args.seed,
+            topic=args.topic_field is not None,
         )
-        counts.update(validation_share=args.validation_share, validation_documents=len(val_docs))
+        docs, overlap = remove_overlap(
+            docs, {"validation": validation}, "the held-out authors' validation pairs", args.drop_overlapping
+        )
+        counts.update(overlap)
+        counts.update(
+            validation_share=args.validation_share,
+            validation_documents=len(val_docs),
+            validation_topic_controlled=args.topic_field is not None,
+        )
+    if not counts["validation_topic_controlled"]:
+        counts["validation_note"] = (
+            "not topic-controlled: no topic field (a pair's topic is not set against its label, unlike the paper's "
+            "same-author/different-fandom vs different-author/same-fandom pairs)"
+        )
     validation = balanced_sample(validation, args.max_validation_pairs, args.seed)
     if not validation:
         raise TrainingDataError("validation", "the split leaves validation empty (no pair of held-out authors)")
@@ -235,8 +376,8 @@ def run(args: argparse.Namespace) -> int | None:
                 resume=args.resume,
                 show_progress=not args.no_progress,
                 source=" ".join(args.docs),
+                data_counts=counts,
             )
-            summary["data"] = counts
     except DataError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -25,15 +25,19 @@ from mteb_contrastive.data.pan import load_split, read_truth
 from mteb_contrastive.data.taln import taln_corpus
 
 
-def taln_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
-    """The TALN papers' French full-text bodies, author = first author."""
+def taln_documents(path: str | os.PathLike, topic_field: str | None = None) -> list[dict[str, Any]]:
+    """The TALN papers' French full-text bodies, author = first author (a ``topic_field`` names a
+    field of :func:`~mteb_contrastive.data.taln.taln_corpus`'s rows, e.g. ``domains``)."""
     rows, _ = taln_corpus(path, "fulltext-fr")
-    docs = LineRows(({"id": r["id"], "author": r["authors"][0], "text": r["text"]} for r in rows), rows.lines)
-    return vb.validate_documents(docs, path)
+    docs = LineRows(({**r, "id": r["id"], "author": r["authors"][0], "text": r["text"]} for r in rows), rows.lines)
+    return vb.validate_documents(docs, path, topic_field=topic_field)
 
 
-def documents_from_pan_folder(folder: str | os.PathLike, split: str = "train") -> list[dict[str, Any]]:
-    """Distinct texts of one split of a PAN-format folder, each labelled with its author.
+def documents_from_pan_folder(
+    folder: str | os.PathLike, split: str = "train", topic_field: str | None = None
+) -> list[dict[str, Any]]:
+    """Distinct texts of one split of a PAN-format folder, each labelled with its author (the pair's
+    ``fandoms`` entry is kept as ``fandom``: ``topic_field="fandom"`` makes it the topic).
 
     Raises:
         DataError: the split's truth rows have no ``authors`` (PAN truth without author ids cannot
@@ -57,13 +61,22 @@ def documents_from_pan_folder(folder: str | os.PathLike, split: str = "train") -
                 )
             docs.setdefault(
                 text,
-                {"id": f"{split}-{len(docs)}", "author": str(author), "text": text, "group": "", "title": str(fandom)},
+                {
+                    "id": f"{split}-{len(docs)}",
+                    "author": str(author),
+                    "text": text,
+                    "group": "",
+                    "title": str(fandom),
+                    "fandom": str(fandom),
+                },
             )
+    if topic_field:
+        return vb.validate_documents(list(docs.values()), truth, topic_field=topic_field)
     return list(docs.values())
 
 
-#: kind -> reader of ``path`` (see the module docstring)
-DOCUMENT_SOURCES: dict[str, Callable[[str | os.PathLike], list[dict[str, Any]]]] = {
+#: kind -> reader of ``path`` (see the module docstring); each takes an optional ``topic_field``
+DOCUMENT_SOURCES: dict[str, Callable[..., list[dict[str, Any]]]] = {
     "corpus": vb.corpus_documents,
     "eltec": vb.eltec_documents,
     "pan14": vb.pan14_documents,
@@ -72,12 +85,18 @@ DOCUMENT_SOURCES: dict[str, Callable[[str | os.PathLike], list[dict[str, Any]]]]
 }
 
 
-def load_documents(kind: str, path: str | os.PathLike) -> list[dict[str, Any]]:
-    """Documents of one source (:data:`DOCUMENT_SOURCES`).
+def load_documents(kind: str, path: str | os.PathLike, *, topic_field: str | None = None) -> list[dict[str, Any]]:
+    """Documents of one source (:data:`DOCUMENT_SOURCES`); with ``topic_field`` (any field of the source's
+    rows: a fandom, a HAL domain set, keywords, a genre), each document's ``topic`` is that field
+    (:func:`~mteb_contrastive.data.verification_builder.topic_value`).
+
+    Texts are returned as the source files them: a text under two authors is caught later, by
+    content, where documents are used (:func:`mteb_contrastive.data.content.apply_duplicate_rule`).
 
     Raises:
-        DataError: unknown kind, a missing file, unreadable rows (file, row, field named).
+        DataError: unknown kind, a missing file, unreadable rows, a row without the topic field
+            (file, row, field named).
     """
     if kind not in DOCUMENT_SOURCES:
         raise DataError(kind, f"unknown document source; choose one of {tuple(DOCUMENT_SOURCES)}")
-    return DOCUMENT_SOURCES[kind](path)
+    return DOCUMENT_SOURCES[kind](path, topic_field=topic_field)

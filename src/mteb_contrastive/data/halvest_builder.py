@@ -48,6 +48,12 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.atomic import atomic_folder
+from mteb_contrastive.data.content import (
+    DUPLICATE_RULES,
+    collapse_author_sets,
+    drop_repeated_texts,
+    refuse_label_conflicts,
+)
 from mteb_contrastive.data.corpus import sentence_offsets, sentence_span
 from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.data.languages import languages_from_rows, resolve_languages, splitter_language, stated_fallback
@@ -202,6 +208,7 @@ def build_halvest_dataset(
     description: str = "",
     topic_field: str | None = None,
     normalise: str | None = None,
+    duplicates: str = "refuse",
 ) -> Path:
     """Write a HALvest-format dataset folder ``<out_dir>/<name>`` (atomically).
 
@@ -219,18 +226,40 @@ def build_halvest_dataset(
             the topic-controlled triplets (module docstring); recorded in the parameters only when given.
         normalise: ``"edition"`` to remove edition artefacts from the texts first
             (:func:`mteb_contrastive.data.normalise.normalise_text`); recorded only when given.
+        duplicates: one text (compared by content: NFC, whitespace-normalised) in rows of two
+            different author sets: ``"refuse"`` (an error naming both rows) or ``"collapse"`` (one row
+            per text with the union of the author and domain sets,
+            :func:`mteb_contrastive.data.content.collapse_author_sets`). Either way a text repeated
+            with the same author set is kept once (a positive that is the query's own copy would be
+            trivial).
 
     Returns:
         the folder path.
 
     Raises:
-        DataError: no triplet could be sampled (every document lacked a partner); a topic field
-            whose rows carry no ``topics``.
-        ValueError: a bad name or ``normalise`` value.
+        DataError: a text under two author sets (``duplicates="refuse"``); no triplet could be
+            sampled (every document lacked a partner); a topic field whose rows carry no ``topics``.
+        ValueError: a bad name, ``normalise`` value or rule.
     """
     if not _NAME_RE.match(name):
         raise ValueError(f"dataset name must be letters and digits starting with a letter, got {name!r}")
+    if duplicates not in DUPLICATE_RULES:
+        raise ValueError(f"duplicates must be one of {DUPLICATE_RULES}, got {duplicates!r}")
     import datasets
+
+    if duplicates == "collapse":
+        docs, dup_report = collapse_author_sets(docs)
+    else:
+        refuse_label_conflicts(
+            docs,
+            source or name,
+            label=lambda d: nfc_key(d["authors"]),
+            what="author set",
+            option="--duplicates collapse (build-triplets)",
+        )
+        docs, dropped = drop_repeated_texts(docs, label=lambda d: nfc_key(d["authors"]))
+        dup_report = {"rule": "refuse: a text under two author sets is an error", "rows": len(docs) + dropped}
+        dup_report["rows_dropped"] = dropped
 
     given = [mteb_language] if mteb_language else ([language] if language else None)
     langs = stated_fallback(
@@ -273,6 +302,8 @@ def build_halvest_dataset(
             params["topic_field"] = topic_field
         if normalise is not None:
             params["normalise"] = normalise
+        if duplicates != "refuse":  # recorded only when not the default, so earlier builds keep their revision
+            params["duplicates"] = duplicates
         # the revision is the content: every row's texts and ids, the parameters and the language
         build_id = fingerprint(KIND, params, langs, content)
         info = {
@@ -283,6 +314,7 @@ def build_halvest_dataset(
             "languages": langs,
             "configs": configs,
             "splits": ["test"],
+            "duplicates": dup_report,
             "source": source,
             "params": params,
             "build_id": build_id,

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.atomic import atomic_folder
+from mteb_contrastive.data.content import DUPLICATE_RULES, apply_duplicate_rule, content_key, overlapping_texts
 from mteb_contrastive.data.corpus import iter_jsonl
 from mteb_contrastive.data.errors import DataError, LineRows, position, where
 from mteb_contrastive.data.languages import (
@@ -93,14 +94,33 @@ def _allocate(n: int, ratios: tuple[float, ...]) -> list[int]:
     return base
 
 
-def validate_documents(docs: list[dict[str, Any]], source: object = "documents") -> list[dict[str, Any]]:
-    """Check documents ``{"id", "author", "text"}`` (optional ``title``, ``group``).
+def topic_value(value: Any) -> str:
+    """A topic field's value as one label: a string as it is (NFC, stripped), a list (a HAL domain set,
+    keywords) as its sorted distinct items joined by ``|``; empty when missing."""
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return "|".join(sorted({nfc(str(v).strip()) for v in value if str(v).strip()}))
+    return "" if value is None or isinstance(value, bool) else nfc(str(value).strip())
+
+
+def validate_documents(
+    docs: list[dict[str, Any]], source: object = "documents", *, topic_field: str | None = None
+) -> list[dict[str, Any]]:
+    """Check documents ``{"id", "author", "text"}`` (optional ``title``, ``group``; with ``topic_field``,
+    that field of each row becomes its ``topic``: :func:`topic_value`).
 
     Raises:
-        DataError: missing/empty field, duplicate id (names the row and field).
+        DataError: missing/empty field (the topic field included when it is asked for), duplicate id
+            (names the row and field).
     """
     out, seen = LineRows(lines=getattr(docs, "lines", ())), {}
     for i, d in enumerate(docs):
+        if topic_field is not None and not topic_value(d.get(topic_field)):
+            raise DataError(
+                source,
+                "missing or empty topic (asked for with --topic-field); give every row one",
+                **position(docs, i),
+                field=topic_field,
+            )
         for f in ("id", "author", "text"):
             v = d.get(f)
             if not isinstance(v, (str, int)) or isinstance(v, bool) or not str(v).strip():
@@ -119,6 +139,7 @@ def validate_documents(docs: list[dict[str, Any]], source: object = "documents")
                 "title": str(d.get("title") or ""),
                 "group": nfc(str(d.get("group") or "")),
                 "language": d.get("language"),
+                "topic": topic_value(d.get(topic_field)) if topic_field else "",
             }
         )
     if not out:
@@ -155,8 +176,25 @@ def sample_split_pairs(
     pairs_per_author: int,
     positive_ratio: float,
     seed: int,
+    topic: bool = False,
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """Same-author (different works) and different-author pairs of one split's documents."""
+    """Same-author (different works) and different-author pairs of one split's documents.
+
+    Without ``topic``: same-author pairs of two different works, different-author pairs within a
+    ``group``. With ``topic`` (every document has a non-empty ``topic``): **topic-controlled**
+    pairs, as Kirby's validation pairs (``preprocessing/step4_sample_pairs_val.py:24-31`` with
+    ``only_SADF_and_DASF=True``, ``make_balanced=True``; ``helper_functions/resample_pairs.py:351-356,
+    365-367`` at commit c7c3b37 of github.com/petekirby/contrastive-av): a same-author pair takes two
+    works of **different** topics, a different-author pair two works of the **same** topic (and
+    group), so topic works against the label. In both modes, when fewer negatives than the ratio
+    asks for could be drawn, positives are dropped (the last drawn) until the ratio holds (the
+    authors' balancing: ``n = min(|SA_DF|, |DA_SF|)`` at ratio 0.5). A pair whose two chunks have the
+    same content (:func:`~mteb_contrastive.data.content.content_key`) is never drawn.
+
+    Returns:
+        (rows, counts: ``authors``, ``authors_with_2_works``, ``documents``, ``chunks``, ``pairs``,
+        ``same_author``, ``different_author``).
+    """
     rng = random.Random(f"{seed}-{split}")
     by_author: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for d in sorted(docs, key=lambda d: d["id"]):
@@ -165,6 +203,13 @@ def sample_split_pairs(
     authors = sorted(by_author)
     rows: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
+    keys: dict[tuple[str, int], str] = {}
+
+    def same_content(d1: dict, c1: int, d2: dict, c2: int) -> bool:
+        for d, c in ((d1, c1), (d2, c2)):
+            if (d["id"], c) not in keys:
+                keys[(d["id"], c)] = content_key(chunks[d["id"]][c])
+        return keys[(d1["id"], c1)] == keys[(d2["id"], c2)]
 
     def row(d1: dict, c1: int, d2: dict, c2: int, same: bool) -> dict[str, Any]:
         k1, k2 = f"{d1['id']}#{c1}", f"{d2['id']}#{c2}"
@@ -176,48 +221,77 @@ def sample_split_pairs(
             "authors": [d1["author"], d2["author"]],
         }
 
+    def pairable(x: dict, y: dict) -> bool:
+        return x["topic"] != y["topic"] if topic else True
+
     n_pos = 0
     for a in authors:
         works = by_author[a]
         if len(works) < 2:
             continue
-        capacity = sum(len(chunks[x["id"]]) * len(chunks[y["id"]]) for i, x in enumerate(works) for y in works[i + 1 :])
+        capacity = sum(
+            len(chunks[x["id"]]) * len(chunks[y["id"]])
+            for i, x in enumerate(works)
+            for y in works[i + 1 :]
+            if pairable(x, y)
+        )
         want = min(pairs_per_author, capacity)
         got, tries = 0, 0
         while got < want and tries < 50 * want:
             tries += 1
             d1, d2 = rng.sample(works, 2)
+            if not pairable(d1, d2):
+                continue
             c1, c2 = rng.randrange(len(chunks[d1["id"]])), rng.randrange(len(chunks[d2["id"]]))
             key = tuple(sorted((f"{d1['id']}#{c1}", f"{d2['id']}#{c2}")))
-            if key in seen:
+            if key in seen or same_content(d1, c1, d2, c2):
                 continue
             seen.add(key)
             rows.append(row(d1, c1, d2, c2, True))
             got += 1
         n_pos += got
     n_neg_target = round(n_pos * (1 - positive_ratio) / positive_ratio) if n_pos else 0
+    # negatives: another author of the same group (topic-controlled: a work of the same group and topic)
     by_group: dict[str, list[str]] = defaultdict(list)
     for a in authors:
         by_group[by_author[a][0]["group"]].append(a)
+    by_topic: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for a in authors:
+        for d in by_author[a]:
+            by_topic[(d["group"], d["topic"])][a].append(d)
     n_neg, tries = 0, 0
     while n_neg < n_neg_target and tries < 50 * max(n_neg_target, 1):
         tries += 1
         a = rng.choice(authors)
-        group = by_author[a][0]["group"]
-        others = [b for b in by_group[group] if b != a]
-        if not others:
-            continue
-        b = rng.choice(others)
-        d1, d2 = rng.choice(by_author[a]), rng.choice(by_author[b])
+        if topic:
+            d1 = rng.choice(by_author[a])
+            cell = by_topic[(d1["group"], d1["topic"])]
+            others = [b for b in cell if b != a]
+            if not others:
+                continue
+            b = rng.choice(others)
+            d2 = rng.choice(cell[b])
+        else:
+            others = [b for b in by_group[by_author[a][0]["group"]] if b != a]
+            if not others:
+                continue
+            b = rng.choice(others)
+            d1, d2 = rng.choice(by_author[a]), rng.choice(by_author[b])
         c1, c2 = rng.randrange(len(chunks[d1["id"]])), rng.randrange(len(chunks[d2["id"]]))
         key = tuple(sorted((f"{d1['id']}#{c1}", f"{d2['id']}#{c2}")))
-        if key in seen:
+        if key in seen or same_content(d1, c1, d2, c2):
             continue
         seen.add(key)
         pair = [(d1, c1), (d2, c2)]
         rng.shuffle(pair)
         rows.append(row(pair[0][0], pair[0][1], pair[1][0], pair[1][1], False))
         n_neg += 1
+    if topic and n_neg < n_neg_target:  # balance as asked: keep the first-drawn positives
+        keep_pos = round(n_neg * positive_ratio / (1 - positive_ratio))
+        pos_rows = [r for r in rows if r["same"]][keep_pos:]
+        drop = {r["id"] for r in pos_rows}
+        rows = [r for r in rows if r["id"] not in drop]
+        n_pos = keep_pos
     rng.shuffle(rows)
     counts = {
         "authors": len(authors),
@@ -229,6 +303,31 @@ def sample_split_pairs(
         "different_author": n_neg,
     }
     return rows, counts
+
+
+def check_splits_disjoint(
+    content: dict[str, list[dict[str, Any]]], split_docs: dict[str, list[dict[str, Any]]], source: object
+) -> None:
+    """No text of a validation or test pair occurs (by content) inside a document of another split.
+
+    Raises:
+        DataError: naming the split, how many of its pairs hold such a text, and the other split.
+    """
+    for split in ("validation", "test"):
+        rows = content.get(split) or []
+        texts = {t for r in rows for t in r["pair"]}
+        for other in SPLITS:
+            if other == split or not split_docs.get(other):
+                continue
+            found = overlapping_texts(texts, [d["text"] for d in split_docs[other]])
+            if found:
+                n = sum(any(content_key(t) in found for t in r["pair"]) for r in rows)
+                raise DataError(
+                    source,
+                    f"{n} of the {len(rows)} {split} pairs hold a text that also occurs inside a {other} document "
+                    "(the same text under two authors, or one text inside another); remove the copies or pass "
+                    "--duplicates collapse",
+                )
 
 
 def build_verification_dataset(
@@ -246,6 +345,8 @@ def build_verification_dataset(
     source: str = "",
     description: str = "",
     normalise: str | None = None,
+    duplicates: str = "refuse",
+    topic_field: str | None = None,
 ) -> Path:
     """Write a PAN-format verification dataset ``<out_dir>/<name>`` (atomically).
 
@@ -263,10 +364,18 @@ def build_verification_dataset(
         normalise: ``"edition"`` removes edition artefacts from the texts before chunking
             (:func:`mteb_contrastive.data.normalise.normalise_documents`); recorded in the
             parameters only when given, so a build without it keeps its build id.
+        duplicates: a text under two authors: ``"refuse"`` (an error naming both) or ``"collapse"``
+            (:mod:`mteb_contrastive.data.content`: authors sharing a text are merged), applied before
+            the author split, so the splits are disjoint by content.
+        topic_field: the field the documents' ``topic`` came from
+            (``load_documents(kind, path, topic_field=...)``): the pairs are then topic-controlled
+            (:func:`sample_split_pairs`); without it, the dataset says its pairs are not.
 
     Raises:
-        DataError: bad documents, or validation/test got no same-author or no different-author
-            pair (too few authors with two works for the ratios).
+        DataError: bad documents; a text under two authors (``duplicates="refuse"``); a validation
+            or test chunk found inside a document of another split (content shared across splits);
+            validation/test got no same-author or no different-author pair (too few authors with
+            two works for the ratios, or no cross-topic same-author / same-topic different-author pair).
         ValueError: bad name or parameters.
     """
     if not _NAME_RE.match(name):
@@ -280,8 +389,15 @@ def build_verification_dataset(
         raise ValueError(f"positive_ratio must be in (0, 1), got {positive_ratio}")
     if pairs_per_author < 1:
         raise ValueError(f"pairs_per_author must be >= 1, got {pairs_per_author}")
+    if duplicates not in DUPLICATE_RULES:
+        raise ValueError(f"duplicates must be one of {DUPLICATE_RULES}, got {duplicates!r}")
     min_words = min_words or max(1, chunk_words // 2)
-    docs = normalise_documents(validate_documents(docs, source or name), normalise)
+    docs = normalise_documents(
+        validate_documents(docs, source or name, topic_field="topic" if topic_field else None), normalise
+    )
+    docs, dup_report = apply_duplicate_rule(
+        docs, duplicates, source or name, option="--duplicates collapse (build-verification)"
+    )
     languages = stated_fallback(
         resolve_languages(
             languages_from_rows(docs, source or name), languages, source=source or name, option="languages"
@@ -302,6 +418,10 @@ def build_verification_dataset(
     }
     if normalise is not None:  # only when used: a build without it keeps its build id
         params["normalise"] = normalise
+    if duplicates != "refuse":
+        params["duplicates"] = duplicates
+    if topic_field:
+        params["topic_field"] = topic_field
     target = Path(out_dir) / name
     counts: dict[str, dict[str, int]] = {}
     splits = []
@@ -317,12 +437,14 @@ def build_verification_dataset(
                 pairs_per_author=pairs_per_author,
                 positive_ratio=positive_ratio,
                 seed=seed,
+                topic=bool(topic_field),
             )
             if split != "train" and (c["same_author"] == 0 or c["different_author"] == 0):
+                why = "; topic-controlled: same-author pairs need two topics, negatives one" if topic_field else ""
                 raise DataError(
                     source or name,
                     f"split {split}: {c['same_author']} same-author and {c['different_author']} different-author "
-                    "pairs; both are needed (more authors with two works, or other split_ratios)",
+                    f"pairs; both are needed (more authors with two works, or other split_ratios{why})",
                 )
             if not rows:
                 continue
@@ -330,6 +452,9 @@ def build_verification_dataset(
             counts[split] = c
             splits.append(split)
             content[split] = rows
+        check_splits_disjoint(
+            content, {s: [d for d in docs if assignment.get(d["author"]) == s] for s in SPLITS}, source or name
+        )
         # the revision is the content: every pair's texts, ids and labels, the parameters, the languages
         build_id = fingerprint(KIND, params, list(languages), content)
         info = {
@@ -340,6 +465,8 @@ def build_verification_dataset(
             "splits": splits,
             "counts": counts,
             "skipped_documents_too_short": sum(1 for d in docs if not chunks[d["id"]]),
+            "duplicates": dup_report,
+            "topic_controlled": bool(topic_field),
             "source": source,
             "params": params,
             "build_id": build_id,
@@ -368,6 +495,14 @@ def _card(info: dict[str, Any]) -> str:
         f"pairs are {p['positive_ratio']:.0%} of",
         f"  each split; seed {p['seed']}. {info['skipped_documents_too_short']} "
         "documents were too short for one chunk.",
+        (
+            f"- Topic-controlled (field `{p['topic_field']}`): same-author pairs from two different topics, "
+            "different-author pairs from one topic (Kirby's validation pairs)."
+            if info.get("topic_controlled")
+            else "- Not topic-controlled: no topic field was given (a pair's topic is not set against its label)."
+        ),
+        f"- Texts compared by content (NFC, whitespace-normalised): {info['duplicates']['rule']}; "
+        f"{info['duplicates']['rows_dropped']} of {info['duplicates']['rows']} rows dropped as copies.",
         "- Format: PAN 2020/21 -- `<split>/pairs.jsonl` `{id, fandoms, pair}` "
         "and `<split>/truth.jsonl` `{id, same, authors}`;",
         "  `fandoms` holds the ids of the two source works.",
@@ -389,7 +524,7 @@ def _card(info: dict[str, Any]) -> str:
 # --- source corpora -------------------------------------------------------------------------
 
 
-def eltec_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
+def eltec_documents(path: str | os.PathLike, topic_field: str | None = None) -> list[dict[str, Any]]:
     """ELTeC novels (``eltec/eng_novels.jsonl.gz``: ``id``, ``author``, ``title``, ``text``): one novel = one work.
 
     Language: the row's ``language`` when present, else the ELTeC id's collection prefix
@@ -408,6 +543,7 @@ def eltec_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
         docs.lines.append(n)
         docs.append(
             {
+                **obj,
                 "id": obj["id"],
                 "author": obj["author"],
                 "title": obj.get("title", ""),
@@ -415,14 +551,16 @@ def eltec_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
                 "language": obj.get("language") or document_language(eltec_language(obj["id"]), obj["text"]),
             }
         )
-    return validate_documents(docs, path)
+    return validate_documents(docs, path, topic_field=topic_field)
 
 
-def pan14_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
+def pan14_documents(path: str | os.PathLike, topic_field: str | None = None) -> list[dict[str, Any]]:
     """PAN 2014 known documents (``pan/pan14_known.jsonl.gz``): author = problem, work = file, group = genre.
 
     PAN publishes no author ids: different problems are taken as different authors (noisy
-    negatives, see the data README). Negatives are drawn within a genre (and so a language).
+    negatives, see the data README), and problems reuse texts (218 texts under two or more
+    problems): a builder or ``train`` refuses them unless told to collapse them
+    (:mod:`mteb_contrastive.data.content`). Negatives are drawn within a genre (and so a language).
 
     Raises:
         DataError: a row without ``problem``, ``file`` or ``text``.
@@ -435,6 +573,7 @@ def pan14_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
         docs.lines.append(n)
         docs.append(
             {
+                **obj,
                 "id": obj["file"].removesuffix(".txt"),
                 "author": obj["problem"],
                 "group": obj.get("genre", ""),
@@ -442,10 +581,10 @@ def pan14_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
                 "language": obj.get("language"),
             }
         )
-    return validate_documents(docs, path)
+    return validate_documents(docs, path, topic_field=topic_field)
 
 
-def corpus_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
+def corpus_documents(path: str | os.PathLike, topic_field: str | None = None) -> list[dict[str, Any]]:
     """A generic JSONL corpus ``{"id", "author" | "authors": [one], "text"}`` (optional ``title``, ``group``).
 
     Raises:
@@ -460,4 +599,4 @@ def corpus_documents(path: str | os.PathLike) -> list[dict[str, Any]]:
             author = obj["authors"][0]
         docs.append({**obj, "author": author})
         docs.lines.append(n)
-    return validate_documents(docs, path)
+    return validate_documents(docs, path, topic_field=topic_field)

@@ -289,3 +289,111 @@ class Calibrator:
             "platt_intercept": float(self.platt.intercept),
             "abstain_delta": float(self.delta),
         }
+
+
+# --- Kirby's calibration, as the authors' code runs it ---------------------------------------------------------------
+#
+# github.com/petekirby/contrastive-av: ``helper_functions/contrastive_eval.py:22-40`` (the F1 threshold of model
+# selection and of the paper's accuracy / F1) and ``make_pan21_answers.py`` (Platt as a plain logistic regression,
+# the abstention grid). Beside the smoothed Platt scaling above, under its own names (``kirby_*``).
+
+
+def kirby_threshold(scores: Any, labels: Any) -> float:
+    """The F1-maximising threshold as the authors pick it: scikit-learn ``precision_recall_curve`` on
+    validation, F1 at each of its thresholds (observed scores), the first maximum (``np.argmax``: the
+    lowest threshold among ties); a pair is "same" when ``score >= threshold``
+    (``helper_functions/contrastive_eval.py:22-27, 37``).
+
+    Raises:
+        CalibrationError: single-class or empty validation.
+    """
+    from sklearn.metrics import precision_recall_curve
+
+    s, y = _check(scores, labels, "validation (Kirby's calibration)")
+    precision, recall, thresholds = precision_recall_curve(y, s)
+    denom = precision + recall
+    f1 = np.divide(2 * precision * recall, denom, out=np.zeros_like(denom), where=denom != 0)
+    return float(thresholds[int(np.argmax(f1[: len(thresholds)]))])
+
+
+def kirby_abstain(p: Any, delta: float) -> np.ndarray:
+    """Answers with ``|p - 0.5| <= delta`` replaced by 0.5, compared exactly (``make_pan21_answers.py:246-250``)."""
+    p = np.asarray(p, dtype=np.float64)
+    return np.where(np.abs(p - 0.5) <= delta, 0.5, p)
+
+
+@dataclass
+class KirbyCalibrator:
+    """Kirby's calibration (``make_pan21_answers.py``), fitted on validation, applied unchanged to test.
+
+    * ``threshold`` -- :func:`kirby_threshold`; the hard answers ``score >= threshold`` (the paper's
+      accuracy / F1 at the validation threshold, ``models/transformer_contrastive_module.py:146-162``);
+    * Platt -- scikit-learn ``LogisticRegression(C=1.0, solver="lbfgs", max_iter=1000)`` on the raw
+      validation scores (one feature) and 0/1 labels, ``p = sigmoid(coef * score + intercept)``
+      (``make_pan21_answers.py:500-514``); no cross-validation, so one pair of each class suffices;
+    * ``delta`` -- from :data:`DELTA_GRID` (the authors' grid, ``:253-271``), the band that
+      maximises the validation PAN overall (``year`` 2021: mean of five, 0.5 a non-answer in F0.5u and
+      F1), a later delta winning only by more than 1e-12, so ties go to the smaller one (``:536-559``).
+
+    The authors' own "hard" answers in ``make_pan21_answers.py`` (``:516-528``) use the Platt
+    midpoint ``-intercept / coef`` instead; here the hard answers are those of the F1 threshold,
+    which is what the paper's accuracy and F1 are.
+
+    Example: validation scores ``[0.1, 0.4, 0.35, 0.8]`` with labels ``[0, 0, 1, 1]``: the thresholds
+    0.1 / 0.35 / 0.4 / 0.8 give F1 0.667 / 0.8 / 0.5 / 0.667, so ``threshold`` = 0.35.
+    """
+
+    grid: tuple[float, ...] = DELTA_GRID
+    year: int = 2021
+    threshold: float | None = None
+    coef: float | None = None
+    intercept: float | None = None
+    delta: float | None = None
+    delta_curve: dict[float, float] = field(default_factory=dict)
+
+    def fit(self, scores: Any, labels: Any) -> KirbyCalibrator:
+        """Fit on validation scores and labels.
+
+        Raises:
+            CalibrationError: an empty or single-class validation split (one line naming the class).
+        """
+        from sklearn.linear_model import LogisticRegression
+
+        s, y = _check(scores, labels, "validation (Kirby's calibration)")
+        self.threshold = kirby_threshold(s, y)
+        lr = LogisticRegression(C=1.0, solver="lbfgs", max_iter=1000).fit(s.reshape(-1, 1), y)
+        self.coef, self.intercept = float(lr.coef_[0, 0]), float(lr.intercept_[0])
+        p = self.probabilities(s)
+        self.delta_curve, best = {}, None
+        for d in self.grid:
+            score = evaluate_all(y, kirby_abstain(p, d), year=self.year)["overall"]
+            self.delta_curve[float(d)] = score
+            if best is None or score > best + 1e-12 or (abs(score - best) <= 1e-12 and d < self.delta):
+                best, self.delta = score, float(d)
+        return self
+
+    def probabilities(self, scores: Any) -> np.ndarray:
+        from scipy.special import expit
+
+        return expit(self.coef * np.asarray(scores, dtype=np.float64) + self.intercept)
+
+    def answers(self, scores: Any) -> dict[str, np.ndarray]:
+        """``hard`` (0/1 at the F1 threshold), ``platt``, ``platt_abstain`` for (test) scores."""
+        if self.threshold is None or self.coef is None or self.delta is None:
+            raise RuntimeError("KirbyCalibrator.fit must be called first (on the validation split)")
+        s = np.asarray(scores, dtype=np.float64)
+        p = self.probabilities(s)
+        return {
+            "hard": (s >= self.threshold).astype(np.float64),
+            "platt": p,
+            "platt_abstain": kirby_abstain(p, self.delta),
+        }
+
+    def params(self) -> dict[str, float]:
+        """The fitted parameters under their ``kirby_`` names."""
+        return {
+            "kirby_threshold": float(self.threshold),
+            "kirby_platt_coef": float(self.coef),
+            "kirby_platt_intercept": float(self.intercept),
+            "kirby_abstain_delta": float(self.delta),
+        }

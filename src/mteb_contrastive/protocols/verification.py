@@ -24,6 +24,15 @@ Protocol of "Contrastive Learning for Authorship Verification" (Kirby) on PAN-fo
    * ``pan_platt_*``: the Platt probability;
    * ``pan_platt_abstain_*``: the Platt probability, 0.5 (no answer) inside the band;
 
+   * ``pan_kirby_hard_*``, ``pan_kirby_platt_*``, ``pan_kirby_platt_abstain_*``: the same three kinds
+     with Kirby's own calibration (:class:`~mteb_contrastive.metrics.calibration.KirbyCalibrator`,
+     ``make_pan21_answers.py`` of github.com/petekirby/contrastive-av: the F1 threshold at an observed
+     validation score, ``LogisticRegression(C=1)`` on the raw cosines, the same abstention grid compared
+     exactly), fitted on the same validation pairs; ``pan_kirby_hard_accuracy`` is the paper's
+     accuracy at its validation threshold. With a small validation split and cosines in a narrow
+     band the two calibrations can differ by several points of overall (C = 1 shrinks the slope
+     of a narrow band toward p = 0.5); the main score stays ``pan_platt_abstain_overall``;
+
    each with ``auc``, ``c_at_1``, ``f1``, ``f_05_u``, ``brier``, ``overall``, ``n_unanswered``
    and ``n_overall_metrics`` (how many metrics ``overall`` averages: on a single-class test set
    the AUC is undefined, ``null``, and left out -- :func:`~mteb_contrastive.metrics.pan.evaluate_all`);
@@ -34,7 +43,8 @@ mteb's own pair-classification metrics of the test scores stay in the result
 (``similarity_accuracy``, ``cosine_accuracy``, ``cosine_ap``, ``max_f1``, ... --
 ``AbsTaskPairClassification._compute_metrics``; for a fitted baseline, which has no vectors,
 only the ``similarity_*`` ones),
-plus the fitted parameters (``threshold``, ``platt_coef``, ``platt_intercept``, ``abstain_delta``).
+plus the fitted parameters (``threshold``, ``platt_coef``, ``platt_intercept``, ``abstain_delta``, and
+``kirby_threshold``, ``kirby_platt_coef``, ``kirby_platt_intercept``, ``kirby_abstain_delta``).
 **mteb's accuracy, F1, precision, recall and their thresholds choose the threshold on the test
 split itself**, and every ``max_*`` picks the best similarity function on test: they are
 test-fitted, never calibrated results. The result names them in ``test_fitted_metrics`` (a
@@ -82,7 +92,7 @@ from mteb_contrastive.compat import save_task_predictions
 from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.data.pan import load_split, write_answers
 from mteb_contrastive.layout import answers_file
-from mteb_contrastive.metrics.calibration import Calibrator
+from mteb_contrastive.metrics.calibration import Calibrator, KirbyCalibrator
 from mteb_contrastive.metrics.content import verification_topic_scores
 from mteb_contrastive.metrics.pan import pan_scores
 from mteb_contrastive.metrics.roc import low_fpr_scores
@@ -179,6 +189,16 @@ def keys_fitted_on_test(keys: Any) -> list[str]:
     return sorted(out)
 
 
+def kirby_scores(
+    labels: np.ndarray, kirby: KirbyCalibrator, answers: dict[str, np.ndarray], year: int
+) -> dict[str, float]:
+    """``pan_kirby_<variant>_<metric>``, the hard accuracy, parameters and validation overall of Kirby's calibration."""
+    out = {f"pan_kirby_{k.removeprefix('pan_')}": v for k, v in pan_scores(labels, answers, year).items()}
+    out["pan_kirby_hard_accuracy"] = float(np.mean((answers["hard"] >= 0.5) == (labels == 1)))
+    out["validation_kirby_platt_abstain_overall"] = float(kirby.delta_curve[kirby.delta])
+    return {**out, **kirby.params()}
+
+
 class AbsTaskVerification(AbsTaskPairClassification):
     """PAN authorship verification over a PAN-format folder (see module docstring).
 
@@ -266,6 +286,7 @@ class AbsTaskVerification(AbsTaskPairClassification):
         self._fit_baseline(model, kind, subset_data, data_split)
         val_sim = self._validation_similarities(model, kind, val, **enc)
         calibrator = self._fit_calibrator(val_sim, val["labels"])
+        kirby = KirbyCalibrator(year=self.pan_year).fit(val_sim, np.asarray(val["labels"]))
         distances = self._test_similarities(model, kind, data_split, hf_split=hf_split, **enc)
         answers = self._test_answers(calibrator, distances)
         scores = self._scores(
@@ -284,6 +305,9 @@ class AbsTaskVerification(AbsTaskPairClassification):
                 labels, distances["similarity_scores"], data_split["fandom1"], data_split["fandom2"]
             )
         )
+        kirby_answers = kirby.answers(np.asarray(distances["similarity_scores"]))
+        scores.update(kirby_scores(labels, kirby, kirby_answers, self.pan_year))
+        answers.update({f"kirby_{k}": v for k, v in kirby_answers.items()})
         self._write_outputs(
             model,
             list(data_split["id"]),

@@ -36,7 +36,7 @@ import sklearn
 from mteb_contrastive import config
 from mteb_contrastive.data.atomic import write_text_atomic
 from mteb_contrastive.metrics import calibration, chance, pan
-from mteb_contrastive.metrics.calibration import Calibrator
+from mteb_contrastive.metrics.calibration import Calibrator, KirbyCalibrator
 from mteb_contrastive.metrics.chance import expected_ndcg, expected_recall
 from mteb_contrastive.metrics.pan import pan_scores
 
@@ -169,12 +169,23 @@ def _platt_calibration(
     return Calibrator(year=year).fit(val_scores, val_labels).answers(test_scores)
 
 
+def _kirby_calibration(
+    val_scores: np.ndarray, val_labels: np.ndarray, test_scores: np.ndarray, year: int
+) -> dict[str, np.ndarray]:
+    """Kirby's calibration as the protocol runs it beside Platt's (``pan_kirby_*``): fitted on
+    validation only, applied unchanged to test
+    (:class:`~mteb_contrastive.metrics.calibration.KirbyCalibrator`); answer kinds ``kirby_<kind>``."""
+    fitted = KirbyCalibrator(year=year).fit(val_scores, val_labels)
+    return {f"kirby_{kind}": v for kind, v in fitted.answers(test_scores).items()}
+
+
 #: The verification protocol's calibrations, as its steps run them: name -> ``f(validation scores,
 #: validation labels, test scores, year) -> {answer kind: test answers}``. Every kind is scored as
 #: ``pan_<kind>_<metric>`` (:func:`mteb_contrastive.metrics.pan.pan_scores`, the protocol's step 6), so a
 #: new calibrated score of the protocol gets its simulated chance level from one entry here.
 CALIBRATIONS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray, int], dict[str, np.ndarray]]] = {
     "platt": _platt_calibration,
+    "kirby": _kirby_calibration,
 }
 
 #: random runs of a simulated chance level (mean and the range of 95% of the runs)

@@ -1,40 +1,35 @@
-"""Kirby's contrastive recipe for authorship verification, on sentence-transformers' trainer.
+"""Kirby's contrastive recipe for authorship verification as the authors' code runs it, on sentence-transformers.
 
-"Contrastive Learning for Authorship Verification" (Kirby): a bi-encoder (mean pooling, no
-projection head, cosine similarity) trained with InfoNCE over in-batch negatives, where each batch
-holds two documents of each of its authors and every other author's documents are negatives;
-random span rotation of every text at every draw; validation with the verification protocol;
-the best checkpoint kept. Each element is a field of :class:`ContrastiveConfig`.
+"Contrastive Learning for Authorship Verification" (Kirby; ../shared/papers/contrastive-authorship-verification.md;
+code github.com/petekirby/contrastive-av, commit 8363393): a bi-encoder (mean pooling, no projection
+head, cosine) trained with a supervised contrastive loss over in-batch negatives. Each rule and its
+source in the authors' code:
 
-Loss: sentence-transformers' ``MultipleNegativesRankingLoss`` (or
-``CachedMultipleNegativesRankingLoss``, the gradient-cache variant of Gao et al. 2021 with the
-same value, for a large effective batch in bounded memory) with ``scale = 1 / temperature`` and
-``directions = ("query_to_doc", "query_to_query")`` in one joint softmax: for the anchor text of
-author *i*, the candidates are the author's other text (the positive) and **both** texts of every
-other author of the batch (``2B - 2`` negatives) -- the anchor half of NT-Xent (Chen et al. 2020),
-the InfoNCE of the paper. We use sentence-transformers' loss rather than pytorch-metric-learning's
-``NTXentLoss`` because it plugs into the library trainer (checkpoints, resume, evaluator, model
-card) and has the cached variant; with the sampler's "no author twice" batches no negative is a
-duplicate of the positive, so a perfect encoder's loss tends to 0 (with a duplicate author the
-floor is ln 2).
-
-Defaults: temperature 0.01 and span rotation on are the paper's as the project's issue states them
-(its ablation: 0.861 overall with rotation, 0.713 without). The paper is P. Kirby, "Contrastive
-Learning for Authorship Verification", arXiv:2609.28471 (2026). Only its abstract and third-party
-summaries were available (the full text was not): contrastive learning beats a classification approach in the tested
-settings; the important factors are the loss function, batch size, training duration, pre-trained model, input
-context length and random text-span augmentation; the final model is a ModernBERT bi-encoder
-(98.4% accuracy on PAN21) with long contexts (up to 4,096 tokens) and learning rates scaled with
-the model's width (muTransfer), compared from TinyBERT to ModernBERT-large. No numeric batch size,
-learning rate, epochs or warmup were found: the defaults below are ours, and
-:mod:`scripts/train_gpu.sh` documents the larger settings.
+* **loss** -- pytorch-metric-learning ``SupConLoss`` over all ``2B`` texts of a batch, every text an
+  anchor (``models/loss_defaults.py:26-32``, ``models/transformer_contrastive_module.py:83-98``):
+  :mod:`mteb_contrastive.training.supcon`; the gradient-cache variant (``cached``, the configs'
+  ``microbatch_size``, ``models/torch_utils.py:73-123``) has the same value;
+* **batches** -- ``MPerClassSampler`` with m = 2, fresh authors for every batch, single-document
+  authors kept, ``floor(documents / batch)`` batches an epoch (``data/distributed_sampler.py:7-19``):
+  :mod:`mteb_contrastive.training.sampler`;
+* **span rotation** -- a start character drawn uniformly, moved back to a word boundary, the text
+  wrapped round there, at every draw (``data/contrastive_collate.py:6-18``):
+  :func:`~mteb_contrastive.training.data.rotate_span`;
+* **optimiser and schedule** -- AdamW, linear decay after a linear warmup of ``floor(0.1 x steps)``
+  steps (``models/transformer_contrastive_module.py:100-116``), weight decay / betas / eps per config,
+  no gradient clipping (neither the Lightning trainer of ``train.py`` nor any config sets one; the
+  Hugging Face trainer's default clipping at norm 1.0 is turned off, ``max_grad_norm = 0``);
+* **model selection** -- every epoch, validation F1 at the F1-optimal threshold; the best checkpoint
+  is kept (``train.py:21``): :mod:`mteb_contrastive.training.validation`;
+* **defaults** -- the authors' numbers are the ``kirby-*`` presets (:mod:`mteb_contrastive.training.presets`);
+  the default is ``ours-cpu``, a CPU-sized setting of ours.
 
 Output folder (a plain sentence-transformers model: ``SentenceTransformer(folder)``,
 ``mteb run -m folder``), written atomically at the end: the best checkpoint's weights (by
-validation overall), ``verification_calibration.json`` (validation threshold, Platt coefficient
-and intercept, abstention delta, validation AUC/overall), ``training_config.json``,
-``training_log.jsonl`` (one line per logged step/epoch: loss, validation metrics). Checkpoints go to
-``<out>.checkpoints/`` (one per epoch); ``resume=True`` continues from the last of them.
+validation F1), ``verification_calibration.json`` (both calibrations fitted on the validation
+pairs), ``training_config.json`` (the preset and every value, the data counts, the trainer's time),
+``training_log.jsonl`` (one line per logged step/epoch). Checkpoints go to ``<out>.checkpoints/``
+(one per epoch); ``resume=True`` continues from the last of them.
 """
 
 from __future__ import annotations
@@ -42,7 +37,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -50,33 +44,41 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.atomic import atomic_folder, write_text_atomic
-from mteb_contrastive.training.data import TrainingDataError, eligible_authors
-from mteb_contrastive.training.sampler import AuthorPairBatchSampler, AuthorPairCollator, author_pair_sampler
+from mteb_contrastive.training.data import TrainingDataError, author_counts
+from mteb_contrastive.training.presets import DEFAULT_PRESET, PRESETS
+from mteb_contrastive.training.sampler import AuthorBatchSampler, SupConCollator, author_batch_sampler, check_batch
+from mteb_contrastive.training.supcon import CachedSupConLoss, SupConLoss
 from mteb_contrastive.training.validation import CALIBRATION_FILE, VerificationEvaluator
 
 logger = logging.getLogger(__name__)
 
 LOG_FILE = "training_log.jsonl"
 CONFIG_FILE = "training_config.json"
+#: the trainer's log key of the selection metric (validation F1, as the authors' ``val_f1``)
+SELECTION_METRIC = "eval_validation_f1"
 
 
 @dataclass
 class ContrastiveConfig:
-    """Parameters of the recipe (see the module docstring for sources).
+    """Parameters of the recipe (see the module docstring for sources; the defaults are ``ours-cpu``).
 
     Attributes:
         base_model: a sentence-transformers model name or folder (mean pooling expected).
         context_length: tokens per text (the model's ``max_seq_length``); <= the model's limit.
         batch_size: texts per batch, even (``batch_size / 2`` authors x 2 documents).
-        temperature: InfoNCE temperature (> 0); the loss scale is ``1 / temperature``. Paper: 0.01.
-        rotate: random span rotation at every draw (paper: on).
-        cached: use the gradient-cache loss (``mini_batch_size`` texts per forward pass).
-        learning_rate, epochs, warmup_ratio, weight_decay, seed: optimiser and schedule (AdamW, linear).
-        passes: times each eligible author is drawn per epoch.
+        temperature: SupCon temperature (> 0). The authors' final configs: 0.01.
+        rotate: random span rotation at every draw (the authors: on).
+        cached: gradient caching over ``mini_batch_size`` texts (the configs' ``microbatch_size``).
+        learning_rate, epochs, warmup_ratio, weight_decay, adam_beta2, adam_epsilon, seed: AdamW and
+            the linear schedule (warmup ``floor(warmup_ratio x steps)`` steps).
+        bf16: bf16 mixed precision where a CUDA GPU supports it (the configs' ``precision: bf16-mixed``);
+            ignored on a CPU.
+        max_grad_norm: gradient clipping norm; 0 (default): none, as the authors.
         max_steps: stop after this many optimiser steps (-1: run all epochs).
         logging_steps: log the loss every N steps (0: once per epoch).
         head_lr_multiplier: cross-encoders only: the fresh classification head's learning rate is
             this times ``learning_rate`` (see :mod:`mteb_contrastive.training.cross_encoder`).
+        preset: the :data:`~mteb_contrastive.training.presets.PRESETS` name the values started from.
     """
 
     base_model: str
@@ -90,13 +92,30 @@ class ContrastiveConfig:
     epochs: int = 3
     warmup_ratio: float = 0.1
     weight_decay: float = 0.01
+    adam_beta2: float = 0.999
+    adam_epsilon: float = 1e-8
+    bf16: bool = False
+    max_grad_norm: float = 0.0
     seed: int = 0
-    passes: int = 1
     max_steps: int = -1
     logging_steps: int = 0
     head_lr_multiplier: float = 20.0
-    directions: tuple[str, ...] = ("query_to_doc", "query_to_query")
+    preset: str = DEFAULT_PRESET
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_preset(cls, name: str, **overrides: Any) -> ContrastiveConfig:
+        """The preset's values, then ``overrides`` (None values ignored).
+
+        Raises:
+            TrainingDataError: an unknown preset name.
+        """
+        if name not in PRESETS:
+            raise TrainingDataError("--preset", f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+        values = {**PRESETS[name].values, **{k: v for k, v in overrides.items() if v is not None}}
+        if "base_model" not in values:
+            raise TrainingDataError("--base-model", f"preset {name!r} names no base model: give --base-model")
+        return cls(**values, preset=name)
 
     def check(self) -> None:
         """Raises TrainingDataError naming the bad option."""
@@ -111,8 +130,22 @@ class ContrastiveConfig:
             raise TrainingDataError("--context-length", f"must be >= 8 tokens, got {self.context_length}")
         if not self.head_lr_multiplier > 0:
             raise TrainingDataError("--head-lr-multiplier", f"must be > 0, got {self.head_lr_multiplier}")
-        if self.epochs < 1 or self.passes < 1:
-            raise TrainingDataError("--epochs/--passes", "must be >= 1")
+        if self.epochs < 1:
+            raise TrainingDataError("--epochs", "must be >= 1")
+        if self.mini_batch_size < 1:
+            raise TrainingDataError("--mini-batch-size", f"must be >= 1, got {self.mini_batch_size}")
+
+    def recorded(self) -> dict[str, Any]:
+        """Every value, with the preset's source and which values differ from the preset (``training_config.json``)."""
+        preset = PRESETS.get(self.preset)
+        values = dataclasses.asdict(self)
+        return {
+            **values,
+            "preset_source": preset.source if preset else None,
+            "changed_from_preset": sorted(
+                k for k, v in (preset.values if preset else {}).items() if k in values and values[k] != v
+            ),
+        }
 
 
 def model_token_limits(model: Any) -> tuple[int, int]:
@@ -185,42 +218,69 @@ def last_checkpoint(out: str | os.PathLike) -> Path | None:
 
 
 def build_loss(model: Any, cfg: ContrastiveConfig) -> Any:
-    """The InfoNCE loss of the recipe (see module docstring)."""
-    from sentence_transformers.sentence_transformer import losses
-
+    """The recipe's loss: SupCon over every text of the batch (:mod:`mteb_contrastive.training.supcon`)."""
     if cfg.cached:
-        return losses.CachedMultipleNegativesRankingLoss(
-            model, scale=1.0 / cfg.temperature, mini_batch_size=cfg.mini_batch_size, directions=tuple(cfg.directions)
+        return CachedSupConLoss(model, temperature=cfg.temperature, mini_batch_size=cfg.mini_batch_size)
+    return SupConLoss(model, temperature=cfg.temperature)
+
+
+def warmup_steps(cfg: ContrastiveConfig, n_batches: int) -> int:
+    """``floor(warmup_ratio x total steps)`` (``models/transformer_contrastive_module.py:110-116``)."""
+    return int(cfg.warmup_ratio * (cfg.max_steps if cfg.max_steps > 0 else n_batches * cfg.epochs))
+
+
+def check_validation(validation: list[dict[str, Any]]) -> None:
+    """Raises TrainingDataError: no validation pairs, or a single class."""
+    if not validation:
+        raise TrainingDataError(
+            "validation",
+            "no validation pairs: the split leaves validation empty (hold out more authors with two documents)",
         )
-    return losses.MultipleNegativesRankingLoss(model, scale=1.0 / cfg.temperature, directions=tuple(cfg.directions))
+    labels = {bool(r["same"]) for r in validation}
+    if len(labels) < 2:
+        raise TrainingDataError(
+            "validation",
+            f"validation pairs are all {'same' if True in labels else 'different'}-author: "
+            "both classes are needed for the F1 threshold and the calibrations",
+        )
+
+
+def training_table(docs: list[dict[str, Any]]) -> Any:
+    """A ``datasets.Dataset`` of the training documents: ``text``, ``author``, ``label`` (the author's number)."""
+    from datasets import Dataset
+
+    names = {a: i for i, a in enumerate(sorted({str(d["author"]) for d in docs}))}
+    return Dataset.from_dict(
+        {
+            "text": [d["text"] for d in docs],
+            "author": [str(d["author"]) for d in docs],
+            "label": [names[str(d["author"])] for d in docs],
+        }
+    )
 
 
 def training_summary(
     source: str,
-    keep: list,
-    eligible: Any,
-    skipped: int,
+    docs: list[dict[str, Any]],
     validation: list,
     n_batches: int,
     trainer: Any,
     seconds: float,
     resume_from: Path | None,
-    *,
-    n_documents: int | None = None,
 ) -> dict[str, Any]:
     """The counts, steps, best checkpoint and wall seconds of a finished training run (``training_config.json``)."""
-    counts = {"n_documents": n_documents} if n_documents is not None else {}
+    counts = author_counts(docs)
     return {
         "source": source,
-        **counts,
-        "n_training_documents": len(keep),
-        "n_authors_eligible": len(eligible),
-        "n_authors_skipped_single_document": skipped,
+        "n_training_documents": counts["documents"],
+        "n_training_authors": counts["authors"],
+        "n_single_document_authors": counts["single_document_authors"],
         "n_validation_pairs": len(validation),
         "batches_per_epoch": n_batches,
         "global_step": trainer.state.global_step,
         "best_checkpoint": trainer.state.best_model_checkpoint,
-        "best_validation_overall": trainer.state.best_metric,
+        "selection_metric": SELECTION_METRIC,
+        "best_validation_f1": trainer.state.best_metric,
         "train_seconds": round(seconds, 1),
         "resumed_from": str(resume_from) if resume_from else None,
     }
@@ -235,25 +295,25 @@ def train_contrastive(
     resume: bool = False,
     show_progress: bool = True,
     source: str = "",
+    data_counts: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Train the recipe on ``docs`` and write the model folder ``out`` (see module docstring).
 
     Args:
-        docs: training documents ``{"id", "author", "text"}`` (authors with one document are
-            skipped and counted).
+        docs: training documents ``{"id", "author", "text"}`` (every author kept, one document or more).
         validation: held-out authors' pairs ``{"pair": [t1, t2], "same": bool}`` (both classes).
         resume: continue from the last checkpoint in ``<out>.checkpoints`` (error if none).
+        data_counts: what the caller did to the data (read, removed, topic control), recorded.
 
     Returns:
         summary: counts, wall seconds, best validation metrics, paths.
 
     Raises:
-        TrainingDataError: empty validation or a single class in it, no eligible author, a batch
-            larger than twice the eligible authors, a context length beyond the model's limit,
-            ``resume`` without a checkpoint.
+        TrainingDataError: empty validation or a single class in it, a batch the documents cannot fill
+            (:func:`~mteb_contrastive.training.sampler.check_batch`), a context length beyond the
+            model's limit, ``resume`` without a checkpoint.
     """
     import torch
-    from datasets import Dataset
     from sentence_transformers import (
         SentenceTransformer,
         SentenceTransformerTrainer,
@@ -261,30 +321,9 @@ def train_contrastive(
     )
 
     cfg.check()
-    if not validation:
-        raise TrainingDataError(
-            "validation",
-            "no validation pairs: the split leaves validation empty (hold out more authors with two documents)",
-        )
-    labels = {bool(r["same"]) for r in validation}
-    if len(labels) < 2:
-        raise TrainingDataError(
-            "validation",
-            f"validation pairs are all {'same' if True in labels else 'different'}-author: "
-            "both classes are needed for the threshold and Platt scaling",
-        )
-    eligible, skipped = eligible_authors(docs)
-    if len(eligible) < 2:
-        raise TrainingDataError(
-            "training documents",
-            f"{len(eligible)} authors with two documents ({skipped} skipped with one): at least 2 are needed",
-        )
-    if cfg.batch_size > 2 * len(eligible):
-        raise TrainingDataError(
-            "--batch-size",
-            f"{cfg.batch_size} texts need {cfg.batch_size // 2} distinct authors per batch but only {len(eligible)} "
-            f"authors have two documents; use --batch-size <= {2 * len(eligible)}",
-        )
+    check_validation(validation)
+    counts = author_counts(docs)
+    check_batch(cfg.batch_size, counts["authors"], counts["documents"])
     ck_dir = checkpoints_dir(out)
     resume_from = None
     if resume:
@@ -297,29 +336,26 @@ def train_contrastive(
     check_context_length(model, cfg.context_length, cfg.base_model)
     model.max_seq_length = cfg.context_length
 
-    keep = {i for ix in eligible.values() for i in ix}
-    train_ds = Dataset.from_dict(
-        {
-            "text": [d["text"] for i, d in enumerate(docs) if i in keep],
-            "author": [d["author"] for i, d in enumerate(docs) if i in keep],
-        }
-    )
+    train_ds = training_table(docs)
     evaluator = VerificationEvaluator(validation, batch_size=max(8, cfg.mini_batch_size))
-    n_batches = len(AuthorPairBatchSampler(train_ds, cfg.batch_size, passes=cfg.passes))
+    n_batches = len(AuthorBatchSampler(train_ds, cfg.batch_size, seed=cfg.seed))
     log_path = ck_dir / LOG_FILE
     if not resume and log_path.exists():
         log_path.unlink()
+    gpu = torch.cuda.is_available()
     args = SentenceTransformerTrainingArguments(
         output_dir=str(ck_dir),
         num_train_epochs=cfg.epochs,
         max_steps=cfg.max_steps,
         per_device_train_batch_size=cfg.batch_size,
         learning_rate=cfg.learning_rate,
-        warmup_steps=int(
-            math.ceil(cfg.warmup_ratio * (cfg.max_steps if cfg.max_steps > 0 else n_batches * cfg.epochs))
-        ),
+        warmup_steps=warmup_steps(cfg, n_batches),
         weight_decay=cfg.weight_decay,
+        adam_beta2=cfg.adam_beta2,
+        adam_epsilon=cfg.adam_epsilon,
         lr_scheduler_type="linear",
+        max_grad_norm=cfg.max_grad_norm,
+        bf16=bool(cfg.bf16 and gpu and torch.cuda.is_bf16_supported()),
         seed=cfg.seed,
         data_seed=cfg.seed,
         eval_strategy="epoch",
@@ -327,14 +363,14 @@ def train_contrastive(
         logging_strategy="steps" if cfg.logging_steps > 0 else "epoch",
         logging_steps=cfg.logging_steps if cfg.logging_steps > 0 else 500,
         load_best_model_at_end=True,
-        metric_for_best_model="eval_validation_overall",
+        metric_for_best_model=SELECTION_METRIC,
         greater_is_better=True,
         save_total_limit=2,
-        batch_sampler=author_pair_sampler(cfg.passes),
+        batch_sampler=author_batch_sampler(),
         report_to="none",
         disable_tqdm=not show_progress,
         dataloader_drop_last=False,
-        use_cpu=not torch.cuda.is_available(),
+        use_cpu=not gpu,
     )
     trainer = SentenceTransformerTrainer(
         model=model,
@@ -344,23 +380,23 @@ def train_contrastive(
         evaluator=evaluator,
         callbacks=[_JsonlLog(log_path)],
     )
-    trainer.data_collator = AuthorPairCollator(
+    trainer.data_collator = SupConCollator(
         trainer.data_collator, max_words=cfg.context_length, rotate=cfg.rotate, seed=cfg.seed
     )
     t0 = time.monotonic()
     trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
     seconds = time.monotonic() - t0
     calibration = evaluator.calibration(model)
-    summary = training_summary(
-        source, keep, eligible, skipped, validation, n_batches, trainer, seconds, resume_from, n_documents=len(docs)
-    )
+    summary = training_summary(source, docs, validation, n_batches, trainer, seconds, resume_from)
+    if data_counts:
+        summary["data"] = data_counts
     with atomic_folder(out) as tmp:
         model.save(str(tmp))
         write_text_atomic(tmp / CALIBRATION_FILE, json.dumps(calibration, indent=2) + "\n")
         write_text_atomic(
             tmp / CONFIG_FILE,
             json.dumps(
-                {"recipe": "contrastive (Kirby)", "config": dataclasses.asdict(cfg), "summary": summary},
+                {"recipe": "contrastive (Kirby)", "config": cfg.recorded(), "summary": summary},
                 indent=2,
                 default=str,
             )

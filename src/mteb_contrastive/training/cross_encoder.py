@@ -2,14 +2,22 @@
 
 **The classification rival** (Kirby, the comparison arm: a cross-encoder trained as a pair
 classifier, beaten by the contrastive bi-encoder for every model tested). Same documents, same
-sampler and the same span rotation as :mod:`~mteb_contrastive.training.contrastive`: each batch of
-``B`` authors x 2 documents becomes ``B`` same-author pairs ``(d_i, d_i')`` (label 1) and ``B``
-different-author pairs ``(d_i, d_{i+1}')`` (label 0, the next author of the batch), concatenated
-``[CLS] t1 [SEP] t2 [SEP]`` for a sentence-transformers ``CrossEncoder`` with one output and a
-sigmoid (``BinaryCrossEntropyLoss`` on the logit). Each text gets half the context length, so a
-pair fits the same ``context_length`` tokens. Validation every epoch with the verification
-protocol on the model's probability (threshold maximising F1, Platt, abstention); the best
-checkpoint by validation overall is kept and ``verification_calibration.json`` saved beside it.
+sampler (``MPerClassSampler``, m = 2: :mod:`~mteb_contrastive.training.sampler`) and the same span
+rotation as :mod:`~mteb_contrastive.training.contrastive`. Pairs as the authors form them
+(``data/classification_collate.py:28-84`` of github.com/petekirby/contrastive-av): every text of
+the batch is an anchor, paired with its author's other text (label 1) and with one text of another
+author of the batch drawn at random (label 0), so a batch of ``2B`` texts gives ``2B`` same-author
+and ``2B`` different-author pairs (``pytorch_metric_learning.utils.loss_and_miner_utils.
+get_random_triplet_indices(labels, t_per_anchor=1)``, the authors' ``negatives_per_positive = 1``).
+Each text is rotated, stripped and cut to ``(context_length // 2) x 5`` characters (``:9-14``, ``:30``;
+the cut moved back to a grapheme start), then the pair is tokenised ``[CLS] t1 [SEP] t2 [SEP]`` and
+truncated to ``context_length`` tokens, longest first. A sentence-transformers ``CrossEncoder`` with
+one output and a sigmoid, ``BinaryCrossEntropyLoss`` on the logit (the authors: focal loss with
+alpha 0.5, gamma 0, i.e. half the binary cross-entropy, ``transformer_classification_module.py:42-44``
+and every final config; AdamW's update is unchanged by that factor). Validation every epoch on the
+model's probability; the checkpoint with the best validation F1 is kept and
+``verification_calibration.json`` saved beside it. Not reproduced: the authors' retry with 2x the
+characters when a pair is padded (``:80-81``).
 
 **The fresh head's learning rate.** ``CrossEncoder(all-MiniLM-L6-v2, num_labels=1)`` adds a
 classification layer initialised with std 0.02 (Hugging Face ``BertForSequenceClassification``), on
@@ -32,7 +40,6 @@ for each query one positive and ``n_negatives`` negatives, ``BinaryCrossEntropyL
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import math
@@ -52,18 +59,22 @@ from mteb_contrastive.data.quoter import (
     split_by_boundaries,
     split_by_proportions,
 )
+from mteb_contrastive.data.text import grapheme_floor
 from mteb_contrastive.training.contrastive import (
     CONFIG_FILE,
     LOG_FILE,
+    SELECTION_METRIC,
     ContrastiveConfig,
     _JsonlLog,
     check_context_length,
+    check_validation,
     checkpoints_dir,
     last_checkpoint,
     training_summary,
+    training_table,
 )
-from mteb_contrastive.training.data import TrainingDataError, eligible_authors
-from mteb_contrastive.training.sampler import AuthorPairBatchSampler, RotatingCollator, author_pair_sampler
+from mteb_contrastive.training.data import TrainingDataError, author_counts
+from mteb_contrastive.training.sampler import AuthorBatchSampler, RotatingCollator, author_batch_sampler, check_batch
 from mteb_contrastive.training.validation import CALIBRATION_FILE, VerificationEvaluator
 
 logger = logging.getLogger(__name__)
@@ -90,15 +101,33 @@ class CrossEncoderVerificationEvaluator(VerificationEvaluator):
 class PairClassificationCollator(RotatingCollator):
     """Document rows in sampler order -> (text1, text2, label) rows for the cross-encoder collator.
 
-    ``B`` authors give ``B`` same-author pairs and ``B`` different-author pairs (see module
-    docstring); each text is rotated (unless ``rotate`` is False) and cut to ``max_words``.
+    Each of the ``2B`` texts is an anchor: one pair with its author's other text (label 1), one with a
+    text of another author of the batch drawn at random (label 0), as the authors' triplets (module
+    docstring). Texts are rotated (unless ``rotate`` is False) and cut to ``max_chars`` characters.
     """
 
-    def rows(self, texts: list[str]) -> list[dict[str, Any]]:
-        first, second = texts[0::2], texts[1::2]
-        b = len(first)
-        rows = [{"text1": first[i], "text2": second[i], "label": 1.0} for i in range(b)]
-        return rows + [{"text1": first[i], "text2": second[(i + 1) % b], "label": 0.0} for i in range(b)]
+    def __init__(self, inner: Any, *, max_chars: int, rotate: bool = True, seed: int = 0) -> None:
+        super().__init__(inner, max_words=None, rotate=rotate, seed=seed)
+        self.max_chars = int(max_chars)
+
+    def rows(self, texts: list[str], features: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        texts = [cut_chars(t.strip(), self.max_chars) for t in texts]
+        labels = [int(f["label"]) for f in features]
+        rows = []
+        for i, y in enumerate(labels):
+            pos = [j for j, z in enumerate(labels) if z == y and j != i]
+            neg = [j for j, z in enumerate(labels) if z != y]
+            if not pos or not neg:
+                continue
+            rows.append({"text1": texts[i], "text2": texts[self.rng.choice(pos)], "label": 1.0})
+            rows.append({"text1": texts[i], "text2": texts[self.rng.choice(neg)], "label": 0.0})
+        return rows
+
+
+def cut_chars(text: str, max_chars: int) -> str:
+    """The first ``max_chars`` characters of ``text``, the cut moved back to a grapheme start
+    (:func:`~mteb_contrastive.data.text.grapheme_floor`)."""
+    return text if len(text) <= max_chars else text[: grapheme_floor(text, max_chars)]
 
 
 def head_param_groups(
@@ -143,18 +172,28 @@ def _optimizer(model: Any, cfg: ContrastiveConfig) -> Any:
     )
 
 
-def _ce_args(ck_dir: Path, cfg: ContrastiveConfig, n_steps: int, *, evaluate: bool, batch_sampler: Any = None) -> Any:
+def _ce_args(
+    ck_dir: Path,
+    cfg: ContrastiveConfig,
+    n_steps: int,
+    *,
+    evaluate: bool,
+    batch_sampler: Any = None,
+    max_grad_norm: float | None = None,
+) -> Any:
     import torch
     from sentence_transformers.cross_encoder import CrossEncoderTrainingArguments
 
-    kw = dict(batch_sampler=batch_sampler) if batch_sampler is not None else {}
+    kw: dict[str, Any] = dict(batch_sampler=batch_sampler) if batch_sampler is not None else {}
+    if max_grad_norm is not None:
+        kw["max_grad_norm"] = max_grad_norm
     return CrossEncoderTrainingArguments(
         output_dir=str(ck_dir),
         num_train_epochs=cfg.epochs,
         max_steps=cfg.max_steps,
         per_device_train_batch_size=cfg.batch_size,
         learning_rate=cfg.learning_rate,
-        warmup_steps=int(math.ceil(cfg.warmup_ratio * n_steps)),
+        warmup_steps=int(cfg.warmup_ratio * n_steps),
         weight_decay=cfg.weight_decay,
         lr_scheduler_type="linear",
         seed=cfg.seed,
@@ -164,7 +203,7 @@ def _ce_args(ck_dir: Path, cfg: ContrastiveConfig, n_steps: int, *, evaluate: bo
         logging_strategy="steps" if cfg.logging_steps > 0 else "epoch",
         logging_steps=cfg.logging_steps if cfg.logging_steps > 0 else 500,
         load_best_model_at_end=evaluate,
-        metric_for_best_model="eval_validation_overall" if evaluate else None,
+        metric_for_best_model=SELECTION_METRIC if evaluate else None,
         greater_is_better=True,
         save_total_limit=2,
         report_to="none",
@@ -201,8 +240,7 @@ def _save(
             write_text_atomic(tmp / CALIBRATION_FILE, json.dumps(calibration, indent=2) + "\n")
         write_text_atomic(
             tmp / CONFIG_FILE,
-            json.dumps({"recipe": recipe, "config": dataclasses.asdict(cfg), "summary": summary}, indent=2, default=str)
-            + "\n",
+            json.dumps({"recipe": recipe, "config": cfg.recorded(), "summary": summary}, indent=2, default=str) + "\n",
         )
         if log_path.exists():
             (tmp / LOG_FILE).write_text(log_path.read_text())
@@ -217,35 +255,26 @@ def train_pair_classifier(
     resume: bool = False,
     show_progress: bool = True,
     source: str = "",
+    data_counts: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Train the classification rival on the same documents (see module docstring).
 
     ``cfg.temperature`` and ``cfg.cached`` do not apply. Same errors as
     :func:`~mteb_contrastive.training.contrastive.train_contrastive`.
     """
-    from datasets import Dataset
     from sentence_transformers.cross_encoder import CrossEncoderTrainer
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
     cfg.check()
-    if not validation or len({bool(r["same"]) for r in validation}) < 2:
-        raise TrainingDataError(
-            "validation", "validation needs same-author and different-author pairs (it is empty or has one class)"
-        )
-    eligible, skipped = eligible_authors(docs)
-    if cfg.batch_size > 2 * len(eligible):
-        raise TrainingDataError(
-            "--batch-size",
-            f"{cfg.batch_size} texts need {cfg.batch_size // 2} distinct authors per batch but only {len(eligible)} "
-            f"authors have two documents; use --batch-size <= {2 * len(eligible)}",
-        )
+    check_validation(validation)
+    counts = author_counts(docs)
+    check_batch(cfg.batch_size, counts["authors"], counts["documents"])
     resume_from = last_checkpoint(out) if resume else None
     if resume and resume_from is None:
         raise TrainingDataError(str(checkpoints_dir(out)), "--resume: no checkpoint-<step> folder to resume from")
     model = _new_cross_encoder(cfg.base_model, cfg.context_length, cfg.seed)
-    keep = sorted(i for ix in eligible.values() for i in ix)
-    ds = Dataset.from_dict({"text": [docs[i]["text"] for i in keep], "author": [docs[i]["author"] for i in keep]})
-    n_batches = len(AuthorPairBatchSampler(ds, cfg.batch_size, passes=cfg.passes))
+    ds = training_table(docs)
+    n_batches = len(AuthorBatchSampler(ds, cfg.batch_size, seed=cfg.seed))
     ck_dir = checkpoints_dir(out)
     log_path = ck_dir / LOG_FILE
     if not resume and log_path.exists():
@@ -256,7 +285,8 @@ def train_pair_classifier(
         cfg,
         cfg.max_steps if cfg.max_steps > 0 else n_batches * cfg.epochs,
         evaluate=True,
-        batch_sampler=author_pair_sampler(cfg.passes),
+        batch_sampler=author_batch_sampler(),
+        max_grad_norm=cfg.max_grad_norm,  # no clipping, as the authors' classification arm
     )
     trainer = CrossEncoderTrainer(
         model=model,
@@ -267,19 +297,19 @@ def train_pair_classifier(
         callbacks=[_JsonlLog(log_path)],
         optimizers=(_optimizer(model, cfg), None),
     )
-    # each text gets half the context, so that a pair fits in context_length tokens
+    # each text cut to (context // 2) x 5 characters, as the authors (classification_collate.py:30)
     trainer.data_collator = PairClassificationCollator(
-        trainer.data_collator, max_words=max(1, cfg.context_length // 2), rotate=cfg.rotate, seed=cfg.seed
+        trainer.data_collator, max_chars=max(1, cfg.context_length // 2) * 5, rotate=cfg.rotate, seed=cfg.seed
     )
     t0 = time.monotonic()
     trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
-    summary = training_summary(
-        source, keep, eligible, skipped, validation, n_batches, trainer, time.monotonic() - t0, resume_from
-    )
+    summary = training_summary(source, docs, validation, n_batches, trainer, time.monotonic() - t0, resume_from)
+    if data_counts:
+        summary["data"] = data_counts
     calibration = evaluator.calibration(model)
     calibration["protocol"] = (
-        "mteb_contrastive.protocols.verification (cross-encoder probability; "
-        "threshold max F1, Platt, abstention on validation)"
+        "mteb_contrastive.protocols.verification (cross-encoder probability; on validation: threshold max F1, "
+        "smoothed Platt, abstention; Kirby's: F1 threshold at an observed score, LogisticRegression(C=1), abstention)"
     )
     _save(model, out, cfg, "pair classification cross-encoder (Kirby's rival)", summary, calibration, log_path)
     summary["validation"] = calibration

@@ -1,36 +1,45 @@
-"""Author-labelled document tables for training, validation pairs, and random span rotation.
+"""Author-labelled document tables for training, validation pairs, and Kirby's random span rotation.
 
-Documents ``{"id", "author", "text"[, "group", "title"]}`` come from
+Documents ``{"id", "author", "text"[, "group", "title", "topic"]}`` come from
 :func:`mteb_contrastive.data.documents.load_documents` (corpus, eltec, pan14, taln, pan-folder).
 
 Documents are rows, not fixed pairs (Kirby's recipe): a batch draws authors and two documents of
-each (:mod:`mteb_contrastive.training.sampler`). Authors with a single document cannot give a
-positive pair: they are skipped and counted (:func:`eligible_authors`), never paired with
-themselves.
+each (:mod:`mteb_contrastive.training.sampler`). An author with a single document stays in: its
+two slots hold the same document, and its positive pair is two independent rotations of it
+(as pytorch-metric-learning's ``MPerClassSampler`` does, ``data/distributed_sampler.py:13`` of
+github.com/petekirby/contrastive-av).
 
-:func:`rotate_span` is the recipe's data augmentation: start at a random word boundary, wrap
-around to the beginning, then truncate to the context length (Kirby, "random text-span
-rotation"; without it the paper's ablation drops from 0.861 to 0.713 overall).
+:func:`rotate_span` is the recipe's data augmentation (``data/contrastive_collate.py:6-18`` of the
+authors' code), applied to every training text at every draw; without it the paper's TinyBERT
+drops from 0.861 / 0.863 to 0.713 / 0.740 **validation accuracy / F1** at 6 epochs
+(../shared/papers/contrastive-authorship-verification.md, "Main Findings").
 """
 
 from __future__ import annotations
 
+import bisect
 import logging
 import os
 import random
+import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import regex
+
 from mteb_contrastive.data.documents import DOCUMENT_SOURCES
 from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.data.pan import load_split
-from mteb_contrastive.data.text import has_unsegmented_script, word_pieces
+from mteb_contrastive.data.text import grapheme_floor, has_unsegmented_script, word_spans
 from mteb_contrastive.data.verification_builder import chunk_text, sample_split_pairs, split_authors
 
 logger = logging.getLogger(__name__)
 
 SOURCES = tuple(DOCUMENT_SOURCES)
+_TOKEN = re.compile(r"\S+")
+_SPACE = re.compile(" ")
+_CLUSTER = regex.compile(r"\X")
 
 
 class TrainingDataError(DataError):
@@ -47,50 +56,88 @@ def held_out_authors(folder: str | os.PathLike, splits: tuple[str, ...] = ("vali
     return out
 
 
-def eligible_authors(docs: list[dict[str, Any]]) -> tuple[dict[str, list[int]], int]:
-    """author -> row indices of its documents, for authors with >= 2 documents; and how many authors were skipped.
+def author_counts(docs: list[dict[str, Any]]) -> dict[str, int]:
+    """``documents``, ``authors`` and ``single_document_authors`` of a training table (the last are
+    kept: their positive pair is two rotations of one document)."""
+    by_author: dict[str, int] = defaultdict(int)
+    for d in docs:
+        by_author[d["author"]] += 1
+    return {
+        "documents": len(docs),
+        "authors": len(by_author),
+        "single_document_authors": sum(n == 1 for n in by_author.values()),
+    }
 
-    Authors with one document give no positive pair (a text is never paired with itself): they
-    are skipped and counted (logged as a warning).
+
+def rotation_starts(text: str) -> list[int]:
+    """Offsets where :func:`rotate_span` may start a text, ascending, always with 0.
+
+    Spaced text: the offset after each ASCII space (the authors' only word boundary:
+    ``s.rfind(" ", 0, i) + 1``, ``data/contrastive_collate.py:12``; newlines and tabs are not
+    boundaries). Text holding a script written without spaces (Chinese, Japanese, Thai, ...): the
+    start of each of its :func:`~mteb_contrastive.data.text.word_spans` (jieba words, characters of
+    the other unsegmented scripts, spaced words). In both cases only offsets that start a grapheme
+    cluster (Unicode UAX #29 ``\\X``, :func:`~mteb_contrastive.data.text.grapheme_starts`) count,
+    and a word start inside a cluster moves back to the cluster's start
+    (:func:`~mteb_contrastive.data.text.grapheme_floor`),
+    so a base character never loses its combining marks (a Thai vowel sign, a Devanagari virama, a
+    combining accent after a space).
     """
-    by_author: dict[str, list[int]] = defaultdict(list)
-    for i, d in enumerate(docs):
-        by_author[d["author"]].append(i)
-    keep = {a: ix for a, ix in sorted(by_author.items()) if len(ix) >= 2}
-    skipped = len(by_author) - len(keep)
-    if skipped:
-        logger.warning(
-            "%d of %d authors have a single document: skipped (a text is never paired with itself)",
-            skipped,
-            len(by_author),
-        )
-    return keep, skipped
+    if has_unsegmented_script(text):
+        cand = {grapheme_floor(text, a) for a, _ in word_spans(text)}
+    else:
+        # the cluster that starts at the space must end right after it (a space never joins the cluster
+        # before it; marks after it join its cluster): the same answer as grapheme_starts, read locally
+        cand = {m.end() for m in _SPACE.finditer(text) if _CLUSTER.match(text, m.start()).end() == m.end()}
+    return sorted({0} | {c for c in cand if 0 < c < len(text)})
 
 
 def rotate_span(text: str, rng: random.Random, max_words: int | None = None, rotate: bool = True) -> str:
-    """Kirby's random span rotation of one text (applied at every draw).
+    """Kirby's random span rotation of one text (``data/contrastive_collate.py:6-18``), then a cut.
 
-    The text's whitespace words ``w_0 .. w_{n-1}``; a start ``k`` uniform in ``[0, n)``; the result is
-    ``w_k .. w_{n-1} w_0 .. w_{k-1}`` joined by single spaces, cut to its first ``max_words`` words
-    (the tokenizer then truncates to the context length; every word is at least one token, so
-    cutting at ``max_words = context length`` changes nothing the model sees). ``rotate=False``
-    keeps ``k = 0`` (the beginning of the text: the paper's ablation without rotation).
+    1. A character position is drawn uniformly: ``i`` in ``0 .. len(text)`` (the authors draw
+       ``torch.randint(len(" " + text))``, ``:10-11``), so a word is chosen with probability
+       proportional to its length plus its following space, not uniformly over words.
+    2. ``i = 0``, or a position in the first word, leaves the text as it is (the authors' ``i = 0``
+       gives ``" " + text + " " + text[:-1]``, the same beginning after truncation; here the text itself).
+    3. Otherwise the start moves back to the last :func:`rotation_starts` offset ``b <= i - 1``
+       and the text wraps round there (``:12-13``): spaced text becomes
+       ``text[b:] + " " + text[:b - 1]`` (the space before ``b`` moves to the join: the result has
+       exactly the input's characters); unspaced text ``text[b:] + text[:b]`` (nothing inserted).
+       Everything else (newlines, double spaces, punctuation) is untouched.
+    4. ``max_words``: the result is cut before its ``max_words + 1``-th word (:func:`cut_words`);
+       every word is at least one model token, so a cut at the context length changes nothing the
+       model sees, and it spares tokenising whole novels. The authors do not cut (the tokenizer
+       truncates, ``:44-51``).
 
-    Without a cut, the rotated text holds exactly the multiset of the input's words.
+    ``rotate=False`` keeps the beginning (the paper's ablation without rotation).
 
-    A text in a script written without spaces (Chinese, Japanese, Thai, ...) has no whitespace
-    words to rotate: its words are :func:`~mteb_contrastive.data.text.word_spans` (jieba words,
-    characters, punctuation runs), each kept with the characters up to the next word, and the
-    rotation and the cut join these pieces as they are (no separator inserted).
+    Example (the draw ``i`` over "the cat sat", 12 values): ``i`` in 0..4 -> "the cat sat" (5/12),
+    5..8 -> "cat sat the" (4/12), 9..11 -> "sat the cat" (3/12).
     """
-    unspaced = has_unsegmented_script(text)
-    words = word_pieces(text) if unspaced else text.split()
-    if rotate and len(words) > 1:
-        k = rng.randrange(len(words))
-        words = words[k:] + words[:k]
-    if max_words is not None:
-        words = words[:max_words]
-    return "".join(words).strip() if unspaced else " ".join(words)
+    if rotate and len(text) > 1:
+        i = rng.randrange(len(text) + 1)
+        if i > 0:
+            starts = rotation_starts(text)
+            b = starts[bisect.bisect_right(starts, i - 1) - 1]
+            if b > 0:
+                text = text[b:] + text[:b] if has_unsegmented_script(text) else text[b:] + " " + text[: b - 1]
+    return cut_words(text, max_words) if max_words is not None else text
+
+
+def cut_words(text: str, max_words: int) -> str:
+    """``text`` up to (not including) its ``max_words + 1``-th word, verbatim otherwise (trailing
+    whitespace dropped). Words: whitespace tokens; in text holding an unsegmented script, its
+    :func:`~mteb_contrastive.data.text.word_spans`, the cut moved back to a grapheme start."""
+    if has_unsegmented_script(text):
+        spans = word_spans(text)
+        if len(spans) <= max_words:
+            return text
+        return text[: grapheme_floor(text, spans[max_words][0])].rstrip()
+    for n, m in enumerate(_TOKEN.finditer(text)):
+        if n == max_words:
+            return text[: m.start()].rstrip()
+    return text
 
 
 def split_documents_by_author(
@@ -124,7 +171,7 @@ def split_documents_by_author(
 
 
 def validation_pairs(
-    docs: list[dict[str, Any]], *, max_words: int, pairs_per_author: int = 4, seed: int = 0
+    docs: list[dict[str, Any]], *, max_words: int, pairs_per_author: int = 4, seed: int = 0, topic: bool = False
 ) -> list[dict[str, Any]]:
     """Balanced same-/different-author validation pairs of held-out authors' documents.
 
@@ -132,7 +179,11 @@ def validation_pairs(
     (:func:`~mteb_contrastive.data.verification_builder.chunk_text`, last chunk kept when at least
     half as long) and pairs are drawn by
     :func:`~mteb_contrastive.data.verification_builder.sample_split_pairs` (same-author pairs from
-    two different documents, different-author pairs within a group, 50 % positives).
+    two different documents, different-author pairs within a group, 50 % positives). With
+    ``topic`` (documents with a ``topic``, ``train --topic-field``): topic-controlled pairs, same
+    author + different topic against different author + same topic, as the authors' validation pairs
+    (``preprocessing/step4_sample_pairs_val.py:24-31``). The authors' texts are whole documents
+    from their beginning, each document in one pair at most; ours are chunks of the context length.
 
     Returns:
         rows ``{"pair": [t1, t2], "same": bool, "authors": [a1, a2], ...}``.
@@ -153,11 +204,13 @@ def validation_pairs(
         pairs_per_author=pairs_per_author,
         positive_ratio=0.5,
         seed=seed,
+        topic=topic,
     )
     if counts["same_author"] == 0 or counts["different_author"] == 0:
+        why = " with two topics" if topic else " with two documents"
         raise TrainingDataError(
             "validation",
             f"{counts['same_author']} same-author and {counts['different_author']} different-author pairs "
-            f"from {counts['authors']} held-out authors: both are needed (more validation authors with two documents)",
+            f"from {counts['authors']} held-out authors: both are needed (more validation authors{why})",
         )
     return rows

@@ -1,21 +1,27 @@
-"""Two documents per author per batch, no author twice: the batches of Kirby's contrastive recipe.
+"""The batches of Kirby's contrastive recipe: pytorch-metric-learning's ``MPerClassSampler``, m = 2.
 
-:class:`AuthorPairBatchSampler` is a sentence-transformers batch sampler
-(``sentence_transformers.base.sampler.DefaultBatchSampler``; pass it as
-``SentenceTransformerTrainingArguments(batch_sampler=...)`` through :func:`author_pair_sampler`)
-over a ``datasets.Dataset`` of documents with an ``author`` column. Each epoch:
+What the authors run (github.com/petekirby/contrastive-av, ``data/distributed_sampler.py:7-19``,
+``data/pan_data.py:79-93``; ``pytorch_metric_learning.samplers.MPerClassSampler`` 2.9.0):
 
-1. the eligible authors (>= 2 documents) are shuffled with a generator seeded by
-   ``(seed, epoch, pass)`` -- ``passes`` times, each pass a fresh permutation;
-2. each pass is cut into batches of ``authors_per_batch`` consecutive authors (so no author is in
-   a batch twice); a last batch with fewer authors is kept when it has at least 2 (every row still
-   has an in-batch negative), unless ``drop_last``;
-3. for each author of a batch, two *different* documents are drawn at random.
+* an epoch is ``floor(documents / batch_size)`` batches (``num_samples``, ``:11``; the short rest dropped);
+* **for each batch afresh**, ``batch_size / 2`` distinct authors are drawn uniformly among *all*
+  authors (the library shuffles its label list before every batch), so an author can be in several
+  batches of an epoch and others in none, but never twice in one batch;
+* each drawn author gives two documents: two different ones when it has two or more, **the same one
+  twice when it has one** (the library's ``safe_random_choice``); the collator then rotates each
+  slot independently, so a single-document author's positive pair is two rotations of one text.
 
-A batch is the index list ``[a1_doc, a1_doc', a2_doc, a2_doc', ...]`` (length ``2 x authors``).
-:class:`AuthorPairCollator` turns it into the ``anchor`` / ``positive`` columns the
-multiple-negatives ranking loss reads (even positions anchor, odd positions positive), applying
-:func:`~mteb_contrastive.training.data.rotate_span` to each text at every draw.
+:class:`AuthorBatchSampler` is a sentence-transformers batch sampler
+(``sentence_transformers.base.sampler.DefaultBatchSampler``, given to
+``SentenceTransformerTrainingArguments(batch_sampler=...)`` through :func:`author_batch_sampler`)
+that runs the library's sampler itself, with the global numpy generator it draws from seeded by
+``(seed, epoch)`` for the duration of the draw (and restored after), so every epoch is reproducible
+and different. A batch is the index list ``[a1_doc, a1_doc', a2_doc, a2_doc', ...]``.
+
+:class:`SupConCollator` turns a batch into one ``text`` column (all ``2B`` texts, each rotated by
+:func:`~mteb_contrastive.training.data.rotate_span` at every draw) and its ``label`` column (the
+author's number): what the SupCon loss reads (:mod:`mteb_contrastive.training.supcon`), every
+text an anchor (``data/contrastive_collate.py:42-53``).
 """
 
 from __future__ import annotations
@@ -26,22 +32,46 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+from pytorch_metric_learning.samplers import MPerClassSampler
 from sentence_transformers.base.sampler import DefaultBatchSampler
 
 from mteb_contrastive.training.data import TrainingDataError, rotate_span
 
+#: documents per author per batch (every config's ``m: 2``)
+M_PER_AUTHOR = 2
 
-class AuthorPairBatchSampler(DefaultBatchSampler):
-    """Batches of ``batch_size // 2`` authors x 2 documents (see module docstring).
+
+def check_batch(batch_size: int, n_authors: int, n_documents: int) -> None:
+    """Raises TrainingDataError unless the recipe's batches can be drawn (even size >= 4, at most twice
+    the authors, at most the documents)."""
+    if batch_size < 4 or batch_size % 2:
+        raise TrainingDataError(
+            "--batch-size",
+            f"must be an even number of texts >= 4 (two per author, at least two authors), got {batch_size}",
+        )
+    if batch_size // 2 > n_authors:
+        raise TrainingDataError(
+            "--batch-size",
+            f"{batch_size} texts need {batch_size // 2} distinct authors per batch but the training documents have "
+            f"{n_authors} authors; use --batch-size <= {2 * n_authors}",
+        )
+    if batch_size > n_documents:
+        raise TrainingDataError(
+            "--batch-size",
+            f"an epoch is floor(documents / batch) batches: {n_documents} documents give none of {batch_size}; "
+            f"use --batch-size <= {n_documents}",
+        )
+
+
+class AuthorBatchSampler(DefaultBatchSampler):
+    """``floor(documents / batch_size)`` batches of ``batch_size / 2`` fresh authors x 2 documents (module docstring).
 
     Args:
         dataset: documents with an ``author`` column.
-        batch_size: texts per batch (even, >= 4); ``batch_size // 2`` authors per batch.
-        passes: how many times each eligible author is drawn per epoch.
+        batch_size: texts per batch (even, >= 4, <= 2 x authors, <= documents).
 
     Raises:
-        TrainingDataError: odd or too small a batch size, or ``batch_size > 2 x`` eligible authors
-            (a batch could not hold distinct authors).
+        TrainingDataError: a batch size the data cannot fill (:func:`check_batch`).
     """
 
     def __init__(
@@ -52,7 +82,6 @@ class AuthorPairBatchSampler(DefaultBatchSampler):
         valid_label_columns: list[str] | None = None,
         generator: Any = None,
         seed: int = 0,
-        passes: int = 1,
     ) -> None:
         super().__init__(
             dataset,
@@ -62,54 +91,42 @@ class AuthorPairBatchSampler(DefaultBatchSampler):
             generator=generator,
             seed=seed,
         )
-        if batch_size < 4 or batch_size % 2:
-            raise TrainingDataError(
-                "--batch-size",
-                f"must be an even number of texts >= 4 (two per author, at least two authors), got {batch_size}",
-            )
-        by_author: dict[str, list[int]] = {}
-        for i, a in enumerate(dataset["author"]):
-            by_author.setdefault(str(a), []).append(i)
-        self.by_author = {a: ix for a, ix in sorted(by_author.items()) if len(ix) >= 2}
-        self.n_skipped_authors = len(by_author) - len(self.by_author)
-        self.authors_per_batch = batch_size // 2
-        if self.authors_per_batch > len(self.by_author):
-            raise TrainingDataError(
-                "--batch-size",
-                f"{batch_size} texts need {self.authors_per_batch} distinct authors per batch but "
-                f"only {len(self.by_author)} authors have two documents; use --batch-size <= {2 * len(self.by_author)}",
-            )
-        self.passes = int(passes)
+        authors = [str(a) for a in dataset["author"]]
+        names = sorted(set(authors))
+        number = {a: i for i, a in enumerate(names)}
+        self.labels = np.array([number[a] for a in authors], dtype=np.int64)
+        self.n_authors = len(names)
+        check_batch(batch_size, self.n_authors, len(authors))
+        self.n_batches = len(authors) // batch_size
         self.epoch = 0
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = int(epoch)
 
-    def _batches_per_pass(self) -> int:
-        full, rest = divmod(len(self.by_author), self.authors_per_batch)
-        return full + (1 if rest >= 2 and not self.drop_last else 0)
-
     def __len__(self) -> int:
-        return self._batches_per_pass() * self.passes
+        return self.n_batches
 
     def __iter__(self) -> Iterator[list[int]]:
-        authors = list(self.by_author)
-        for p in range(self.passes):
-            rng = np.random.default_rng([self.seed, self.epoch, p])
-            order = [authors[i] for i in rng.permutation(len(authors))]
-            for b in range(self._batches_per_pass()):
-                batch = []
-                for a in order[b * self.authors_per_batch : (b + 1) * self.authors_per_batch]:
-                    i, j = rng.choice(len(self.by_author[a]), size=2, replace=False)
-                    batch += [self.by_author[a][i], self.by_author[a][j]]
-                yield batch
+        state = np.random.get_state()
+        np.random.seed([self.seed, self.epoch])  # the library draws from the global numpy generator
+        try:
+            order = list(
+                MPerClassSampler(
+                    self.labels,
+                    m=M_PER_AUTHOR,
+                    batch_size=self.batch_size,
+                    length_before_new_iter=self.n_batches * self.batch_size,
+                )
+            )
+        finally:
+            np.random.set_state(state)
+        for b in range(self.n_batches):
+            yield [int(i) for i in order[b * self.batch_size : (b + 1) * self.batch_size]]
 
 
-def author_pair_sampler(passes: int = 1) -> Any:
-    """A ``batch_sampler`` callable for ``SentenceTransformerTrainingArguments`` (fixes ``passes``; picklable)."""
-    import functools
-
-    return functools.partial(AuthorPairBatchSampler, passes=passes)
+def author_batch_sampler() -> Any:
+    """A ``batch_sampler`` for ``SentenceTransformerTrainingArguments`` (picklable)."""
+    return AuthorBatchSampler
 
 
 class RotatingCollator(abc.ABC):
@@ -118,31 +135,31 @@ class RotatingCollator(abc.ABC):
 
     Args:
         inner: the trainer's data collator (tokenises the columns).
-        max_words: each text is cut to its first ``max_words`` words after rotation (the context
-            length: the tokenizer would truncate there anyway).
+        max_words: each text is cut before its ``max_words + 1``-th word after rotation (the context
+            length: the tokenizer would truncate there anyway); None: no cut.
         rotate: apply the random span rotation (False: the beginning of each text).
         seed: seeds the rotation draws (one ``random.Random`` per collator).
     """
 
-    def __init__(self, inner: Any, *, max_words: int, rotate: bool = True, seed: int = 0) -> None:
-        self.inner, self.max_words, self.rotate = inner, int(max_words), bool(rotate)
+    def __init__(self, inner: Any, *, max_words: int | None, rotate: bool = True, seed: int = 0) -> None:
+        self.inner, self.max_words, self.rotate = inner, max_words, bool(rotate)
         self.rng = random.Random(seed)
         self.valid_label_columns = getattr(inner, "valid_label_columns", [])
 
     @abc.abstractmethod
-    def rows(self, texts: list[str]) -> list[dict[str, Any]]:
+    def rows(self, texts: list[str], features: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The training rows of one batch of rotated texts (two per author, in sampler order)."""
 
     def __call__(self, features: list[dict[str, Any]]) -> dict[str, Any]:
         texts = [rotate_span(f["text"], self.rng, self.max_words, self.rotate) for f in features]
-        return self.inner(self.rows(texts))
+        return self.inner(self.rows(texts, features))
 
     def __getattr__(self, name: str) -> Any:  # the trainer reads attributes of its collator
         return getattr(self.inner, name)
 
 
-class AuthorPairCollator(RotatingCollator):
-    """Document rows in sampler order -> anchor/positive rows for sentence-transformers' collator."""
+class SupConCollator(RotatingCollator):
+    """Document rows in sampler order -> ``{"text", "label"}`` rows: every text with its author's number."""
 
-    def rows(self, texts: list[str]) -> list[dict[str, Any]]:
-        return [{"anchor": texts[i], "positive": texts[i + 1]} for i in range(0, len(texts) - 1, 2)]
+    def rows(self, texts: list[str], features: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{"text": t, "label": int(f["label"])} for t, f in zip(texts, features)]

@@ -1,17 +1,21 @@
-"""Validation with this project's verification protocol, as a sentence-transformers evaluator.
+"""Validation during training: Kirby's model selection, and both calibrations, as a sentence-transformers evaluator.
 
-The protocol is the one :mod:`mteb_contrastive.protocols.verification` applies at test time
-(Kirby's protocol): cosine similarity of the two texts' embeddings, then on the validation pairs
-the F1-optimal threshold, Platt scaling and the abstention band
-(:class:`~mteb_contrastive.metrics.calibration.Calibrator`). The scores reported every epoch:
+Every epoch, on the validation pairs (cosine of the two texts' embeddings; a cross-encoder's
+probability instead for the rival):
 
-* ``auc`` -- ROC AUC of the raw pair score (``sklearn.metrics.roc_auc_score``, as the PAN evaluator's ``auc``);
-* ``overall`` -- the PAN overall score of the Platt+abstain answers on validation at the fitted
-  delta (``Calibrator.delta_curve[delta]``, the number the protocol reports as
-  ``validation_platt_abstain_overall``); the primary metric for the best checkpoint;
-* ``threshold``, ``platt_coef``, ``platt_intercept``, ``abstain_delta`` -- the fitted parameters.
-
-For a cross-encoder the pair score is the model's output on the pair instead of a cosine.
+* ``f1`` / ``accuracy`` -- F1 and accuracy at the F1-maximising threshold chosen on these pairs, as
+  the authors' ``val_f1`` / ``val_acc`` (``helper_functions/contrastive_eval.py:22-40``,
+  ``models/transformer_contrastive_module.py:137-141`` of github.com/petekirby/contrastive-av;
+  :func:`~mteb_contrastive.metrics.calibration.kirby_threshold`). **``f1`` is the primary metric:
+  the checkpoint with the best validation F1 is kept**, as ``train.py:21``
+  (``ModelCheckpoint(monitor="val_f1", mode="max")``) keeps it;
+* ``auc`` -- ROC AUC of the raw score (``sklearn.metrics.roc_auc_score``);
+* ``overall`` -- the PAN overall of this project's calibrated answers on validation (smoothed Platt +
+  abstention band, :class:`~mteb_contrastive.metrics.calibration.Calibrator`, as the verification
+  protocol reports ``validation_platt_abstain_overall``), and ``kirby_overall`` -- the same with
+  Kirby's calibration (:class:`~mteb_contrastive.metrics.calibration.KirbyCalibrator`); both are
+  fitted on the same pairs they score (optimistic), logged, not used for selection;
+* the fitted parameters of both calibrations.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import Any
 import numpy as np
 from sentence_transformers.base.evaluation.evaluator import BaseEvaluator
 
-from mteb_contrastive.metrics.calibration import Calibrator
+from mteb_contrastive.metrics.calibration import Calibrator, KirbyCalibrator
 
 logger = logging.getLogger(__name__)
 
@@ -44,16 +48,28 @@ def cosine_pair_scores(model: Any, texts1: list[str], texts2: list[str], batch_s
 
 
 def verification_scores(scores: np.ndarray, labels: np.ndarray, year: int = 2021) -> tuple[dict[str, float], Any]:
-    """Fit the protocol's calibration on (validation) scores; return its numbers and the calibrator.
+    """Both calibrations fitted on (validation) scores; their numbers (module docstring) and this project's calibrator.
 
     Raises:
         CalibrationError: a single class or no pairs.
     """
     from sklearn.metrics import roc_auc_score
 
+    kirby = KirbyCalibrator(year=year).fit(scores, labels)
+    hard = scores >= kirby.threshold
+    tp = int(np.sum(hard & (labels == 1)))
+    f1 = 2 * tp / (int(hard.sum()) + int(labels.sum()))
     cal = Calibrator(year=year).fit(scores, labels)
-    # ROC AUC of the raw score (the PAN evaluator's ``auc`` is sklearn's roc_auc_score; cosines may lie outside [0, 1])
-    out = {"auc": float(roc_auc_score(labels, scores)), "overall": float(cal.delta_curve[cal.delta]), **cal.params()}
+    out = {
+        "f1": float(f1),
+        "accuracy": float(np.mean(hard == (labels == 1))),
+        # ROC AUC of the raw score (the PAN evaluator's ``auc`` is sklearn's roc_auc_score)
+        "auc": float(roc_auc_score(labels, scores)),
+        "overall": float(cal.delta_curve[cal.delta]),
+        "kirby_overall": float(kirby.delta_curve[kirby.delta]),
+        **cal.params(),
+        **kirby.params(),
+    }
     return out, cal
 
 
@@ -62,7 +78,7 @@ class VerificationEvaluator(BaseEvaluator):
 
     Args:
         pairs: rows ``{"pair": [t1, t2], "same": bool}``.
-        name: prefix of the logged metrics (``eval_<name>_overall`` in the trainer's log).
+        name: prefix of the logged metrics (``eval_<name>_f1`` in the trainer's log).
         year: PAN rules for the overall score (2021: mean of five).
     """
 
@@ -74,7 +90,7 @@ class VerificationEvaluator(BaseEvaluator):
         self.texts2 = [r["pair"][1] for r in pairs]
         self.labels = np.asarray([int(bool(r["same"])) for r in pairs], dtype=np.int64)
         self.name, self.batch_size, self.year = name, batch_size, year
-        self.primary_metric = "overall"
+        self.primary_metric = "f1"
         self.last: dict[str, float] = {}
 
     def scores(self, model: Any) -> np.ndarray:
@@ -98,10 +114,14 @@ class VerificationEvaluator(BaseEvaluator):
         metrics, _ = verification_scores(self.scores(model), self.labels, self.year)
         return {
             "protocol": (
-                "mteb_contrastive.protocols.verification (cosine; threshold max F1, Platt, abstention on validation)"
+                "mteb_contrastive.protocols.verification (cosine; on validation: threshold max F1, smoothed Platt, "
+                "abstention; Kirby's: F1 threshold at an observed score, LogisticRegression(C=1), abstention)"
             ),
             "pan_year": self.year,
             "n_validation_pairs": int(self.labels.size),
             "n_same_author": int(self.labels.sum()),
-            **{f"validation_{k}" if k in ("auc", "overall") else k: v for k, v in metrics.items()},
+            **{
+                f"validation_{k}" if k in ("f1", "accuracy", "auc", "overall", "kirby_overall") else k: v
+                for k, v in metrics.items()
+            },
         }

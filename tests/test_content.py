@@ -1,0 +1,178 @@
+"""Texts compared by content: one text under two labels (refused or collapsed), splits disjoint by
+content, topic-controlled pairs, and held-out text found inside training documents."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mteb_contrastive.data.content import (
+    apply_duplicate_rule,
+    collapse_author_sets,
+    collapse_labels,
+    content_key,
+    near_duplicate_pairs,
+    overlapping_texts,
+)
+from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.halvest_builder import build_halvest_dataset
+from mteb_contrastive.data.verification_builder import build_verification_dataset, sample_split_pairs
+
+WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau".split()
+
+
+def text(seed: int, n: int = 40) -> str:
+    """A synthetic text of ``n`` words, distinct for each seed (no 8-word run shared with another seed)."""
+    return " ".join(f"{WORDS[(seed * 7 + i) % len(WORDS)]}{seed}x{i}" for i in range(n))
+
+
+def test_content_key_is_nfc_and_whitespace_normalised():
+    assert content_key(" Cafe\u0301\n\n au\u00a0 lait\t") == "Caf\u00e9 au lait"
+    assert content_key("a b") == content_key("a\n b ") != content_key("ab")
+
+
+def test_a_text_under_two_authors_is_refused_naming_both_labels_and_the_row():
+    docs = [
+        {"id": "p1-a", "author": "P1", "text": text(1)},
+        {"id": "p1-b", "author": "P1", "text": text(2)},
+        {"id": "p2-a", "author": "P2", "text": "  " + text(1).replace(" ", "\n", 3)},  # same content
+    ]
+    with pytest.raises(DataError) as e:
+        apply_duplicate_rule(docs, "refuse", "corpus.jsonl")
+    msg = str(e.value)
+    assert msg.startswith("corpus.jsonl, record 3, field 'text': the same text")
+    assert "'P1' (record 1, id 'p1-a')" in msg and "'P2' (id 'p2-a')" in msg and "--duplicates collapse" in msg
+    # a text repeated under the same author is kept once, and counted
+    out, rep = apply_duplicate_rule(docs[:2] + [{"id": "p1-c", "author": "P1", "text": text(2)}], "refuse", "c")
+    assert [d["id"] for d in out] == ["p1-a", "p1-b"] and rep["rows_dropped"] == 1
+
+
+def test_collapse_merges_labels_sharing_a_text_transitively_and_near_duplicates():
+    near = text(9).split()
+    near[20] = "edited"  # one word of 40 changed: 8-grams shared 25 of 33 + 8 -> Jaccard 25/41 < 0.9
+    long_a = text(7, 400)
+    long_b = long_a.split()
+    long_b[200] = "edited"  # one word of 400: 385 of 393 + 8 shared -> Jaccard 385/401 = 0.960
+    docs = [
+        {"id": "1", "author": "B", "text": text(1)},
+        {"id": "2", "author": "C", "text": text(1)},  # B ~ C
+        {"id": "3", "author": "C", "text": text(2)},
+        {"id": "4", "author": "D", "text": text(2)},  # C ~ D, so B ~ C ~ D
+        {"id": "5", "author": "E", "text": long_a},
+        {"id": "6", "author": "A", "text": " ".join(long_b)},  # near duplicate: A ~ E
+        {"id": "7", "author": "F", "text": text(9)},
+        {"id": "8", "author": "G", "text": " ".join(near)},  # too different: stays G
+    ]
+    pairs = near_duplicate_pairs([content_key(d["text"]) for d in docs])
+    assert [(i, j) for i, j, _ in pairs] == [(0, 1), (2, 3), (4, 5)]
+    assert pairs[2][2] == pytest.approx(385 / 401)
+    out, rep = collapse_labels(docs)
+    assert [(d["id"], d["author"]) for d in out] == [("1", "B"), ("3", "B"), ("5", "A"), ("7", "F"), ("8", "G")]
+    assert rep["texts"] == 5 and rep["labels"] == 7 and rep["authors"] == 4 and rep["merged_groups"] == 2
+    assert rep["largest_group"] == 3 and rep["near_duplicate_pairs"] == 1 and rep["rows_dropped"] == 3
+
+
+def test_overlapping_texts_are_found_as_whole_words_inside_documents():
+    doc = "One two three four five six seven eight nine ten eleven twelve."
+    inside = "three  four five six\nseven eight nine ten"  # 8 words, inside doc after normalisation
+    partial = "hree four five six seven eight nine ten"  # not at a word start
+    short = "five six"  # shorter than 8 words: plain whole-word search
+    absent = "three four five six seven eight nine eleven"
+    chinese = "我喜欢苹果"
+    found = overlapping_texts([inside, partial, short, absent, chinese], [doc, "他说我喜欢苹果。"])
+    assert found == {content_key(inside), "five six", chinese}
+
+
+def _corpus(n_authors: int, docs_per_author: int, shared: dict[int, int] | None = None) -> list[dict]:
+    docs = []
+    for a in range(n_authors):
+        for j in range(docs_per_author):
+            docs.append({"id": f"a{a}d{j}", "author": f"A{a:02d}", "text": text(100 * a + j, 60), "group": "g"})
+    for row, copy_of in (shared or {}).items():
+        docs[row] = {**docs[row], "text": docs[copy_of]["text"]}
+    return docs
+
+
+def test_builder_refuses_or_collapses_and_the_splits_are_disjoint_by_content(tmp_path):
+    # author A01's first document is a copy of A00's first: two authors, one text
+    docs = _corpus(12, 3, shared={3: 0})
+    kw = dict(chunk_words=20, pairs_per_author=2, split_ratios=(0.4, 0.3, 0.3), languages=("eng-Latn",))
+    with pytest.raises(DataError, match=r"record 4, field 'text': the same text .* 'A00' .* 'A01'"):
+        build_verification_dataset(docs, tmp_path, "Dup", **kw)
+    folder = build_verification_dataset(docs, tmp_path, "Dup", duplicates="collapse", **kw)
+    info = json.loads((folder / "mteb_contrastive.json").read_text())
+    assert info["duplicates"]["authors"] == 11 and info["duplicates"]["rows_dropped"] == 1
+    assert info["params"]["duplicates"] == "collapse" and info["topic_controlled"] is False
+    assert "Not topic-controlled" in (folder / "README.md").read_text()
+    texts = {}
+    for split in ("train", "validation", "test"):
+        rows = [json.loads(line) for line in (folder / split / "pairs.jsonl").read_text().splitlines()]
+        texts[split] = {content_key(t) for r in rows for t in r["pair"]}
+    assert not texts["train"] & texts["validation"] and not texts["train"] & texts["test"]
+    assert not texts["validation"] & texts["test"]
+
+
+def test_topic_controlled_pairs_set_topic_against_the_label():
+    # 6 authors x 4 works; topics: works 0, 1 in topic "x", works 2, 3 in "y"
+    docs = []
+    for a in range(6):
+        for j in range(4):
+            docs.append({"id": f"a{a}d{j}", "author": f"A{a}", "text": "", "group": "", "topic": "x" if j < 2 else "y"})
+    chunks = {d["id"]: [f"chunk {d['id']} {c}" for c in range(2)] for d in docs}
+    topic_of = {d["id"]: d["topic"] for d in docs}
+    rows, counts = sample_split_pairs(
+        docs, chunks, "validation", name="T", pairs_per_author=3, positive_ratio=0.5, seed=0, topic=True
+    )
+    assert counts["same_author"] == counts["different_author"] == 18  # 6 authors x 3, balanced
+    for r in rows:
+        t1, t2 = (topic_of[f] for f in r["fandoms"])
+        assert (t1 != t2) if r["same"] else (t1 == t2 and r["authors"][0] != r["authors"][1])
+    # one topic per author: no cross-topic same-author pair, so no pair at all
+    one_topic = [{**d, "topic": d["author"]} for d in docs]
+    _, counts = sample_split_pairs(
+        one_topic, chunks, "validation", name="T", pairs_per_author=3, positive_ratio=0.5, seed=0, topic=True
+    )
+    assert counts["same_author"] == counts["different_author"] == 0
+
+
+def test_topic_field_of_any_column_and_a_row_without_it(tmp_path):
+    from mteb_contrastive.data.documents import load_documents
+
+    f = tmp_path / "c.jsonl"
+    rows = [
+        {"id": "1", "author": "A", "text": "x y", "fandom": "f1", "domains": ["cs.CL", "math", "cs.CL"]},
+        {"id": "2", "author": "A", "text": "x z", "domains": ["math"]},
+    ]
+    f.write_text("\n".join(json.dumps(r) for r in rows))
+    assert [d["topic"] for d in load_documents("corpus", f, topic_field="domains")] == ["cs.CL|math", "math"]
+    with pytest.raises(DataError, match=r"c.jsonl, line 2, field 'fandom': missing or empty topic"):
+        load_documents("corpus", f, topic_field="fandom")
+
+
+def test_halvest_builder_refuses_or_unites_author_sets(tmp_path):
+    s = " ".join(f"Sentence number {i} is here." for i in range(6))
+    docs = [
+        {"id": "d0", "authors": ["A", "B"], "text": s, "domains": []},
+        {"id": "d1", "authors": ["A"], "text": s + " ", "domains": []},  # same text, another author set
+        {"id": "d2", "authors": ["C"], "text": "Other text. Here it is.", "domains": []},
+    ]
+    with pytest.raises(DataError, match=r"record 2, field 'text': the same text .* author set \['A', 'B'\]"):
+        build_halvest_dataset(docs, tmp_path, "H", ks=(2,), language="en")
+    out, rep = collapse_author_sets(docs)
+    assert [(r["id"], r["authors"]) for r in out] == [("d0", ["A", "B"]), ("d2", ["C"])] and rep["rows_dropped"] == 1
+
+
+def test_build_verification_cli_refuses_a_text_under_two_authors_in_one_line(tmp_path, capsys):
+    from mteb_contrastive.cli.main import main
+
+    f = tmp_path / "c.jsonl"
+    rows = [
+        {"id": f"d{i}", "author": a, "text": t, "language": "en"}
+        for i, (a, t) in enumerate([("A", text(1)), ("A", text(2)), ("B", text(3)), ("B", text(1))])
+    ]
+    f.write_text("\n".join(json.dumps(r) for r in rows))
+    assert main(["build-verification", "corpus", str(f), "--name", "X", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "line 4, field 'text': the same text" in err[0] and "'A'" in err[0] and "'B'" in err[0]
+    assert not (tmp_path / "o" / "X").exists()
