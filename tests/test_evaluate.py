@@ -297,15 +297,18 @@ def test_stock_mteb_run_of_a_benchmark(synth, tmp_path):
     assert s["error_rate"] == pytest.approx(100 * (1 - s["accuracy"]))
 
 
-def test_help_is_fast_and_shows_defaults():
-    import time
-
-    t0 = time.monotonic()
-    r = run(["mteb-contrastive", "evaluate", "--help"])
-    assert r.returncode == 0 and time.monotonic() - t0 < 3
+def test_help_loads_no_model_library_and_shows_defaults():
+    # --help stays fast by what it imports (no torch, no sentence-transformers), not by a clock
+    code = (
+        "import sys\nfrom mteb_contrastive.cli.main import main\n"
+        "try:\n    main(['evaluate', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)"
+    )
+    r = run([sys.executable, "-c", code])
+    assert r.returncode == 0 and r.stdout.splitlines()[-1] == "False False"
     assert "(default: build/release)" in r.stdout and "(default: default)" in r.stdout
     r = run(["mteb-contrastive", "report", "--help"])
-    assert "(default: print)" in r.stdout and time.monotonic() - t0 < 6
+    assert r.returncode == 0 and "(default: print)" in r.stdout
 
 
 def test_search_only_models_get_retrieval_tasks_only():

@@ -97,8 +97,10 @@ def author_table(results_dir: str | Path, timings: dict[str, float] | None = Non
 def pan_table(results_dir) -> str:
     """Markdown table of every verification result under an mteb ``--output-folder``.
 
-    One row per (model, task, answers kind): hard / Platt / Platt+abstain, with AUC, c@1, F1,
-    F0.5u, Brier, overall (3 decimals), the number of non-answers and the test pair count.
+    One row per (model, task, answers kind): hard / Platt / Platt+abstain, then Kirby's calibration
+    of the same scores where the result has it (``pan_kirby_*``: F1 threshold, Platt, Platt+abstain;
+    :class:`~mteb_contrastive.metrics.calibration.KirbyCalibrator`), with AUC, c@1, F1, F0.5u, Brier,
+    overall (3 decimals), the number of non-answers and the test pair count.
     """
     lines = [
         "| model | task | answers | AUC | c@1 | F1 | F0.5u | Brier | overall | non-answers | test pairs |",
@@ -108,11 +110,18 @@ def pan_table(results_dir) -> str:
         (r.model_dir, r.task, r.scores) for r in read_results(results_dir) if "pan_platt_abstain_overall" in r.scores
     ]
     for model, task, s in sorted(found, key=lambda x: (x[1], x[0])):
-        for variant, label in (
+        variants = [
             ("hard", "hard (threshold)"),
             ("platt", "Platt"),
             ("platt_abstain", f"Platt+abstain (delta {s['abstain_delta']:.2f})"),
-        ):
+        ]
+        if "pan_kirby_platt_abstain_overall" in s:
+            variants += [
+                ("kirby_hard", "Kirby hard (F1 threshold)"),
+                ("kirby_platt", "Kirby Platt"),
+                ("kirby_platt_abstain", f"Kirby Platt+abstain (delta {s['kirby_abstain_delta']:.3f})"),
+            ]
+        for variant, label in variants:
             vals = " | ".join(
                 "undefined" if s.get(f"pan_{variant}_{k}") is None else f"{s[f'pan_{variant}_{k}']:.3f}"
                 for k in ("auc", "c_at_1", "f1", "f_05_u", "brier", "overall")
