@@ -126,7 +126,9 @@ def test_topic_controlled_pairs_set_topic_against_the_label():
     )
     assert counts["same_author"] == counts["different_author"] == 18  # 6 authors x 3, balanced
     for r in rows:
-        t1, t2 = (topic_of[f] for f in r["fandoms"])
+        # the pair's fandoms are its two works' topics (PAN's fandom is a topic)
+        t1, t2 = (topic_of[c.split()[1]] for c in r["pair"])
+        assert r["fandoms"] == [t1, t2]
         assert (t1 != t2) if r["same"] else (t1 == t2 and r["authors"][0] != r["authors"][1])
     # one topic per author: no cross-topic same-author pair, so no pair at all
     one_topic = [{**d, "topic": d["author"]} for d in docs]
@@ -134,6 +136,24 @@ def test_topic_controlled_pairs_set_topic_against_the_label():
         one_topic, chunks, "validation", name="T", pairs_per_author=3, positive_ratio=0.5, seed=0, topic=True
     )
     assert counts["same_author"] == counts["different_author"] == 0
+
+
+def test_a_topic_controlled_build_writes_the_topics_as_fandoms_and_the_protocol_reads_them(tmp_path):
+    from mteb_contrastive.data.pan import load_split
+    from mteb_contrastive.metrics.content import verification_topic_scores
+
+    # 12 authors x 4 works, works 0 and 1 on topic "x", 2 and 3 on "y"
+    docs = [{**d, "topic": "xy"[int(d["id"][-1]) // 2]} for d in _corpus(12, 4)]
+    kw = dict(chunk_words=20, pairs_per_author=2, split_ratios=(0.4, 0.3, 0.3), languages=("eng-Latn",))
+    folder = build_verification_dataset(docs, tmp_path, "Topics", topic_field="topic", **kw)
+    assert json.loads((folder / "mteb_contrastive.json").read_text())["topic_controlled"] is True
+    rows = load_split(folder, "test")
+    assert rows and all(set(r["fandoms"]) <= {"x", "y"} for r in rows)
+    labels = [int(r["same"]) for r in rows]
+    out = verification_topic_scores(labels, [0.0] * len(rows), *zip(*(r["fandoms"] for r in rows)))
+    # every pair sets its topic against its label, so every pair is a topic-controlled one
+    assert out["n_pairs_topic_controlled"] == len(rows) and "topic_controlled_withheld" not in out
+    assert out["auc_topic_controlled"] == 0.5  # a constant scorer: every pair tied
 
 
 def test_topic_field_of_any_column_and_a_row_without_it(tmp_path):

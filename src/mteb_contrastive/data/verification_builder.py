@@ -23,7 +23,8 @@ Input: documents ``{"id", "author", "text"}`` (one document = one *work*; option
   in sorted order. Pair ids are UUID5 of (dataset name, split, the two chunk ids).
 
 Output ``<out>/<name>/``: ``<split>/pairs.jsonl`` + ``<split>/truth.jsonl`` (PAN 2020/21 format,
-the ``fandoms`` field holds the two works' ids), ``mteb_contrastive.json`` (kind
+the ``fandoms`` field holds the two works' ids, or their two topics when built with a topic field, so
+that the verification protocol's topic-controlled AUC reads the real topics), ``mteb_contrastive.json`` (kind
 ``pan-verification``; what :func:`mteb_contrastive.sources.pan.folder_info` checks) and a ``README.md`` dataset
 card. The folder is written atomically.
 """
@@ -215,7 +216,8 @@ def sample_split_pairs(
         k1, k2 = f"{d1['id']}#{c1}", f"{d2['id']}#{c2}"
         return {
             "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"mteb-contrastive/{name}/{split}/{k1}/{k2}")),
-            "fandoms": [d1["id"], d2["id"]],
+            # PAN's fandom is a topic: the documents' topics when pairs are topic-controlled, else the works
+            "fandoms": [d1["topic"], d2["topic"]] if topic else [d1["id"], d2["id"]],
             "pair": [chunks[d1["id"]][c1], chunks[d2["id"]][c2]],
             "same": same,
             "authors": [d1["author"], d2["author"]],
@@ -505,7 +507,11 @@ def _card(info: dict[str, Any]) -> str:
         f"{info['duplicates']['rows_dropped']} of {info['duplicates']['rows']} rows dropped as copies.",
         "- Format: PAN 2020/21 -- `<split>/pairs.jsonl` `{id, fandoms, pair}` "
         "and `<split>/truth.jsonl` `{id, same, authors}`;",
-        "  `fandoms` holds the ids of the two source works.",
+        (
+            "  `fandoms` holds the two source works' topics."
+            if info.get("topic_controlled")
+            else "  `fandoms` holds the ids of the two source works."
+        ),
         "- Task: `<name>Verification` (set `MTEB_CONTRASTIVE_VERIFICATION` to this "
         "folder or its parent): cosine per pair,",
         "  calibration (threshold, Platt, abstention) fitted on validation, PAN metrics on test.",
