@@ -9,7 +9,7 @@
 ``pan-folder`` (train split of a PAN-format folder). Before training starts:
 
 1. texts are compared by content (:mod:`mteb_contrastive.data.content`): a text under two authors is
-   refused (one line naming both, the file and row) unless ``--duplicates collapse`` merges the authors
+   refused (one line naming both, the file and line) unless ``--duplicates collapse`` merges the authors
    that share a text;
 2. ``--holdout FOLDER`` (a built verification benchmark) removes every author of its validation and
    test splits from the training documents and validates on its validation pairs; without it,
@@ -18,7 +18,7 @@
    a training document (by content): otherwise ``train`` stops with the counts, or, with
    ``--drop-overlapping``, trains without the documents that hold them and reports how many.
 
-Bad input: one line on stderr naming the file/row/field or option, exit status 2.
+Bad input: one line on stderr naming the file, line and field (or the option), exit status 2.
 """
 
 from __future__ import annotations
