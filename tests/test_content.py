@@ -196,3 +196,47 @@ def test_build_verification_cli_refuses_a_text_under_two_authors_in_one_line(tmp
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "line 4, field 'text': the same text" in err[0] and "'A'" in err[0] and "'B'" in err[0]
     assert not (tmp_path / "o" / "X").exists()
+
+
+def test_normalised_documents_keep_their_file_lines_in_the_duplicate_error(tmp_path, capsys):
+    from mteb_contrastive.cli.main import main
+
+    f = tmp_path / "dup.jsonl"
+    rows = [("a", "A", text(1)), ("b", "A", text(2)), ("c", "B", text(3)), ("d", "B", text(1))]
+    lines = [json.dumps({"id": i, "author": a, "text": t, "language": "en"}) for i, a, t in rows]
+    f.write_text("\n" + lines[0] + "\n\n" + "\n".join(lines[1:3]) + "\n\n" + lines[3] + "\n")  # on lines 2, 4, 5, 7
+    argv = ["build-verification", "corpus", str(f), "--name", "X", "--out", str(tmp_path / "o")]
+    argv += ["--normalise", "edition"]
+    assert main(argv) == 2
+    (err,) = capsys.readouterr().err.strip().splitlines()
+    assert err.startswith(f"mteb-contrastive: error: {f}, line 7, field 'text': the same text")
+    assert "(line 2, id 'a')" in err
+
+
+def test_triplet_builder_finds_copies_that_the_normalisation_makes_identical(tmp_path):
+    s = " ".join(f"Sentence number {i} is here." for i in range(6))
+    docs = [
+        {"id": "a", "authors": ["A"], "text": s, "domains": []},
+        {"id": "b", "authors": ["B"], "text": s.replace("number", "num\u00adber"), "domains": []},  # a soft hyphen
+        {"id": "c", "authors": ["C"], "text": "Other text. Here it is.", "domains": []},
+    ]
+    docs += [  # a second text for each author: triplets can be drawn
+        {"id": f"{a}2", "authors": [a.upper()], "text": f"Second text {a}. It has {a} words.", "domains": []}
+        for a in "abc"
+    ]
+    build_halvest_dataset(docs, tmp_path, "Raw", ks=(2,), language="en")  # two different texts without it
+    with pytest.raises(DataError, match=r"record 2, field 'text': the same text .* author set \['A'\]"):
+        build_halvest_dataset(docs, tmp_path, "Norm", ks=(2,), language="en", normalise="edition")
+
+
+def test_a_missing_topic_in_a_pan_folder_is_named_at_the_pairs_line(tmp_path):
+    from mteb_contrastive.data.documents import load_documents
+    from mteb_contrastive.data.pan import write_pairs_and_truth
+
+    rows = [
+        {"id": "p1", "fandoms": ["f", "g"], "pair": [text(1), text(2)], "same": True, "authors": ["x", "x"]},
+        {"id": "p2", "fandoms": ["h", ""], "pair": [text(3), text(4)], "same": False, "authors": ["y", "z"]},
+    ]
+    write_pairs_and_truth(tmp_path / "train", rows)
+    with pytest.raises(DataError, match=r"pairs.jsonl, line 2, field 'fandom': missing or empty topic"):
+        load_documents("pan-folder", tmp_path, topic_field="fandom")

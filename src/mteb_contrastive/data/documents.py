@@ -48,7 +48,8 @@ def documents_from_pan_folder(
     truth_rows = read_truth(truth)
     truth_line = dict(zip((r["id"] for r in truth_rows), truth_rows.lines))  # the errors name the truth file's line
     docs: dict[str, dict[str, Any]] = {}
-    for r in rows:
+    doc_lines: list[int] = []  # the pairs file's line where each text first occurs
+    for r, pair_line in zip(rows, rows.lines):
         authors = r.get("authors")
         line = truth_line[r["id"]]
         if not isinstance(authors, list) or len(authors) != 2:
@@ -59,6 +60,8 @@ def documents_from_pan_folder(
                 raise DataError(
                     truth, f"the same text is labelled {old['author']!r} and {author!r}", line=line, field="authors"
                 )
+            if text not in docs:
+                doc_lines.append(pair_line)
             docs.setdefault(
                 text,
                 {
@@ -70,8 +73,9 @@ def documents_from_pan_folder(
                     "fandom": str(fandom),
                 },
             )
-    if topic_field:
-        return vb.validate_documents(list(docs.values()), truth, topic_field=topic_field)
+    if topic_field:  # a missing topic is named at the pairs file's line
+        pairs = Path(folder) / split / "pairs.jsonl"
+        return vb.validate_documents(LineRows(docs.values(), doc_lines), pairs, topic_field=topic_field)
     return list(docs.values())
 
 

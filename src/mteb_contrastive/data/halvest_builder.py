@@ -247,6 +247,11 @@ def build_halvest_dataset(
         raise ValueError(f"duplicates must be one of {DUPLICATE_RULES}, got {duplicates!r}")
     import datasets
 
+    if normalise is not None:  # first, so that copies the normalisation makes identical are found as copies
+        docs = [
+            {**d, "text": normalise_text(d["text"], normalise, d.get("language") or mteb_language or language)}
+            for d in docs
+        ]
     if duplicates == "collapse":
         docs, dup_report = collapse_author_sets(docs)
     else:
@@ -273,8 +278,6 @@ def build_halvest_dataset(
     language = language or splitter_language(langs[0])
     if topic_field is not None and not any(d.get("topics") for d in docs):
         raise DataError(source or name, f"topic field {topic_field!r}: no document has topics")
-    if normalise is not None:
-        docs = [{**d, "text": normalise_text(d["text"], normalise, d.get("language") or langs[0])} for d in docs]
     target = Path(out_dir) / name
     cache: dict[str, list[tuple[int, int]]] = {}
     configs = {}

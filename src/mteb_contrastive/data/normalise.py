@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from mteb_contrastive.data.errors import LineRows
 from mteb_contrastive.data.languages import document_language, text_script
 
 #: the normalisations ``--normalise`` accepts
@@ -73,7 +74,7 @@ def normalise_documents(docs: list[dict], how: str | None) -> list[dict]:
     """
     if how is None:
         return docs
-    out = []
+    out = LineRows(lines=getattr(docs, "lines", ()))  # rows read from a file keep their line numbers
     for d in docs:
         lang = d.get("language")
         text = normalise_text(d["text"], how, lang)

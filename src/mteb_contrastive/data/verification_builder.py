@@ -187,10 +187,11 @@ def sample_split_pairs(
     ``only_SADF_and_DASF=True``, ``make_balanced=True``; ``helper_functions/resample_pairs.py:351-356,
     365-367`` at commit c7c3b37 of github.com/petekirby/contrastive-av): a same-author pair takes two
     works of **different** topics, a different-author pair two works of the **same** topic (and
-    group), so topic works against the label. In both modes, when fewer negatives than the ratio
-    asks for could be drawn, positives are dropped (the last drawn) until the ratio holds (the
-    authors' balancing: ``n = min(|SA_DF|, |DA_SF|)`` at ratio 0.5). A pair whose two chunks have the
-    same content (:func:`~mteb_contrastive.data.content.content_key`) is never drawn.
+    group), so topic works against the label; then, when fewer negatives than the ratio asks for
+    could be drawn, positives are dropped (the last drawn) until the ratio holds (the authors'
+    balancing: ``n = min(|SA_DF|, |DA_SF|)`` at ratio 0.5; without ``topic`` no positive is
+    dropped). A pair whose two chunks have the same content
+    (:func:`~mteb_contrastive.data.content.content_key`) is never drawn.
 
     Returns:
         (rows, counts: ``authors``, ``authors_with_2_works``, ``documents``, ``chunks``, ``pairs``,
