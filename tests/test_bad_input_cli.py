@@ -165,7 +165,7 @@ def test_help_shows_every_default(capsys):
     for d in (
         "(default: [2, 4, 8])",
         "--n-triplets N_TRIPLETS positives per anchor document and negatives per positive (default: 2)",
-        "--seed SEED (default: 0)",
+        "--seed SEED seed of the span and triplet sampling (default: 0)",
     ):
         assert d in out
     with pytest.raises(SystemExit):

@@ -107,7 +107,7 @@ def test_bad_corpus_rows(tmp_path, rows, match):
 def test_not_jsonl(tmp_path):
     f = tmp_path / "c.jsonl"
     f.write_text('{"id": 1, "authors": ["A"], "text": "a"}\nid,authors,text\n')
-    with pytest.raises(DataError, match=r"c.jsonl, line 2: not JSON Lines"):
+    with pytest.raises(DataError, match=r"c.jsonl, line 2: not JSON: "):
         read_corpus(f)
 
 
