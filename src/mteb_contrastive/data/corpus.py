@@ -74,6 +74,10 @@ def normalise_topics(
     return sorted(t for t in out if t)
 
 
+def _a(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 def validate_corpus_row(
     obj: dict[str, Any],
     source: object,
@@ -103,7 +107,7 @@ def validate_corpus_row(
             opt = OPTIONS["author" if f == "authors" else f]
             raise DataError(
                 source,
-                f"missing; give every row a {col[f]!r} (or name the field that holds it with {opt})",
+                f"missing; give every row {_a(col[f])} {col[f]!r} (or name the field that holds it with {opt})",
                 **where,
                 field=col[f],
             )
