@@ -250,7 +250,11 @@ def test_perfect_against_inverted_answers_on_4_pairs_is_not_within_noise():
     # scored as a difference of 0. On every other one: perfect 1 (AUC, c@1, F1, F0.5u, Brier all 1), inverted 0
     assert (c.exact, c.n_resamples, c.n_undefined) == (True, 256, 32)
     assert (c.reference_value, c.candidate_value, c.ci_low, c.ci_high) == (0.0, 1.0, 1.0, 1.0)
-    assert c.verdict == "better"  # was [0, 1], "within noise"
+    # the interval excludes 0 (it was [0, 1] when undefined resamples counted as 0), but 4 independent pairs are 4
+    # swap blocks: the 16 swaps enumerated, only "none" and "all" reach |diff| 1 -> p = 2/16, the smallest reachable
+    # p, above 0.05: no verdict from 4 pairs
+    assert (c.n_blocks, c.p_exact, c.p_value, c.min_p) == (4, True, 0.125, 0.125)
+    assert c.verdict == "within noise"
 
 
 def test_a_statistic_undefined_on_half_the_resamples_gives_no_interval():

@@ -110,8 +110,11 @@ BY_ANCHOR_AUTHOR = Resampling("triplet", "anchor author")
 #: pairs are grouped by their authors: a pair counts once per draw of each of its authors
 #: (a same-author pair has one, a different-author pair two)
 BY_AUTHOR = Resampling("pair", "author")
-#: attribution and clustering: each text (its chunks are not independent)
+#: clustering: each text (its chunks are not independent)
 BY_TEXT = Resampling("text", "text")
+#: attribution: texts are grouped by their author -- a text is scored against its author's other texts
+#: (leave-one-text-out), so one author's texts are not independent: the author is drawn
+BY_TEXT_AUTHOR = Resampling("text", "author")
 
 #: the project's protocols (the ``protocol`` attribute of each protocol class)
 PROTOCOLS: dict[str, Protocol] = {
@@ -141,7 +144,7 @@ PROTOCOLS: dict[str, Protocol] = {
             "attribution",
             "accuracy: 1/t when the gold author is among t candidates tied at the top; "
             "macro-F1: a top tie goes to the first name",
-            BY_TEXT,
+            BY_TEXT_AUTHOR,
         ),
         Protocol("author-clustering", "attribution", "none: K-means (MiniBatchKMeans, seed 42, mteb)", BY_TEXT),
         Protocol(
@@ -168,7 +171,7 @@ FAMILY_RESAMPLING: dict[str, Resampling] = {
     "verification": BY_AUTHOR,
     "ir-triplets": Resampling("triplet", "IR query"),
     "author": BY_ANCHOR_AUTHOR,
-    "attribution": BY_TEXT,
+    "attribution": BY_TEXT_AUTHOR,
     "other": Resampling("item", "item"),
 }
 

@@ -39,7 +39,14 @@ from mteb_contrastive.report.chance import (
     main_chance,
     verification_counts,
 )
-from mteb_contrastive.report.compare import Interval, NotComparable, compare_per_item, interval_per_item
+from mteb_contrastive.report.compare import (
+    Failure,
+    Interval,
+    NotComparable,
+    compare_per_item,
+    holm_verdicts,
+    interval_per_item,
+)
 from mteb_contrastive.report.content import content_rows, language_rows, render_content, render_languages
 from mteb_contrastive.report.environment import RUN_INFO, read_run_info, task_runs
 from mteb_contrastive.report.reader import (
@@ -152,8 +159,8 @@ def build_report(
                     r, prediction_dirs.get(r.model), (lambda: reference(r)) if r.family != "other" else None
                 )
             except NotComparable as exc:
-                it = str(exc)
-            item_cache[id(r)] = "no per-item data" if it is None else it
+                it = Failure.of(exc)
+            item_cache[id(r)] = Failure("no per-item data", "no_items") if it is None else it
         return item_cache[id(r)]
 
     out_rows = []
@@ -214,6 +221,7 @@ def build_report(
             for a, b in pairs:
                 if a in per_model and b in per_model:
                     comparisons.append(compare_rows(per_model[a], per_model[b], items))
+        holm_verdicts(comparisons)  # one family: every comparison of this report
 
     questioned = questioned_lines(rows, prediction_dirs)
     figures = []
@@ -345,14 +353,14 @@ def compare_rows(ra: ScoreRow, rb: ScoreRow, items: Callable[[ScoreRow], Any]) -
         }
     a, b = items(ra), items(rb)
     for it in (a, b):
-        if isinstance(it, str) and "dataset revision" in it:
+        if isinstance(it, Failure) and it.kind == "other_revision":
             return {**entry, "verdict": "not comparable", "reason": it}
     if isinstance(a, str) or isinstance(b, str):
         return {**entry, "verdict": a if isinstance(a, str) else b}
     hib = higher_is_better(a.statistic_name)
     c = compare_per_item(a, b, hib, resampling=res)
     if isinstance(c, str):
-        verdict = "not comparable" if c.startswith("not the same items") else c
+        verdict = "not comparable" if c.kind == "different_items" else c
         return {**entry, "verdict": verdict, **({"reason": c} if verdict == "not comparable" else {})}
     return {**entry, **c.as_dict(), "source": a.note, "higher_is_better": hib}
 
@@ -597,35 +605,40 @@ def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
             "resampling the unit of independence of each family (column `resampled`: queries for retrieval and "
             "QuoteR, anchor authors for author triplets, IR queries for IR triplets, authors for verification "
             "pairs -- a pair counts once per draw of each of its authors). Resamples on which the statistic is "
-            "undefined (one class only) are redrawn, never counted as a tie.",
+            "undefined (one class only) are redrawn, never counted as a tie. The test swaps the two models' answers "
+            "by block (connected units): `blocks (min p)` gives their number and the smallest p they can reach "
+            "(2 / 2^blocks). p (Holm): the p values of all the comparisons of this report adjusted together (Holm "
+            "1979), controlling the family-wise error at 0.05. A verdict (`better` / `worse`) needs both: the "
+            "interval excludes 0 and the Holm-adjusted p < 0.05; else `within noise`.",
             "",
         ]
         out += [
             "| task | subset | reference | candidate | statistic | reference value | candidate value | "
-            "difference | 95% CI | p | resampled | items (units) | verdict |",
-            "|---" * 13 + "|",
+            "difference | 95% CI | p | p (Holm) | blocks (min p) | resampled | items (units) | verdict |",
+            "|---" * 15 + "|",
         ]
         for c in comps:
             if c.get("statistic") is None:
                 out.append(
                     f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['main_score_name']} "
                     f"| {fmt(c['reference_main'])} | {fmt(c['candidate_main'])} | {fmt(_diff(c))} "
-                    f"| n/a | n/a | {c['unit']} | n/a | {c['verdict']} |"
+                    f"| n/a | n/a | n/a | n/a | {c['unit']} | n/a | {c['verdict']} |"
                 )
             else:
                 out.append(
                     f"| {c['task']} | {c['subset']} | {c['reference']} | {c['candidate']} | {c['statistic']} "
                     f"| {fmt(c['reference_value'])} | {fmt(c['candidate_value'])} | {fmt(c['diff'])} | "
                     f"[{fmt(c['ci_low'])}, {fmt(c['ci_high'])}] "
-                    f"| {fmt(c['p_value'], 3)} | {c['unit']} | {_items(c)} | {c['verdict']} |"
+                    f"| {fmt(c['p_value'], 3)} | {fmt(c.get('p_holm'), 3)} | {_blocks(c)} | {c['unit']} | {_items(c)} "
+                    f"| {c['verdict']} |"
                 )
         out.append("")
     if rep.get("separability"):
         out += [
             "## Which models are separable",
             "",
-            "Every pair of models compared as above: `A > B` when the interval of the difference excludes 0, "
-            "`A ~ B` when it does not.",
+            "Every pair of models compared as above: `A > B` when the verdict says so (the interval of the "
+            "difference excludes 0 and the Holm-adjusted p < 0.05), `A ~ B` when it does not.",
             "",
             "| task | subset | models by main score | separable | not separable | not compared |",
             "|---|---|---|---|---|---|",
@@ -775,6 +788,13 @@ def plural(unit: str, n: int) -> str:
 def _items(c: dict[str, Any]) -> str:
     """``N`` items, or ``N (G)`` when units other than the items were resampled."""
     return f"{c['n_items']}" if c.get("n_groups") is None else f"{c['n_items']} ({c['n_groups']})"
+
+
+def _blocks(c: dict[str, Any]) -> str:
+    """``b (min p)``: the randomisation test's swap blocks and the smallest p they can reach."""
+    if c.get("min_p") is None:
+        return "n/a" if not c.get("n_blocks") else f"{c['n_blocks']} (no test)"
+    return f"{c['n_blocks']} ({fmt(c['min_p'], 3)})"
 
 
 def _diff(c: dict[str, Any]) -> float | None:
