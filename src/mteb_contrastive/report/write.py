@@ -37,6 +37,7 @@ from mteb_contrastive.report.chance import (
     calibrated_kind,
     chance_levels,
     main_chance,
+    stored_ranges,
     verification_counts,
 )
 from mteb_contrastive.report.compare import (
@@ -292,8 +293,8 @@ def row_chance(
     """
     needs_ref = r.family in ("author", "quotes", "retrieval") and "pool_size" in r.scores
     ch = chance_levels(r.family, r.scores, reference(r) if needs_ref else None)
-    ranges: dict[str, dict[str, float]] = {}
-    if r.family == "verification" and any(calibrated_kind(k) for k in r.scores):
+    ranges: dict[str, dict[str, float]] = stored_ranges(r.scores)  # simulated by the protocol at the model's scale
+    if r.family == "verification" and not ranges and any(calibrated_kind(k) for k in r.scores):
         counts = verification_counts(r.scores)
         if counts is None:
             counts = verification_counts(r.scores, reference(r))
@@ -319,8 +320,16 @@ def row_chance(
 
 
 def _chance_method(name: str, scores: dict[str, Any], sim: dict[str, Any] | None) -> str:
+    if sim is not None and sim.get("scale") == "own":
+        return (
+            f"simulated at the model's own scale ({sim['runs']} runs of its validation and test scores "
+            "with the labels permuted, through the protocol's calibration)"
+        )
     if sim is not None:
-        return f"simulated ({sim['runs']} random runs through the protocol's calibration)"
+        return (
+            f"simulated on uniform scores ({sim['runs']} random runs through the protocol's calibration; "
+            "the result predates the model's own-scale simulation)"
+        )
     if f"random_{name}" in scores or f"chance_{name}" in scores:
         return "stored by the protocol"
     return "exact"
