@@ -40,7 +40,6 @@ from typing import Any
 
 from mteb_contrastive.data.built_folder import built_folder
 from mteb_contrastive.data.content import DUPLICATE_RULES, apply_duplicate_rule, content_key, overlapping_texts
-from mteb_contrastive.data.corpus import iter_jsonl
 from mteb_contrastive.data.errors import DataError, LineRows, position, where
 from mteb_contrastive.data.languages import (
     document_language,
@@ -51,6 +50,7 @@ from mteb_contrastive.data.languages import (
 )
 from mteb_contrastive.data.normalise import normalise_documents
 from mteb_contrastive.data.pan import write_pairs_and_truth
+from mteb_contrastive.data.readers import iter_jsonl
 from mteb_contrastive.data.text import has_unsegmented_script, word_pieces
 from mteb_contrastive.identity import fingerprint, nfc
 
