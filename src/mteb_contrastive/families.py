@@ -220,12 +220,15 @@ def family_of_scores(task: str, task_type: str | None, scores: dict[str, Any]) -
 
 def resampling_of(cls: type | None, family: str, scores: dict[str, Any] | None = None) -> Resampling:
     """What the intervals of a result resample: its protocol's :class:`Resampling`, else its family's
-    (:data:`FAMILY_RESAMPLING`; an author-family ranking result, one with ``pool_size``, by query)."""
+    (:data:`FAMILY_RESAMPLING`; an author-family ranking result, one with ``pool_size``, by query; an
+    attribution-family clustering result, one with ``v_measure``, by text)."""
     p = protocol_of(cls) if cls is not None else None
     if p is not None:
         return p.resampling
     if family == "author" and scores is not None and ("pool_size" in scores or "ndcg_at_10" in scores):
         return BY_QUERY
+    if family == "attribution" and scores is not None and "v_measure" in scores:
+        return BY_TEXT  # a clustering result: its texts
     return FAMILY_RESAMPLING.get(family, FAMILY_RESAMPLING["other"])
 
 

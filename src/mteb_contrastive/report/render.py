@@ -297,7 +297,7 @@ def _blocks(x: Any) -> str:
     """``b (min p)``: the randomisation test's swap blocks and the smallest p they can reach."""
     if x.min_p is None:
         return f"{x.n_blocks} (no test)" if x.n_blocks else "n/a"
-    return f"{x.n_blocks} ({fmt(x.min_p, 3)})"
+    return f"{x.n_blocks} ({fmt(x.min_p, 3) if x.min_p >= 0.001 else '< 0.001'})"
 
 
 def _diff(c: ComparisonRow) -> float | None:
