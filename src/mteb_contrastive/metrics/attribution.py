@@ -47,6 +47,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from mteb_contrastive.metrics.resampling import NotComparable
+from mteb_contrastive.metrics.resampling import bootstrap_interval as by_unit
+
 UNKNOWN = "<UNK>"
 #: enumerate every answer combination up to this many (else Monte Carlo)
 EXACT_MAX = 100_000
@@ -235,9 +238,6 @@ def bootstrap_interval(
     Raises:
         ValueError: ``groups`` not of length ``n_items``.
     """
-    from mteb_contrastive.metrics.resampling import NotComparable
-    from mteb_contrastive.metrics.resampling import bootstrap_interval as by_unit
-
     g = np.asarray(groups).tolist()
     try:
         iv = by_unit(

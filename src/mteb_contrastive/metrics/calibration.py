@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from mteb_contrastive.metrics.pan import evaluate_all
+from mteb_contrastive.metrics.pan import evaluate_all, evaluate_all_batch
 
 #: the abstention grid of Kirby, "Contrastive Learning for Authorship Verification" (the band
 #: half-widths searched on validation): {0, .005, .01, .015, .02, .03, .04, .05, .075, .10, .125, .15, .20},
@@ -578,8 +578,6 @@ def abstention_batch(p: np.ndarray, y: np.ndarray, *, grid: tuple[float, ...], y
     """Per row, the band half-width of :func:`fit_abstention` (``exact=False``: 1e-12 slack in the band)
     or of :class:`KirbyCalibrator` (``exact=True``): the first delta of the ascending grid whose
     validation PAN overall beats the best so far by more than 1e-12, (R,)."""
-    from mteb_contrastive.metrics.pan import evaluate_all_batch
-
     best = np.full(p.shape[0], -np.inf)
     delta = np.full(p.shape[0], np.nan)
     for d in sorted(grid):
