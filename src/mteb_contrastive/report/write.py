@@ -95,6 +95,7 @@ def build_report(
     prediction_dirs: dict[str, Path] | None = None,
     reference_model: str | None = None,
     skipped: list[tuple[str, str]] | None = None,
+    failed: list[tuple[str, str]] | None = None,
     plots_dir: Path | None = None,
     load_references: bool = True,
     chance_runs: int | None = None,
@@ -109,6 +110,7 @@ def build_report(
         reference_model: the model every other is compared with (default: the first of ``models``);
             with more than two models every pair is compared too (which pairs are separable).
         skipped: (benchmark, reason) lines to repeat in the report.
+        failed: (model, one-line reason) of each model whose evaluation failed (listed in the report).
         plots_dir: where PNGs go (None: no plots).
         load_references: load each task's qrels / labels through mteb for chance levels and
             per-item scores (False: only what the result files hold).
@@ -242,6 +244,7 @@ def build_report(
         "models": model_info,
         "datasets": [{"task": t, "dataset_revision": v} for t, v in datasets],
         "skipped": [{"benchmark": b, "reason": why} for b, why in (skipped or [])],
+        "failed": [{"model": m, "reason": why} for m, why in (failed or [])],
         "rows": out_rows,
         "comparisons": comparisons,
         "questioned": questioned,
@@ -543,6 +546,8 @@ def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
     out.append("")
     if rep["skipped"]:
         out += ["## Not run", ""] + [f"- {s['benchmark']}: {s['reason']}" for s in rep["skipped"]] + [""]
+    if rep.get("failed"):
+        out += ["## Models that failed", ""] + [f"- {f['model']}: {f['reason']}" for f in rep["failed"]] + [""]
     for fam in FAMILIES:
         rows = [r for r in rep["rows"] if r["family"] == fam]
         if not rows:
