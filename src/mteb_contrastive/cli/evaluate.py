@@ -1,6 +1,7 @@
 """``mteb-contrastive evaluate``: the release evaluation -- every benchmark here, one report.
 
     mteb-contrastive evaluate -m MODEL [-m MODEL2 ...] [--out build/release] [--suite default|full] [--device cuda]
+        [--benchmark NAME ...]
 
 Steps:
 
@@ -8,7 +9,8 @@ Steps:
    ``MTEB_CONTRASTIVE_DATASETS`` / ``MTEB_CONTRASTIVE_VERIFICATION``) is checked with path and
    environment checks only; one line per benchmark says ``run`` (and where its data comes from)
    or ``skip`` and why. The ``default`` suite has one benchmark per family (what ``make run``
-   evaluates); ``full`` adds the others.
+   evaluates); ``full`` adds the others. ``--benchmark NAME`` (repeatable) keeps only the named
+   benchmarks of the suite (a reranking ablation on one task); a name not in the plan is one error line.
 2. **Build.** Benchmarks made from the shared data are built once into ``<out>/datasets`` and
    ``<out>/verification`` (kept: a built folder is reused while its content revision is unchanged).
 3. **Run.** One stock ``mteb run`` per model with ``--output-folder <out>/results``,
@@ -164,6 +166,7 @@ def run_evaluation(
     *,
     shared: Path,
     suite: str = "default",
+    benchmarks: list[str] | None = None,
     reference: str | None = None,
     rerun: bool = False,
     batch_size: int | None = None,
@@ -183,7 +186,7 @@ def run_evaluation(
     """
     import mteb  # first: the task modules below import mteb, whose import registers them
 
-    from mteb_contrastive.benchmarks.plan import plan
+    from mteb_contrastive.benchmarks.plan import NOT_IN_SUITE, plan
     from mteb_contrastive.catalog import all_task_classes, registered_task_class
     from mteb_contrastive.plugin.quiet import apply_environment, quiet
     from mteb_contrastive.plugin.registration import register_tasks
@@ -215,6 +218,20 @@ def run_evaluation(
         env_updates[config.QUIET_ENV] = "1"
     os.environ[config.SHARED_ENV] = str(shared)  # the sources below look for the shared files there
     benches = plan(out, shared, suite, hub=hub)  # before the update: only the user's folders are "user folders"
+    if benchmarks:
+        unknown = [n for n in benchmarks if n not in {b.name for b in benches}]
+        if unknown:
+            print(
+                f"error: --benchmark {unknown[0]}: not a benchmark of the plan; choose from "
+                f"{', '.join(b.name for b in benches)}",
+                file=sys.stderr,
+            )
+            return 2
+        for b in benches:
+            if b.name not in benchmarks:
+                b.missing = "not asked for (--benchmark)"
+            elif b.missing == NOT_IN_SUITE:
+                b.missing = None  # named: run it whatever the suite
     apply_environment(env_updates)
 
     _say(f"release evaluation of {len(models)} model(s), suite '{suite}', output {out}")
@@ -398,6 +415,13 @@ def add_parser(sub) -> None:
         ),
     )
     e.add_argument(
+        "--benchmark",
+        dest="benchmarks",
+        action="append",
+        metavar="NAME",
+        help="run only this benchmark of the plan (a name of its run/skip lines); repeatable (default: all)",
+    )
+    e.add_argument(
         "--shared",
         help="the shared data folder (default: $MTEB_CONTRASTIVE_SHARED, else ../shared/data beside the checkout)",
     )
@@ -428,6 +452,7 @@ def main(args) -> int:
         args.out,
         shared=config.shared_data_dir(args.shared),
         suite=args.suite,
+        benchmarks=args.benchmarks,
         reference=args.reference,
         rerun=args.rerun,
         batch_size=args.batch_size,

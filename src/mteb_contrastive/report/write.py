@@ -30,7 +30,7 @@ from mteb_contrastive import config
 from mteb_contrastive.data.atomic import write_text_atomic
 from mteb_contrastive.families import FAMILIES, Resampling, higher_is_better, resampling_of
 from mteb_contrastive.layout import model_root
-from mteb_contrastive.report import plots
+from mteb_contrastive.report import plots, reranking
 from mteb_contrastive.report.chance import (
     SIMULATION_RUNS,
     cached_calibrated_chance,
@@ -217,10 +217,20 @@ def build_report(
                 if a in per_model and b in per_model:
                     comparisons.append(compare_rows(per_model[a], per_model[b], items))
 
+    info = {(o["task"], o["subset"], o["split"], o["model"]): o for o in out_rows}
+    rerank = reranking.reranking_entries(
+        rows,
+        lambda first, reranked: compare_rows(first, reranked, items),
+        lambda r: info[(r.task, r.subset, r.split, r.model)],
+    )
     questioned = questioned_lines(rows, prediction_dirs)
-    figures = []
+    figures, rerank_figures = [], []
     if plots_dir is not None:
         figures = _make_plots(rows, out_rows, items, prediction_dirs, plots_dir, reference, models)
+        for task in dict.fromkeys(e["task"] for e in rerank):
+            fig = reranking.score_vs_k_figure(rerank, task)
+            if fig is not None:
+                rerank_figures.append(plots.save(fig, plots_dir / f"{task}_rerank_score_vs_k.png"))
     model_info = []
     for m in models:
         r = next(x for x in rows if x.model == m)
@@ -247,6 +257,8 @@ def build_report(
         "failed": [{"model": m, "reason": why} for m, why in (failed or [])],
         "rows": out_rows,
         "comparisons": comparisons,
+        "reranking": rerank,
+        "reranking_plots": [str(p) for p in rerank_figures],
         "questioned": questioned,
         "separability": separability(comparisons, models) if len(models) > 2 else [],
         "run_info": run_info,
@@ -641,6 +653,13 @@ def render_markdown(rep: dict[str, Any], plots_rel: Path | None = None) -> str:
                 f"| {'; '.join(e['not_separable']) or '--'} | {'; '.join(e['not_compared']) or '--'} |"
             )
         out.append("")
+    out += reranking.render_reranking(
+        rep.get("reranking") or [],
+        [
+            Path(p).name if plots_rel is None else (plots_rel / Path(p).name).as_posix()
+            for p in rep.get("reranking_plots") or []
+        ],
+    )
     if apart:
         out += [
             "## Not comparable",

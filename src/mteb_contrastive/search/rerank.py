@@ -164,7 +164,7 @@ def trained_length(model_name_or_path: str) -> int | None:
         length = json.loads(open(f, encoding="utf-8").read()).get("config", {}).get("context_length")
     except (ValueError, AttributeError):
         return None
-    return int(length) if isinstance(length, int) and length > 0 else None
+    return length if type(length) is int and length > 0 else None  # not a bool, a float or a string
 
 
 class _STReranker:
