@@ -274,3 +274,145 @@ def test_failure_reason_is_the_runs_error_line(noise, kind, message):
     else:
         lines = [" ".join(x.split()) for x in noise if x.strip()]
         assert failure_reason(noise, 3) == (lines[-1] if lines else "exit 3")
+
+
+# ----------------------------------------------------------------------------- the report's reranking section
+
+
+def test_report_reranking_section_compares_each_model_with_its_own_first_stage(evaluated):
+    out, _ = evaluated
+    rep = json.loads((out / "report.json").read_text())
+    entries = rep["reranking"]
+    assert sorted((e["model"], e["subset"]) for e in entries) == [
+        (m, s) for m in ("rerank/bm25+li@10", "rerank/bm25+li@3") for s in ("base-2", "base-3")
+    ]
+    assert [e["k"] for e in entries if e["subset"] == "base-2"] == [3, 10]  # by k within (first stage, reranker)
+    for e in entries:
+        c = e["comparison"]
+        assert e["first_stage"] == "mteb/baseline-bm25s" and e["orientation"] == "reranked minus first stage"
+        assert (c["reference"], c["candidate"]) == ("mteb/baseline-bm25s", e["model"])
+        first = _result(out, "mteb/baseline-bm25s", "SynthAuthorsAuthorRetrieval")["scores"]["test"]
+        mine = _result(out, e["model"], "SynthAuthorsAuthorRetrieval")["scores"]["test"]
+        (f,) = [s for s in first if s["hf_subset"] == e["subset"]]
+        (m,) = [s for s in mine if s["hf_subset"] == e["subset"]]
+        assert e["first_stage_main"] == f["ndcg_at_10"] and e["main_score"] == m["ndcg_at_10"]
+        # per-query nDCG@10 from the prediction files averages to the stored scores; the difference is reranked - first
+        assert c["reference_value"] == pytest.approx(f["ndcg_at_10"], abs=1e-4)
+        assert c["candidate_value"] == pytest.approx(m["ndcg_at_10"], abs=1e-4)
+        assert c["diff"] == pytest.approx(c["candidate_value"] - c["reference_value"], abs=1e-12)
+        assert c["ci_low"] <= c["diff"] <= c["ci_high"] and c["unit"] == "query"
+        assert c["verdict"] == ("better" if c["ci_low"] > 0 else "worse" if c["ci_high"] < 0 else "within noise")
+        assert (
+            e["cost"]["rerank_pairs"] == m["rerank_pairs"] and e["cost"]["first_stage_texts"] == m["first_stage_texts"]
+        )
+    md = (out / "report.md").read_text()
+    section = md[md.index("## Reranking") :]
+    assert "difference (reranked − first stage)" in section
+    row = next(
+        x for x in section.splitlines() if x.startswith("| SynthAuthorsAuthorRetrieval | base-2 |") and "| 3 |" in x
+    )
+    e = next(x for x in entries if x["subset"] == "base-2" and x["k"] == 3)
+    assert f"| {e['comparison']['diff']:+.4f} |" in row and f"{int(e['cost']['rerank_pairs'])} pairs" in row
+    png = out / "plots" / "SynthAuthorsAuthorRetrieval_rerank_score_vs_k.png"
+    assert png.stat().st_size > 1000 and "(plots/SynthAuthorsAuthorRetrieval_rerank_score_vs_k.png)" in section
+
+
+def _row(model, task="T", subset="default", main=0.5, meta=None, **scores):
+    from mteb_contrastive.report.reader import ScoreRow
+
+    return ScoreRow(
+        model=model,
+        model_revision="r",
+        task=task,
+        split="test",
+        subset=subset,
+        family="author",
+        main_score_name="ndcg_at_10",
+        scores={"ndcg_at_10": main, **scores},
+        model_meta=meta or {},
+    )
+
+
+def _two_stage_meta(first, kind, k):
+    return {"loader_kwargs": {"first_stage": first, "reranker": kind, "reranker_model": "m", "k": k}}
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    firsts=st.lists(st.sampled_from(["a/first", "z/first", "m/bm25"]), min_size=1, max_size=3, unique=True),
+    ks=st.lists(st.integers(1, 500), min_size=1, max_size=4, unique=True),
+    kinds=st.lists(st.sampled_from(["ce", "li", "bi"]), min_size=1, max_size=3, unique=True),
+    scores=st.lists(st.floats(0, 1), min_size=40, max_size=40),
+    drop_first=st.booleans(),
+)
+def test_each_two_stage_row_is_compared_with_its_own_first_stage_only(firsts, ks, kinds, scores, drop_first):
+    """Whatever the names' order, the reference of every entry is the model's own first stage, and the
+    difference is reranked minus first stage; a first stage not evaluated gives no comparison."""
+    from mteb_contrastive.report.reranking import reranking_entries
+
+    it = iter(scores)
+    rows = [] if drop_first else [_row(f, main=next(it)) for f in firsts]
+    two = [
+        _row(f"rerank/{i}-{kind}@{k}", main=next(it), meta=_two_stage_meta(f, kind, k))
+        for i, f in enumerate(firsts)
+        for kind in kinds
+        for k in ks
+    ]  # at most 3 x 3 x 4 two-stage rows + 3 first stages: 40 scores suffice
+    rows += two
+    calls = []
+
+    def compare(a, b):
+        calls.append((a.model, b.model))
+        return {"reference": a.model, "candidate": b.model, "statistic": "ndcg_at_10", "diff": b.main - a.main}
+
+    entries = reranking_entries(rows[::-1], compare)  # any order of the rows
+    assert len(entries) == len(two)
+    for e in entries:
+        own = e["first_stage"]
+        if drop_first:
+            assert e["comparison"] is None and own in e["reason"]
+        else:
+            assert e["comparison"]["reference"] == own and e["comparison"]["candidate"] == e["model"]
+            assert e["comparison"]["diff"] == pytest.approx(e["main_score"] - e["first_stage_main"])
+    assert all(b.startswith("rerank/") and not a.startswith("rerank/") for a, b in calls)
+    keys = [(e["first_stage"], e["reranker"], e["k"]) for e in entries]
+    assert keys == sorted(keys)
+
+
+def test_reranking_table_by_hand():
+    from mteb_contrastive.report.reranking import render_reranking, reranking_entries
+
+    rows = [
+        _row("sentence-transformers/all-MiniLM-L6-v2", main=0.40, encoding_texts_encoded=1200),
+        _row(
+            "rerank/minilm+li@10",
+            main=0.45,
+            meta=_two_stage_meta("sentence-transformers/all-MiniLM-L6-v2", "li", 10),
+            first_stage_texts=1300,
+            first_stage_seconds=2.3,
+            encoding_texts_encoded=0,
+            rerank_pairs=1000,
+            rerank_texts_encoded=900,
+            rerank_seconds=31.5,
+        ),
+    ]
+
+    def compare(a, b):
+        return {
+            "reference": a.model,
+            "candidate": b.model,
+            "statistic": "ndcg_at_10",
+            "diff": 0.05,
+            "ci_low": 0.01,
+            "ci_high": 0.09,
+            "p_value": 0.004,
+            "verdict": "better",
+        }
+
+    (e,) = reranking_entries(rows, compare, lambda r: {"chance": 0.01, "interval": None})
+    lines = render_reranking([e])
+    assert lines[-2] == (
+        "| T | default | sentence-transformers/all-MiniLM-L6-v2 | li (m) | 10 | 0.4500 | 0.4000 | 0.0100 | +0.0500 "
+        "| [+0.0100, +0.0900] | 0.004 | better | 1,300 texts (0 encoded), 2.3 s | 1,000 pairs, 900 texts encoded, "
+        "31.5 s |"
+    )
