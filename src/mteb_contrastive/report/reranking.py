@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mteb_contrastive.report import plots
 from mteb_contrastive.report.reader import ScoreRow
+from mteb_contrastive.search.rerank import model_label
 
 #: how every difference of the section is oriented
 ORIENTATION = "reranked minus first stage"
@@ -163,8 +165,6 @@ def _count(v: Any) -> str:
 
 def reranker_label(e: dict[str, Any]) -> str:
     """``li (all-MiniLM-L6-v2 (bundled))``: the reranker kind and its model's short name."""
-    from mteb_contrastive.search.rerank import model_label
-
     model = e.get("reranker_model")
     if not model:
         return e["reranker"]
@@ -241,8 +241,6 @@ def score_vs_k_figure(entries: list[dict[str, Any]], task: str, colors: dict[str
     """Main score of ``task`` against k, one panel per (split, subset): a line per (first stage, reranker) with
     95% error bars, the first stage alone as a dashed line of the same colour, chance grey. None without
     entries for the task."""
-    from mteb_contrastive.report import plots
-
     rows = [e for e in entries if e["task"] == task and e["main_score"] is not None]
     if not rows:
         return None
