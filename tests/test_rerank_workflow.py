@@ -26,6 +26,7 @@ from mteb_contrastive.search.rerank import (
     is_two_stage,
     same_model,
     trained_length,
+    two_stage_meta,
 )
 
 RERANK_ENVS = tuple(RERANKER_ENV.values())
@@ -54,7 +55,7 @@ def evaluated(synth):
     cmd = ["mteb-contrastive", "evaluate", *[a for m in models for a in ("-m", m)], "--out", str(out)]
     saved = {k: os.environ.pop(k) for k in RERANK_ENVS if k in os.environ}
     try:
-        res = run([*cmd, "--device", "cpu"], env)
+        res = run([*cmd, "--device", "cpu"], env, timeout=1800)
     finally:
         os.environ.update(saved)
     return out, res
@@ -239,6 +240,13 @@ def test_cross_encoder_is_scored_at_the_length_it_was_trained_for(tmp_path):
     ce = make_reranker("ce", str(folder))
     assert ce.max_length == 96 and ce.model.max_seq_length == 96  # as train-reranker recorded it
     assert CrossEncoderReranker(str(folder), max_length=128).max_length == 128  # asked for: as asked
+    # identity is content: the revision of a ce model says the length it is scored at
+    untrained = tmp_path / "ce-untrained"
+    CrossEncoder(bundled_minilm(), num_labels=1, max_length=300).save(str(untrained))
+    assert two_stage_meta("rerank/bm25+ce@10", "mteb/baseline-bm25s", ce, 10).revision.endswith("-k10-len96")
+    assert two_stage_meta("x", "y", None, 10, reranker_kind="ce", reranker_model=str(untrained)).revision.endswith(
+        "-k10"
+    )
     # what the model reads is cut at 96 tokens: a long pair scores as its first 96 tokens
     long = " ".join(["word"] * 400)
     tok = ce.model.tokenizer([("q", long)], truncation=True, max_length=ce.max_length)

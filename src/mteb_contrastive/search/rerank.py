@@ -521,7 +521,8 @@ def two_stage_meta(
     reranker_model: str | None = None,
     loader: Any = None,
 ) -> Any:
-    """mteb ``ModelMeta`` of a two-stage model: name as given, revision = reranker model + k.
+    """mteb ``ModelMeta`` of a two-stage model: name as given, revision = reranker model + k (+ ``-len<L>`` for a
+    cross-encoder folder that records its training length L, :func:`trained_length`, the length it is scored at).
 
     ``reranker`` None with ``reranker_model`` None: a registered name whose reranker model is not set
     (``ce`` without ``$MTEB_CONTRASTIVE_CROSS_ENCODER``): the revision says ``unset`` and
@@ -536,6 +537,9 @@ def two_stage_meta(
     parts = label.rstrip("/").replace(os.sep, "/").split("/")
     base = "-".join(parts[-2:])  # "org-name" for Hub names, "parent-folder" for local folders
     rev = f"{kind}-{_slug(base)}-{reranker_identity(label)}-k{k}"
+    length = trained_length(label) if kind == "ce" and rmodel else None
+    if length:  # a cross-encoder scored at its recorded training length: results at another length are others
+        rev += f"-len{length}"
     return ModelMeta.create_empty(
         overwrites=dict(
             loader=loader,
