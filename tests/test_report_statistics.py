@@ -4,6 +4,7 @@ what the tables show, the figures."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -284,15 +285,15 @@ def test_results_of_two_dataset_revisions_are_listed_as_not_comparable():
     def items(r):
         raise AssertionError("per-item data are not even read across revisions")
 
-    c = compare_rows(a, b, items)
+    c = compare_rows(a, b, items).to_json()
     assert (c["verdict"], c["reason"]) == ("not comparable", "dataset revision rev-1 vs rev-2")
     assert (c["reference_dataset_revision"], c["candidate_dataset_revision"]) == ("rev-1", "rev-2")
     # the same revision: compared, by the unit of the family (anchor authors for author triplets)
-    c = compare_rows(a, _row("m/b", revision="rev-1"), lambda r: same_ids)
+    c = compare_rows(a, _row("m/b", revision="rev-1"), lambda r: same_ids).to_json()
     assert (c["statistic"], c["unit"], c["n_groups"], c["verdict"]) == ("accuracy", "anchor author", 3, "within noise")
     # the same revision but other items (a truncated prediction file): not comparable either
     fewer = PerItem("accuracy", ["t1", "t2"], values=[1, 0], groups=["x", "y"])
-    c = compare_rows(a, _row("m/b"), lambda r: same_ids if r.model == "m/a" else fewer)
+    c = compare_rows(a, _row("m/b"), lambda r: same_ids if r.model == "m/a" else fewer).to_json()
     assert c["verdict"] == "not comparable"
     assert c["reason"] == "not the same items: 1 only in the reference, 0 only in the candidate (2 common)"
     rep = {
@@ -303,7 +304,7 @@ def test_results_of_two_dataset_revisions_are_listed_as_not_comparable():
         "models": [],
         "skipped": [],
         "rows": [],
-        "comparisons": [compare_rows(a, b, items)],
+        "comparisons": [compare_rows(a, b, items).to_json()],
         "plots": [],
         "datasets": [],
     }
@@ -334,28 +335,66 @@ def test_stored_rankings_are_not_rescored_against_another_revisions_qrels(tmp_pa
             return str(exc)
 
     c = compare_rows(row, _row("m/b", task="R", revision="rev-1", family="retrieval", main="ndcg_at_10"), items)
+    c = c.to_json()
     assert c["verdict"] == "not comparable" and "the task's data here is revision rev-2" in c["reason"]
 
 
 # ----------------------------------------------------------------------------- what the tables show
 
 
+def _row_interval(low, high, n, unit):
+    from mteb_contrastive.report.compare import Interval
+    from mteb_contrastive.report.rows import RowInterval
+
+    return RowInterval(unit, Interval("x", (low + high) / 2, low, high, n, n, unit, 1000, False))
+
+
+def report_row(**kw):
+    """A report row with neutral defaults and the given fields."""
+    from mteb_contrastive.report.rows import ReportRow, RowInterval
+
+    base = dict(
+        family="author",
+        task="T",
+        split="test",
+        subset="default",
+        languages=[],
+        model="m",
+        model_revision="1",
+        dataset_revision="1",
+        main_score_name="accuracy",
+        main_score=0.5,
+        higher_is_better=True,
+        chance=None,
+        chance_text="n/a",
+        chance_range=None,
+        chance_method="exact",
+        chance_levels={},
+        chance_simulated={},
+        cross_document=None,
+        cross_document_chance=None,
+        interval=RowInterval("item", reason="no per-item data"),
+        resampling_unit="item",
+        counts={},
+        secondary={},
+        scores={},
+        evaluation_time_s=None,
+        mteb_version=None,
+        result_file="",
+    )
+    return ReportRow(**{**base, **kw})
+
+
 def test_separable_pairs_of_three_models():
+    from mteb_contrastive.report.compare import Comparison
+    from mteb_contrastive.report.rows import ComparisonRow
     from mteb_contrastive.report.write import separability
 
     def comp(a, b, ma, mb, verdict):
-        return {
-            "task": "T",
-            "split": "test",
-            "subset": "default",
-            "reference": a,
-            "candidate": b,
-            "reference_main": ma,
-            "candidate_main": mb,
-            "statistic": "accuracy",
-            "verdict": verdict,
-            "higher_is_better": True,
-        }
+        test = Comparison("accuracy", 10, ma, mb, mb - ma, -1.0, 1.0, 0.5, verdict, 1000, False)
+        return ComparisonRow(
+            "T", "test", "default", a, b, "accuracy", ma, mb, "1", "1", "item", "item", verdict, result=test
+        )
 
     comps = [
         comp("A", "B", 0.80, 0.70, "worse"),
@@ -363,15 +402,15 @@ def test_separable_pairs_of_three_models():
         comp("B", "C", 0.70, 0.78, "better"),
     ]
     (e,) = separability(comps, ["A", "B", "C"])
-    assert e["ranking"] == ["A", "C", "B"]
-    assert e["separable"] == ["A > B", "C > B"] and e["not_separable"] == ["A ~ C"]
-    comps[1] = {**comps[1], "statistic": None, "verdict": "not comparable", "reason": "dataset revision 1 vs 2"}
+    assert e.ranking == ["A", "C", "B"]
+    assert e.separable == ["A > B", "C > B"] and e.not_separable == ["A ~ C"]
+    comps[1].result, comps[1].verdict, comps[1].reason = None, "not comparable", "dataset revision 1 vs 2"
     (e,) = separability(comps, ["A", "B", "C"])
-    assert e["not_compared"] == ["A, C: dataset revision 1 vs 2"]
+    assert e.not_compared == ["A, C: dataset revision 1 vs 2"]
 
 
 def test_author_retrieval_table_shows_cross_document_metrics_beside_the_papers():
-    from mteb_contrastive.report.write import _score_table
+    from mteb_contrastive.report.write import score_table
 
     scores = {
         "ndcg_at_10": 0.42,
@@ -380,22 +419,21 @@ def test_author_retrieval_table_shows_cross_document_metrics_beside_the_papers()
         "recall_at_10_cross_document": 0.2,
         "random_ndcg_at_10_cross_document": 0.01,
     }
-    row = {
-        "task": "NewCorpusAuthorRetrieval",
-        "subset": "base-2",
-        "model": "m",
-        "main_score_name": "ndcg_at_10",
-        "main_score": 0.42,
-        "higher_is_better": True,
-        "interval": {"ci_low": 0.4, "ci_high": 0.44, "n_units": 300, "unit": "query", "n_items": 300},
-        "chance_text": "0.0100",
-        "cross_document": 0.13,
-        "cross_document_chance": 0.01,
-        "secondary": {"recall_at_10": 0.5},
-        "scores": scores,
-        "counts": {"pool_size": 1000},
-    }
-    head, _, line = _score_table([row])
+    row = report_row(
+        task="NewCorpusAuthorRetrieval",
+        subset="base-2",
+        model="m",
+        main_score_name="ndcg_at_10",
+        main_score=0.42,
+        interval=_row_interval(0.4, 0.44, 300, "query"),
+        chance_text="0.0100",
+        cross_document=0.13,
+        cross_document_chance=0.01,
+        secondary={"recall_at_10": 0.5},
+        scores=scores,
+        counts={"pool_size": 1000},
+    )
+    head, _, line = score_table([row])
     assert head == (
         "| task | subset | model | main score | value | 95% CI (resampled) | chance | ndcg_at_10_cross_document | "
         "chance (cross-document) | recall_at_10 | recall_at_10_cross_document | counts |"
@@ -436,7 +474,7 @@ def test_figures_one_colour_per_model_chance_interval_and_axes_from_zero():
     models = ["org/a", "org/b"]
     colors = plots.model_colors(models)
     assert len(set(colors.values())) == 2
-    iv = {"ci_low": 0.3, "ci_high": 0.5, "n_units": 10, "unit": "query", "n_items": 10}
+    iv = _row_interval(0.3, 0.5, 10, "query")
     rows, infos = [], []
     for m, base in zip(models, (0.4, 0.6)):
         for k in (2, 4):
@@ -449,20 +487,19 @@ def test_figures_one_colour_per_model_chance_interval_and_axes_from_zero():
                 "random_recall_at_10": 0.05,
             }
             r = ScoreRow(m, "1", "XAuthorRetrieval", "test", f"base-{k}", "author", "ndcg_at_10", s)
-            info = {
-                "task": r.task,
-                "subset": r.subset,
-                "model": m,
-                "main_score_name": "ndcg_at_10",
-                "main_score": base,
-                "interval": iv,
-                "chance": 0.02 * k,
-                "chance_range": None,
-            }
+            info = report_row(
+                task=r.task,
+                subset=r.subset,
+                model=m,
+                main_score_name="ndcg_at_10",
+                main_score=base,
+                interval=iv,
+                chance=0.02 * k,
+            )
             rows.append(r)
             infos.append(info)
-    ver = {**infos[0], "task": "V", "subset": "default", "main_score_name": "pan_platt_abstain_overall"}
-    ver.update(main_score=0.6, chance=0.546, chance_range=[0.49, 0.61])
+    ver = dataclasses.replace(infos[0], task="V", subset="default", main_score_name="pan_platt_abstain_overall")
+    ver.main_score, ver.chance, ver.chance_range = 0.6, 0.546, [0.49, 0.61]
     interval = Interval("recall_at_10", 0.5, 0.4, 0.6, 10, 10, "query", 100, False)
     y = np.array([1, 1, 0, 0, 1, 0])
     s = np.array([0.9, 0.7, 0.2, 0.4, 0.3, 0.6])

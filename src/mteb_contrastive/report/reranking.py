@@ -2,7 +2,7 @@
 
 A two-stage model (``rerank/<first>+<reranker>@<k>``, :mod:`mteb_contrastive.search.rerank`) names its first
 stage, reranker, reranker model and k in its ``model_meta.json`` (``loader_kwargs``; :func:`two_stage_of`).
-For every (task, split, subset) a two-stage model was evaluated on, :func:`reranking_entries` pairs it with
+For every (task, split, subset) a two-stage model was evaluated on, :func:`reranking_rows` pairs it with
 the result of its first stage alone -- never with another model -- and compares them item by item with the
 report's own comparison (the caller's ``compare``: same dataset revision, same items, the family's resampling
 unit, percentile interval, randomisation test, verdict; :mod:`mteb_contrastive.report.compare`). The
@@ -30,6 +30,7 @@ from typing import Any
 
 from mteb_contrastive.report import plots
 from mteb_contrastive.report.reader import ScoreRow
+from mteb_contrastive.report.rows import ComparisonRow, ReportRow, RerankingRow
 from mteb_contrastive.search.rerank import model_label
 
 #: how every difference of the section is oriented
@@ -80,24 +81,23 @@ def stage_cost(r: ScoreRow) -> dict[str, Any]:
     return out
 
 
-def reranking_entries(
+def reranking_rows(
     rows: list[ScoreRow],
-    compare: Callable[[ScoreRow, ScoreRow], dict[str, Any]],
-    info: Callable[[ScoreRow], dict[str, Any]] | None = None,
-) -> list[dict[str, Any]]:
-    """One entry per two-stage row: its first stage's row of the same (task, split, subset), the comparison
-    ``compare(first_stage_row, reranked_row)`` (so its differences are :data:`ORIENTATION`) and the cost.
+    compare: Callable[[ScoreRow, ScoreRow], ComparisonRow],
+    info: Callable[[ScoreRow], ReportRow] | None = None,
+) -> list[RerankingRow]:
+    """One :class:`~.rows.RerankingRow` per two-stage row: its first stage's row of the same (task, split,
+    subset), the comparison ``compare(first_stage_row, reranked_row)`` (so its differences are
+    :data:`ORIENTATION`) and the cost of each stage.
 
     Args:
         rows: every row of the report.
-        compare: the report's paired comparison of (reference row, candidate row) -> comparison dict.
-        info: the report's row dict of a row (its ``chance`` and ``interval``), when wanted.
+        compare: the report's paired comparison of (reference row, candidate row)
+            (:func:`~.statistics.compare_rows`).
+        info: the report's row of a result (its chance level and interval), when wanted.
 
-    Returns entries sorted by (task, split, subset, first stage, reranker, reranker model, k), each with
-    ``task``, ``split``, ``subset``, ``model``, ``first_stage``, ``reranker``, ``reranker_model``, ``k``,
-    ``main_score_name``, ``main_score``, ``first_stage_main`` (None when the first stage was not evaluated
-    there), ``chance``, ``interval`` / ``first_stage_interval``, ``orientation``, ``comparison`` (None, with
-    ``reason``, when there is nothing to compare with) and ``cost`` (:func:`stage_cost`).
+    Returns the rows sorted by (task, split, subset, first stage, reranker, reranker model, k); a first
+    stage that was not evaluated there gives ``comparison`` None and the ``reason``.
     """
     by_key = {(r.task, r.split, r.subset, r.model): r for r in rows}
     out = []
@@ -106,45 +106,45 @@ def reranking_entries(
         if ts is None:
             continue
         first = by_key.get((r.task, r.split, r.subset, ts.first_stage))
-        row_info = info(r) if info else {}
-        entry: dict[str, Any] = {
-            "task": r.task,
-            "split": r.split,
-            "subset": r.subset,
-            "model": r.model,
-            "first_stage": ts.first_stage,
-            "reranker": ts.reranker,
-            "reranker_model": ts.reranker_model,
-            "k": ts.k,
-            "main_score_name": r.main_score_name,
-            "main_score": r.main,
-            "first_stage_main": first.main if first is not None else None,
-            "chance": row_info.get("chance"),
-            "interval": row_info.get("interval"),
-            "first_stage_interval": (info(first) if info and first is not None else {}).get("interval"),
-            "orientation": ORIENTATION,
-            "comparison": None,
-            "cost": stage_cost(r),
-        }
+        mine = info(r) if info else None
+        theirs = info(first) if info and first is not None else None
+        entry = RerankingRow(
+            task=r.task,
+            split=r.split,
+            subset=r.subset,
+            model=r.model,
+            first_stage=ts.first_stage,
+            reranker=ts.reranker,
+            reranker_model=ts.reranker_model,
+            k=ts.k,
+            main_score_name=r.main_score_name,
+            main_score=r.main,
+            first_stage_main=first.main if first is not None else None,
+            chance=mine.chance if mine is not None else None,
+            interval=mine.interval if mine is not None else None,
+            first_stage_interval=theirs.interval if theirs is not None else None,
+            orientation=ORIENTATION,
+            cost=stage_cost(r),
+        )
         if first is None:
-            entry["reason"] = f"the first stage {ts.first_stage} was not evaluated on this subset"
+            entry.reason = f"the first stage {ts.first_stage} was not evaluated on this subset"
         else:
             c = compare(first, r)
-            assert c["reference"] == ts.first_stage and c["candidate"] == r.model  # the orientation above
-            entry["comparison"] = c
+            assert (c.reference, c.candidate) == (ts.first_stage, r.model)  # the orientation above
+            entry.comparison = c
         out.append(entry)
-    out.sort(
-        key=lambda e: (
-            e["task"],
-            e["split"],
-            e["subset"],
-            e["first_stage"],
-            e["reranker"],
-            str(e["reranker_model"]),
-            e["k"],
-        )
-    )
+    out.sort(key=lambda e: (e.task, e.split, e.subset, e.first_stage, e.reranker, str(e.reranker_model), e.k))
     return out
+
+
+def reranking_plots(entries: list[RerankingRow], plots_dir: Path) -> list[Path]:
+    """:func:`score_vs_k_figure` of every task with two-stage rows, as ``<task>_rerank_score_vs_k.png``."""
+    made = []
+    for task in dict.fromkeys(e.task for e in entries):
+        fig = score_vs_k_figure(entries, task)
+        if fig is not None:
+            made.append(plots.save(fig, plots_dir / f"{task}_rerank_score_vs_k.png"))
+    return made
 
 
 def _f(v: Any, digits: int = 4) -> str:
@@ -163,14 +163,13 @@ def _count(v: Any) -> str:
     return "n/a" if v is None else f"{int(v):,}"
 
 
-def reranker_label(e: dict[str, Any]) -> str:
+def reranker_label(e: RerankingRow) -> str:
     """``li (all-MiniLM-L6-v2 (bundled))``: the reranker kind and its model's short name."""
-    model = e.get("reranker_model")
-    if not model:
-        return e["reranker"]
-    label = model_label(str(model))
-    short = label if label.endswith("(bundled)") else Path(str(model).rstrip("/")).name
-    return f"{e['reranker']} ({short})"
+    if not e.reranker_model:
+        return e.reranker
+    label = model_label(str(e.reranker_model))
+    short = label if label.endswith("(bundled)") else Path(str(e.reranker_model).rstrip("/")).name
+    return f"{e.reranker} ({short})"
 
 
 def first_stage_cost_text(cost: dict[str, Any]) -> str:
@@ -190,7 +189,7 @@ def rerank_cost_text(cost: dict[str, Any]) -> str:
     return f"{_count(cost['rerank_pairs'])} pairs{enc}, {_f(cost.get('rerank_seconds'), 1)} s"
 
 
-def render_reranking(entries: list[dict[str, Any]], figures: list[str] | None = None) -> list[str]:
+def render_reranking(entries: list[RerankingRow], figures: list[str] | None = None) -> list[str]:
     """The section's Markdown lines (empty without two-stage models); ``figures``: relative paths of its figures."""
     if not entries:
         return []
@@ -210,26 +209,19 @@ def render_reranking(entries: list[dict[str, Any]], figures: list[str] | None = 
         "|---" * 14 + "|",
     ]
     for e in entries:
-        c = e["comparison"]
-        if c is not None and c.get("statistic") is not None:
-            diff, ci, p, verdict = (
-                _signed(c["diff"]),
-                f"[{_signed(c['ci_low'])}, {_signed(c['ci_high'])}]",
-                _f(c.get("p_holm", c.get("p_value")), 3),
-                c["verdict"],
-            )
+        c = e.comparison
+        if c is not None and c.result is not None:
+            r = c.result
+            diff, ci, pv = _signed(r.diff), f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}]", _f(r.p_value, 3)
+            verdict = c.verdict
         else:
-            d = (
-                None
-                if e["first_stage_main"] is None or e["main_score"] is None
-                else e["main_score"] - e["first_stage_main"]
-            )
-            diff, ci, p = _signed(d), "n/a", "n/a"
-            verdict = e.get("reason") or (c.get("reason") or c.get("verdict") if c else "n/a")
+            d = None if e.first_stage_main is None or e.main_score is None else e.main_score - e.first_stage_main
+            diff, ci, pv = _signed(d), "n/a", "n/a"
+            verdict = e.reason or (c.reason or c.verdict if c is not None else "n/a")
         out.append(
-            f"| {e['task']} | {e['subset']} | {e['first_stage']} | {reranker_label(e)} | {e['k']} "
-            f"| {_f(e['main_score'])} | {_f(e['first_stage_main'])} | {_f(e['chance'])} | {diff} | {ci} | {p} "
-            f"| {verdict} | {first_stage_cost_text(e['cost'])} | {rerank_cost_text(e['cost'])} |"
+            f"| {e.task} | {e.subset} | {e.first_stage} | {reranker_label(e)} | {e.k} "
+            f"| {_f(e.main_score)} | {_f(e.first_stage_main)} | {_f(e.chance)} | {diff} | {ci} | {pv} "
+            f"| {verdict} | {first_stage_cost_text(e.cost)} | {rerank_cost_text(e.cost)} |"
         )
     out.append("")
     for rel in figures or []:
@@ -237,54 +229,52 @@ def render_reranking(entries: list[dict[str, Any]], figures: list[str] | None = 
     return out
 
 
-def score_vs_k_figure(entries: list[dict[str, Any]], task: str, colors: dict[str, str] | None = None) -> Any:
+def score_vs_k_figure(entries: list[RerankingRow], task: str, colors: dict[str, str] | None = None) -> Any:
     """Main score of ``task`` against k, one panel per (split, subset): a line per (first stage, reranker) with
     95% error bars, the first stage alone as a dashed line of the same colour, chance grey. None without
     entries for the task."""
-    rows = [e for e in entries if e["task"] == task and e["main_score"] is not None]
+    rows = [e for e in entries if e.task == task and e.main_score is not None]
     if not rows:
         return None
     import numpy as np
 
     plt = plots._plt()
-    panels = sorted({(e["split"], e["subset"]) for e in rows})
-    lines = sorted({(e["first_stage"], reranker_label(e)) for e in rows})
+    panels = sorted({(e.split, e.subset) for e in rows})
+    lines = sorted({(e.first_stage, reranker_label(e)) for e in rows})
     colors = colors or plots.model_colors([f"{a} + {b}" for a, b in lines])
     fig, axes = plt.subplots(1, len(panels), figsize=(5.0 * len(panels), 3.6), squeeze=False)
     for ax, (split, subset) in zip(axes[0], panels):
-        here = [e for e in rows if (e["split"], e["subset"]) == (split, subset)]
-        ks = sorted({e["k"] for e in here})
+        here = [e for e in rows if (e.split, e.subset) == (split, subset)]
+        ks = sorted({e.k for e in here})
         for first, rlabel in lines:
-            pts = sorted(
-                (e for e in here if (e["first_stage"], reranker_label(e)) == (first, rlabel)), key=lambda e: e["k"]
-            )
+            pts = sorted((e for e in here if (e.first_stage, reranker_label(e)) == (first, rlabel)), key=lambda e: e.k)
             if not pts:
                 continue
             color = colors.get(f"{first} + {rlabel}")
-            errs = [plots._yerr(e["main_score"], e["interval"]) for e in pts]
+            errs = [plots._yerr(e.main_score, e.interval) for e in pts]
             yerr = None
             if any(x is not None for x in errs):
                 yerr = np.array([[x[0] if x else 0.0 for x in errs], [x[1] if x else 0.0 for x in errs]])
             ax.errorbar(
-                [e["k"] for e in pts],
-                [e["main_score"] for e in pts],
+                [e.k for e in pts],
+                [e.main_score for e in pts],
                 yerr=yerr,
                 marker="o",
                 capsize=3,
                 color=color,
                 label=f"{first} + {rlabel}",
             )
-            alone = next((e["first_stage_main"] for e in pts if e["first_stage_main"] is not None), None)
+            alone = next((e.first_stage_main for e in pts if e.first_stage_main is not None), None)
             if alone is not None:
                 ax.axhline(alone, ls="--", lw=1, color=color, label=f"{first} alone")
-        chance = next((e["chance"] for e in here if e["chance"] is not None), None)
+        chance = next((e.chance for e in here if e.chance is not None), None)
         if chance is not None:
             ax.axhline(chance, ls=":", color=plots.CHANCE_COLOR, label="chance")
         ax.set_xscale("log")
         ax.set_xticks(ks, [str(k) for k in ks])
         ax.set_title(f"{task} {subset}" if len(panels) > 1 or subset != "default" else task, fontsize=9)
         ax.set_xlabel("k (first-stage candidates reranked)")
-        ax.set_ylabel(f"{here[0]['main_score_name']} (bars: 95% CI)")
+        ax.set_ylabel(f"{here[0].main_score_name} (bars: 95% CI)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     return fig
