@@ -356,7 +356,7 @@ def _two_stage_meta(first, kind, k):
 def test_each_two_stage_row_is_compared_with_its_own_first_stage_only(firsts, ks, kinds, scores, drop_first):
     """Whatever the names' order, the reference of every entry is the model's own first stage, and the
     difference is reranked minus first stage; a first stage not evaluated gives no comparison."""
-    from mteb_contrastive.report.reranking import reranking_entries
+    from mteb_contrastive.report.reranking import reranking_rows
 
     it = iter(scores)
     rows = [] if drop_first else [_row(f, main=next(it)) for f in firsts]
@@ -371,24 +371,47 @@ def test_each_two_stage_row_is_compared_with_its_own_first_stage_only(firsts, ks
 
     def compare(a, b):
         calls.append((a.model, b.model))
-        return {"reference": a.model, "candidate": b.model, "statistic": "ndcg_at_10", "diff": b.main - a.main}
+        return _comparison(a, b, diff=b.main - a.main)
 
-    entries = reranking_entries(rows[::-1], compare)  # any order of the rows
+    entries = reranking_rows(rows[::-1], compare)  # any order of the rows
     assert len(entries) == len(two)
     for e in entries:
-        own = e["first_stage"]
         if drop_first:
-            assert e["comparison"] is None and own in e["reason"]
+            assert e.comparison is None and e.first_stage in e.reason
         else:
-            assert e["comparison"]["reference"] == own and e["comparison"]["candidate"] == e["model"]
-            assert e["comparison"]["diff"] == pytest.approx(e["main_score"] - e["first_stage_main"])
+            assert (e.comparison.reference, e.comparison.candidate) == (e.first_stage, e.model)
+            assert e.comparison.result.diff == pytest.approx(e.main_score - e.first_stage_main)
     assert all(b.startswith("rerank/") and not a.startswith("rerank/") for a, b in calls)
-    keys = [(e["first_stage"], e["reranker"], e["k"]) for e in entries]
+    keys = [(e.first_stage, e.reranker, e.k) for e in entries]
     assert keys == sorted(keys)
 
 
+def _comparison(a, b, diff, ci=(0.0, 0.0), p=None, verdict="within noise"):
+    from mteb_contrastive.report.compare import Comparison
+    from mteb_contrastive.report.rows import ComparisonRow
+
+    result = Comparison("ndcg_at_10", 10, a.main, b.main, diff, ci[0], ci[1], p, verdict, 100, False, unit="query")
+    return ComparisonRow(
+        a.task,
+        a.split,
+        a.subset,
+        a.model,
+        b.model,
+        "ndcg_at_10",
+        a.main,
+        b.main,
+        "1",
+        "1",
+        "query",
+        "query",
+        verdict=verdict,
+        result=result,
+    )
+
+
 def test_reranking_table_by_hand():
-    from mteb_contrastive.report.reranking import render_reranking, reranking_entries
+    from mteb_contrastive.report.reranking import render_reranking, reranking_rows
+    from mteb_contrastive.report.rows import Report, RerankingRow, RowInterval
 
     rows = [
         _row("sentence-transformers/all-MiniLM-L6-v2", main=0.40, encoding_texts_encoded=1200),
@@ -406,18 +429,14 @@ def test_reranking_table_by_hand():
     ]
 
     def compare(a, b):
-        return {
-            "reference": a.model,
-            "candidate": b.model,
-            "statistic": "ndcg_at_10",
-            "diff": 0.05,
-            "ci_low": 0.01,
-            "ci_high": 0.09,
-            "p_value": 0.004,
-            "verdict": "better",
-        }
+        return _comparison(a, b, 0.05, (0.01, 0.09), 0.004, "better")
 
-    (e,) = reranking_entries(rows, compare, lambda r: {"chance": 0.01, "interval": None})
+    class Info:
+        chance, interval = 0.01, RowInterval("query", reason="no per-item data")
+
+    (e,) = reranking_rows(rows, compare, lambda r: Info)
+    assert RerankingRow.from_json(e.to_json()) == e  # report.json reads back
+    assert Report.from_json({"reranking": [e.to_json()]}).reranking == [e]
     lines = render_reranking([e])
     assert lines[-2] == (
         "| T | default | sentence-transformers/all-MiniLM-L6-v2 | li (m) | 10 | 0.4500 | 0.4000 | 0.0100 | +0.0500 "
