@@ -59,7 +59,9 @@ def _head_opt(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(
+    p: argparse.ArgumentParser, batch_help: str = "texts per batch, two per author: an even number >= 4"
+) -> None:
     from mteb_contrastive.training.presets import DEFAULT_PRESET, PRESETS
 
     p.add_argument("--out", required=True, help="output model folder (checkpoints go to OUT.checkpoints)")
@@ -85,7 +87,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--batch-size",
         type=positive_int,
         default=None,
-        help="texts per batch, two per author: an even number >= 4 (default: the preset's)",
+        help=f"{batch_help} (default: the preset's)",
     )
     p.add_argument(
         "--learning-rate", type=positive_float, default=None, help="peak learning rate, > 0 (default: the preset's)"
@@ -203,7 +205,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     _head_opt(c)
     r = sub.add_parser("train-reranker", help="a cross-encoder reranker on a QuoteR file's train split, BM25 negatives")
     r.add_argument("quoter_file", help="a QuoteR line file (left<TAB>quote<TAB>right per line, UTF-8)")
-    _common(r)
+    _common(r, batch_help="(query, candidate) pairs per batch: each training query's gold and its BM25 negatives")
     _head_opt(r)
     r.add_argument("--n-negatives", type=positive_int, default=3, help="BM25 negatives per query")
     r.add_argument(
