@@ -341,6 +341,7 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
 
     from mteb_contrastive.data.content import apply_duplicate_rule
     from mteb_contrastive.data.pan import load_split
+    from mteb_contrastive.data.readers import read_json
     from mteb_contrastive.training.data import (
         TrainingDataError,
         held_out_authors,
@@ -365,7 +366,11 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
             for split in held_out:
                 held_out[split] += load_split(folder, split)
             info_file = Path(folder) / "mteb_contrastive.json"
-            info = json.loads(info_file.read_text()) if info_file.is_file() else {}
+            info = read_json(info_file) if info_file.is_file() else {}  # one line for a cut or non-JSON file
+            if not isinstance(info, dict):
+                raise TrainingDataError(
+                    info_file, "expected a JSON object (the folder's info file); rebuild the folder"
+                )
             topic.append(bool(info.get("topic_controlled")))
         before = len(docs)
         docs = [d for d in docs if d["author"] not in excluded]
