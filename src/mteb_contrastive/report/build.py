@@ -31,6 +31,7 @@ from mteb_contrastive.report.reader import (
     subset_sort_key,
     task_reference,
 )
+from mteb_contrastive.report.reranking import reranking_plots, reranking_rows
 from mteb_contrastive.report.rows import ComparisonRow, ModelInfo, QuestionedText, Report
 from mteb_contrastive.report.statistics import compare_rows, holm_adjust, report_row, separability
 
@@ -61,6 +62,7 @@ def build(
     prediction_dirs: dict[str, Path] | None = None,
     reference_model: str | None = None,
     skipped: list[tuple[str, str]] | None = None,
+    failed: list[tuple[str, str]] | None = None,
     plots_dir: Path | None = None,
     load_references: bool = True,
     chance_runs: int | None = None,
@@ -75,6 +77,7 @@ def build(
         reference_model: the model every other is compared with (default: the first of ``models``);
             with more than two models every pair is compared too (which pairs are separable).
         skipped: (benchmark, reason) lines to repeat in the report.
+        failed: (model, one-line reason) of each model whose evaluation failed (listed in the report).
         plots_dir: where PNGs go (None: no plots).
         load_references: load each task's qrels / labels through mteb for chance levels and
             per-item scores (False: only what the result files hold).
@@ -139,10 +142,17 @@ def build(
                     comparisons.append(compare_rows(per_model[a], per_model[b], items))
         holm_adjust(comparisons)  # one family: every comparison of this report
 
+    info = {(o.task, o.subset, o.split, o.model): o for o in out_rows}
+    rerank = reranking_rows(
+        rows,
+        lambda first, reranked: compare_rows(first, reranked, items),
+        lambda r: info[(r.task, r.subset, r.split, r.model)],
+    )
     questioned = questioned_lines(rows, prediction_dirs)
-    figures = []
+    figures, rerank_figures = [], []
     if plots_dir is not None:
         figures = make_plots(rows, out_rows, items, prediction_dirs, plots_dir, reference, models)
+        rerank_figures = reranking_plots(rerank, plots_dir)
     model_info = []
     for m in models:
         r = next(x for x in rows if x.model == m)
@@ -178,6 +188,9 @@ def build(
         plots=[str(p) for p in figures],
         content_independence=content_rows(rows),
         languages=_languages_json(language_rows(rows)),
+        failed=[{"model": m, "reason": why} for m, why in (failed or [])],
+        reranking=rerank,
+        reranking_plots=[str(p) for p in rerank_figures],
     )
 
 

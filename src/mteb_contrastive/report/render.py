@@ -17,6 +17,7 @@ from typing import Any
 from mteb_contrastive.families import FAMILIES
 from mteb_contrastive.report.content import render_content, render_languages
 from mteb_contrastive.report.environment import task_runs
+from mteb_contrastive.report.reranking import render_reranking
 from mteb_contrastive.report.rows import ComparisonRow, Report, ReportRow, RowInterval
 
 
@@ -51,6 +52,8 @@ def render_markdown(rep: Report | dict[str, Any], plots_rel: Path | None = None)
     out.append("")
     if rep.skipped:
         out += ["## Not run", ""] + [f"- {s['benchmark']}: {s['reason']}" for s in rep.skipped] + [""]
+    if rep.failed:
+        out += ["## Models that failed", ""] + [f"- {f['model']}: {f['reason']}" for f in rep.failed] + [""]
     for fam in FAMILIES:
         rows = [r for r in rep.rows if r.family == fam]
         if not rows:
@@ -150,6 +153,10 @@ def render_markdown(rep: Report | dict[str, Any], plots_rel: Path | None = None)
                 f"| {'; '.join(e.not_separable) or '--'} | {'; '.join(e.not_compared) or '--'} |"
             )
         out.append("")
+    out += render_reranking(
+        rep.reranking,
+        [Path(p).name if plots_rel is None else (plots_rel / Path(p).name).as_posix() for p in rep.reranking_plots],
+    )
     if apart:
         out += [
             "## Not comparable",
