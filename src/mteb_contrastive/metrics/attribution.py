@@ -49,6 +49,8 @@ UNKNOWN = "<UNK>"
 #: enumerate every answer combination up to this many (else Monte Carlo)
 EXACT_MAX = 100_000
 MONTE_CARLO_DRAWS = 2000
+#: the open-set label rule of :func:`macro_f1_codes` (every candidate gold or answered)
+OPEN_SET_LABELS = "candidates"
 BOOTSTRAP_RESAMPLES = 1000
 
 
@@ -71,30 +73,46 @@ def pan19_macro_f1(gold: Sequence[str], predicted: Sequence[str]) -> float:
     return float(f1_score(list(gold), list(predicted), labels=labels, average="macro", zero_division=0))
 
 
-def macro_f1_codes(gold: np.ndarray, answers: np.ndarray, unknown: int) -> np.ndarray:
-    """:func:`pan19_macro_f1` on codes, for many answer vectors at once.
+def macro_f1_codes(gold: np.ndarray, answers: np.ndarray, unknown: int, *, labels: str = "gold") -> np.ndarray:
+    """Macro-F1 on codes, for many answer vectors at once.
 
     Args:
         gold: (N,) gold codes; ``unknown`` = the ``<UNK>`` code.
         answers: (N,) or (D, N) answer codes.
+        labels: the label set averaged over. ``"gold"``: PAN 2019's (:func:`pan19_macro_f1`, the gold
+            labels minus ``<UNK>``; an answer outside them costs only the gold author's recall).
+            ``"candidates"``: the open-set rule (:data:`OPEN_SET_LABELS`): every candidate that is the
+            gold label of an item or is answered at least once in that answer vector, minus ``<UNK>``
+            -- so "author X" answered for an ``<UNK>`` item enters the average with X's precision, even
+            when X is never gold (scikit-learn's default label set, the union of true and predicted
+            labels, minus ``<UNK>``).
 
     Returns:
-        (D,) macro-F1 values (a float for 1-D ``answers``); F1 of a label = 2 TP / (#answered + #gold).
+        (D,) macro-F1 values (a float for 1-D ``answers``); F1 of a label = 2 TP / (#answered + #gold);
+        NaN where the label set is empty.
+
+    Raises:
+        ValueError: an unknown ``labels`` rule.
     """
+    if labels not in ("gold", "candidates"):
+        raise ValueError(f"labels must be 'gold' or 'candidates', got {labels!r}")
     g = np.asarray(gold)
     a = np.asarray(answers)
     one = a.ndim == 1
     a = a[None, :] if one else a
-    labels = np.unique(g[g != unknown])
-    if labels.size == 0:
-        out = np.full(a.shape[0], np.nan)
-    else:
-        f1 = np.zeros(a.shape[0])
-        for lab in labels.tolist():
-            gl = g == lab
-            al = a == lab
-            f1 += 2.0 * (al & gl).sum(1) / (al.sum(1) + gl.sum())
-        out = f1 / labels.size
+    pool = g[g != unknown] if labels == "gold" else np.concatenate([g[g != unknown], a[a != unknown].ravel()])
+    codes = np.unique(pool)
+    f1 = np.zeros(a.shape[0])
+    n_labels = np.zeros(a.shape[0])
+    for lab in codes.tolist():
+        gl = g == lab
+        al = a == lab
+        answered, n_gold = al.sum(1), gl.sum()
+        present = (answered + n_gold) > 0
+        f1 += np.where(present, 2.0 * (al & gl).sum(1) / np.maximum(answered + n_gold, 1), 0.0)
+        n_labels += present if labels == "candidates" else 1.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(n_labels > 0, f1 / np.maximum(n_labels, 1), np.nan)
     return out[0] if one else out
 
 
@@ -117,9 +135,10 @@ def tie_aware_hits(scores: np.ndarray, gold: np.ndarray) -> np.ndarray:
 
 
 def random_macro_f1(
-    gold: np.ndarray, options: Sequence[Sequence[int]], unknown: int, *, seed: int = 0
+    gold: np.ndarray, options: Sequence[Sequence[int]], unknown: int, *, seed: int = 0, labels: str = "gold"
 ) -> tuple[float, str]:
-    """Expected macro-F1 of answers drawn uniformly and independently from each item's ``options``.
+    """Expected macro-F1 (:func:`macro_f1_codes` with ``labels``) of answers drawn uniformly and
+    independently from each item's ``options``.
 
     Returns:
         (value, method): ``"exact"`` (every combination enumerated, when their number is at most
@@ -129,12 +148,13 @@ def random_macro_f1(
     n_combinations = math.prod(len(o) for o in options)
     if n_combinations <= EXACT_MAX:
         combos = np.array(list(itertools.product(*options)), dtype=np.int64).reshape(n_combinations, len(options))
-        return float(macro_f1_codes(g, combos, unknown).mean()), "exact"
+        return float(macro_f1_codes(g, combos, unknown, labels=labels).mean()), "exact"
     rng = np.random.default_rng(seed)
     draws = np.stack(
         [np.asarray(o, dtype=np.int64)[rng.integers(len(o), size=MONTE_CARLO_DRAWS)] for o in options], axis=1
     )
-    return float(macro_f1_codes(g, draws, unknown).mean()), f"monte carlo {MONTE_CARLO_DRAWS} draws, seed {seed}"
+    value = float(macro_f1_codes(g, draws, unknown, labels=labels).mean())
+    return value, f"monte carlo {MONTE_CARLO_DRAWS} draws, seed {seed}"
 
 
 def majority_class_macro_f1(gold: Sequence) -> float:
@@ -207,15 +227,21 @@ def open_set_answers(top: np.ndarray, margin: np.ndarray, threshold: float, unkn
     return np.where(np.asarray(margin) < threshold, unknown, np.asarray(top))
 
 
-def fit_margin_threshold(top: np.ndarray, margin: np.ndarray, gold: np.ndarray, unknown: int) -> float:
-    """The threshold maximising :func:`macro_f1_codes` of :func:`open_set_answers` on these items.
+def fit_margin_threshold(
+    top: np.ndarray, margin: np.ndarray, gold: np.ndarray, unknown: int, *, labels: str = OPEN_SET_LABELS
+) -> float:
+    """The threshold maximising :func:`macro_f1_codes` (``labels``: by default the open-set rule, every
+    candidate gold or answered) of :func:`open_set_answers` on these items.
 
-    Grid: 0 (never ``<UNK>``) and every distinct margin (answer ``<UNK>`` below it); ties go to the
-    smallest threshold (fewest ``<UNK>`` answers).
+    Grid: 0 (never ``<UNK>``), the midpoint between each two consecutive distinct margins and the
+    float just above the largest (``<UNK>`` everywhere); the answer is ``<UNK>`` below the threshold.
+    A midpoint, not a margin itself, so an item scored like a training item is not decided by the
+    last bit of its margin. Ties go to the smallest threshold (fewest ``<UNK>`` answers).
     """
-    grid = np.unique(np.concatenate([[0.0], np.asarray(margin, dtype=np.float64)]))
+    m = np.unique(np.asarray(margin, dtype=np.float64))
+    grid = np.unique(np.concatenate([[0.0], (m[1:] + m[:-1]) / 2, np.nextafter(m[-1:], np.inf)]))
     answers = np.where(np.asarray(margin)[None, :] < grid[:, None], unknown, np.asarray(top)[None, :])
-    f1 = macro_f1_codes(np.asarray(gold), answers, unknown)
+    f1 = macro_f1_codes(np.asarray(gold), answers, unknown, labels=labels)
     return float(grid[int(np.nanargmax(np.nan_to_num(f1, nan=-1.0)))])
 
 

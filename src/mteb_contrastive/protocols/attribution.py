@@ -32,11 +32,16 @@ The protocol, step by step (each a method of :class:`AbsTaskAttribution`):
 7. **open set** (a folder built with ``--open-set``) -- each evaluated text is also scored with every
    text of its author removed from the candidates (the answer there is "none of the candidates",
    ``<UNK>``); the answer is ``<UNK>`` when P1 - P2 (the two largest probabilities) is below a
-   threshold (PAN 2019 SVM baseline's rule) chosen to maximise PAN 2019 macro-F1 on these items.
+   threshold (PAN 2019 SVM baseline's rule) chosen to maximise the open-set macro-F1 on these items.
+   The open-set macro-F1's **label set is every candidate** (each one gold or answered at least once,
+   ``<UNK>`` excluded; ``labels="candidates"`` of :func:`~mteb_contrastive.metrics.attribution.macro_f1_codes`),
+   not PAN 2019's gold labels only: a candidate with a single known text is never gold, and under
+   PAN's rule an unknown item answered with that candidate would cost nothing.
    Reported **nested by author** (T and threshold for A's items fitted on the other authors' items):
-   ``open_set_macro_f1`` (PAN 2019: averaged over the known authors, ``<UNK>`` excluded; chance
-   ``random_open_set_macro_f1``, answers uniform over the candidates and ``<UNK>``), its interval by
-   text (a text's two items resampled together), ``open_set_unk_recall``, ``open_set_known_accuracy``;
+   ``open_set_macro_f1`` (chance ``random_open_set_macro_f1``, answers uniform over the candidates
+   and ``<UNK>``, same label rule), its interval by text (a text's two items resampled together),
+   beside it ``open_set_unk_recall`` (share of unknown items answered ``<UNK>``; chance
+   ``random_open_set_unk_recall``, the mean of 1 / (candidates + 1)), ``open_set_known_accuracy``;
    the threshold fitted on all items, ``open_set_threshold``, answers the questioned texts.
 8. **questioned texts** -- every author a candidate (nothing left out), probabilities at the fitted
    T, ranked (ties by name); the answer is the first, or ``<UNK>`` under the open-set threshold.
@@ -321,8 +326,11 @@ class AbsTaskAttribution(AbsTask):
         out: dict[str, Any] = {"open_set_threshold": threshold, "n_open_set_items": len(items_gold)}
         options = [[*np.flatnonzero(np.isfinite(r)).tolist(), unk] for r in rows]
         out["random_open_set_macro_f1"], out["random_open_set_macro_f1_method"] = am.random_macro_f1(
-            items_gold, options, unk
+            items_gold, options, unk, labels=am.OPEN_SET_LABELS
         )
+        # uniform answers over an unknown item's options: <UNK> with probability 1 / (its candidates + 1)
+        unk_options = [len(o) for o, g in zip(options, items_gold) if g == unk]
+        out["random_open_set_unk_recall"] = float(np.mean([1.0 / k for k in unk_options]))
         if not nested:
             out["open_set_macro_f1"] = float("nan")
             out["open_set_withheld"] = "one evaluated author: no held-out author to fit the threshold without"
@@ -334,13 +342,13 @@ class AbsTaskAttribution(AbsTask):
             theta = am.fit_margin_threshold(top[rest], m[rest], items_gold[rest], unk)
             answers[own] = am.open_set_answers(top[own], m[own], theta, unk)
         is_unk = items_gold == unk
-        out["open_set_macro_f1"] = float(am.macro_f1_codes(items_gold, answers, unk))
+        out["open_set_macro_f1"] = float(am.macro_f1_codes(items_gold, answers, unk, labels=am.OPEN_SET_LABELS))
         out["open_set_unk_recall"] = float(np.mean(answers[is_unk] == unk))
         out["open_set_known_accuracy"] = float(np.mean(answers[~is_unk] == items_gold[~is_unk]))
 
         def stat(texts_idx: np.ndarray) -> float:
             idx = np.concatenate([texts_idx, texts_idx + n])
-            return float(am.macro_f1_codes(items_gold[idx], answers[idx], unk))
+            return float(am.macro_f1_codes(items_gold[idx], answers[idx], unk, labels=am.OPEN_SET_LABELS))
 
         # a text's two items (closed, unknown) are resampled together
         out["open_set_macro_f1_ci_low"], out["open_set_macro_f1_ci_high"] = am.bootstrap_interval(stat, n)
