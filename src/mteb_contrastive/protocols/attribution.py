@@ -11,9 +11,14 @@ The protocol, step by step (each a method of :class:`AbsTaskAttribution`):
 1. **represent** -- an encoder embeds every sampled chunk once (``PromptType.document``; mteb's
    dataloader and ``encode``); a text's vector is the L2-normalised mean of its L2-normalised chunk
    vectors; the similarity of two texts is the cosine of their vectors. A fitted baseline (a
-   :class:`~mteb_contrastive.protocols.fitting.PairScorer`) is fitted once on every text's sample
-   (its chunks joined by a blank line; known and questioned texts, no labels) and scores each pair
-   of texts (i < j, mirrored). Cross-encoders are refused by mteb (this task does not accept them).
+   :class:`~mteb_contrastive.protocols.fitting.PairScorer`) is fitted once on the **known** texts'
+   samples (its chunks joined by a blank line; no labels; never a questioned text, so adding
+   questioned texts never changes the known texts' attribution) and scores each evaluated or
+   questioned text (query side) against each known text (document side). An encoder with the fit
+   hook is fitted on the known texts' chunks. Scores come by blocks of rows from the one scoring
+   path (:mod:`mteb_contrastive.protocols.scoring`: a matrix product for vectors, pair by pair
+   for PPMd), reduced at once to per-author sums (memory: one block, never n x n). Cross-encoders
+   are refused by mteb (this task does not accept them).
 2. **candidate scores** -- the score of author a for text q is the mean similarity of q to a's known
    texts other than q (**leave-one-text-out**: q's own chunks never represent its author).
 3. **closed-set scores** on the evaluated texts: ``accuracy`` (tie-aware: 1/t when the gold author is
@@ -57,6 +62,7 @@ from __future__ import annotations
 import abc
 import logging
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -65,8 +71,9 @@ from mteb.abstasks.abstask import AbsTask
 from mteb_contrastive.compat import save_task_predictions
 from mteb_contrastive.metrics import attribution as am
 from mteb_contrastive.metrics.ranking import expected_reciprocal_rank, gold_tie_ranges
-from mteb_contrastive.protocols.fitting import fit_if_needed, fit_summary, is_pair_scorer, score_pairs
-from mteb_contrastive.protocols.triplet_classification import encode_texts
+from mteb_contrastive.protocols import scoring
+from mteb_contrastive.protocols.fitting import fit_if_needed, fit_summary
+from mteb_contrastive.protocols.scoring import encode_texts
 
 logger = logging.getLogger(__name__)
 
@@ -88,14 +95,17 @@ def text_vectors(
     hf_subset: str,
     encode_kwargs: dict,
     num_proc: int | None = None,
+    fit_on: list[int] | None = None,
 ) -> np.ndarray:
     """Step 1 for an encoder: (n_texts, dim) float64, each row the L2-normalised mean of the text's
     L2-normalised chunk embeddings (each distinct chunk encoded once, ``PromptType.document``;
-    an encoder with the fit hook is first fitted on the distinct chunks)."""
+    an encoder with the fit hook is first fitted on the distinct chunks of the texts at positions
+    ``fit_on``, default every text)."""
     from mteb.types import PromptType
 
     chunks = list(dict.fromkeys(c for t in texts for c in t["chunks"]))
-    fit_if_needed(model, chunks)
+    fit_texts = texts if fit_on is None else [texts[i] for i in fit_on]
+    fit_if_needed(model, list(dict.fromkeys(c for t in fit_texts for c in t["chunks"])))
     emb = np.asarray(
         encode_texts(
             model,
@@ -174,19 +184,19 @@ class AbsTaskAttribution(AbsTask):
         """The protocol of the module docstring, step by step."""
         texts = list(data_split)
         problem = Problem(texts)
-        sim, fitted = self._similarities(
-            model, texts, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc
+        sums, fitted = self._similarities(
+            model, problem, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc
         )
-        closed = problem.candidate_scores(sim, problem.evaluated, leave_out="text")
+        closed = problem.candidate_scores(sums, problem.evaluated, leave_out="text")
         scores = self._closed_set_scores(problem, closed)
         scores.update(self._chance(problem, closed))
         temperature, nested = self._calibrate(problem, closed)
         scores.update(self._calibration_scores(problem, closed, temperature, nested))
         threshold = None
         if self.open_set:
-            open_scores, threshold = self._open_set(problem, sim, closed, temperature, nested)
+            open_scores, threshold = self._open_set(problem, sums, closed, temperature, nested)
             scores.update(open_scores)
-        questioned = self._questioned(problem, sim, temperature, threshold)
+        questioned = self._questioned(problem, sums, temperature, threshold)
         if fitted:
             scores.update(fit_summary(model))
         if prediction_folder:
@@ -198,36 +208,46 @@ class AbsTaskAttribution(AbsTask):
     def _similarities(
         self,
         model: Any,
-        texts: list[dict[str, Any]],
+        problem: Problem,
         *,
         hf_split: str,
         hf_subset: str,
         encode_kwargs: dict,
         num_proc: int | None,
     ) -> tuple[np.ndarray, bool]:
-        """Steps 1-2: the (n_texts, n_texts) similarity matrix, and whether a baseline was fitted."""
-        from mteb.models.models_protocols import EncoderProtocol
-
-        if is_pair_scorer(model):
+        """Steps 1-2: :meth:`Problem.author_sums` of the model's similarities (the one scoring path,
+        :func:`~mteb_contrastive.protocols.scoring.similarity_blocks`, by blocks of rows), and whether
+        a model was fitted. Fitting sees the **known texts only**: a questioned text never changes how
+        the known texts are represented (Delta's z-scores, a vocabulary, IDF weights)."""
+        kind = scoring.scorer_kind(model, self.metadata.name, accepts=(scoring.ENCODER, scoring.PAIR_SCORER))
+        texts = problem.texts
+        if kind == scoring.PAIR_SCORER:
             samples = [text_sample(t) for t in texts]
-            model.fit(samples)
-            i, j = np.triu_indices(len(texts), k=1)
-            s = score_pairs(model, [samples[a] for a in i], [samples[b] for b in j])
-            sim = np.zeros((len(texts), len(texts)))
-            sim[i, j] = s
-            sim[j, i] = s
-            logger.info("%s: %s scored %d text pairs", self.metadata.name, type(model).__name__, len(s))
-            return sim, True
-        if not isinstance(model, EncoderProtocol):
-            raise TypeError(
-                f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder or a fitted baseline, "
-                f"got {type(model).__name__}"
+            model.fit([samples[i] for i in problem.known])
+            rows, cols = [samples[i] for i in problem.rows], [samples[i] for i in problem.columns]
+            fitted = True
+            logger.info(
+                "%s: %s fitted on %d known texts, scores %d x %d text pairs",
+                self.metadata.name,
+                type(model).__name__,
+                len(problem.known),
+                len(rows),
+                len(cols),
             )
-        fitted = callable(getattr(model, "fit", None))
-        v = text_vectors(
-            model, self, texts, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc
-        )
-        return v @ v.T, fitted
+        else:
+            fitted = callable(getattr(model, "fit", None))
+            v = text_vectors(
+                model,
+                self,
+                texts,
+                hf_split=hf_split,
+                hf_subset=hf_subset,
+                encode_kwargs=encode_kwargs,
+                num_proc=num_proc,
+                fit_on=problem.known,
+            )
+            rows, cols = v[problem.rows], v[problem.columns]
+        return problem.author_sums(scoring.similarity_blocks(model, kind, rows, cols)), fitted
 
     def _closed_set_scores(self, problem: Problem, closed: np.ndarray) -> dict[str, Any]:
         """Step 3 and its intervals (step 6)."""
@@ -312,12 +332,12 @@ class AbsTaskAttribution(AbsTask):
         return out
 
     def _open_set(
-        self, problem: Problem, sim: np.ndarray, closed: np.ndarray, temperature: float, nested: dict[int, float]
+        self, problem: Problem, sums: np.ndarray, closed: np.ndarray, temperature: float, nested: dict[int, float]
     ) -> tuple[dict[str, Any], float]:
         """Step 7: nested open-set scores, and the threshold fitted on every item."""
         gold = problem.gold_codes
         n, unk = len(gold), len(problem.authors)
-        unknown_rows = problem.candidate_scores(sim, problem.evaluated, leave_out="author")
+        unknown_rows = problem.candidate_scores(sums, problem.evaluated, leave_out="author")
         rows = np.vstack([closed, unknown_rows])
         items_gold = np.concatenate([gold, np.full(n, unk)])
         groups = np.concatenate([gold, gold])  # an item belongs to the author of its text
@@ -355,12 +375,12 @@ class AbsTaskAttribution(AbsTask):
         return out, threshold
 
     def _questioned(
-        self, problem: Problem, sim: np.ndarray, temperature: float, threshold: float | None
+        self, problem: Problem, sums: np.ndarray, temperature: float, threshold: float | None
     ) -> list[dict[str, Any]]:
         """Step 8: a ranked, calibrated list of candidates per questioned text."""
         if not problem.questioned:
             return []
-        rows = problem.candidate_scores(sim, problem.questioned, leave_out="nothing")
+        rows = problem.candidate_scores(sums, problem.questioned, leave_out="nothing")
         log_p = am.log_probabilities(rows, temperature)
         margin = am.margins(log_p)
         out = []
@@ -446,21 +466,57 @@ class Problem:
                 f"got {len(self.authors)} candidates and {len(self.evaluated)} evaluable texts"
             )
         self.gold_codes = np.array([self.code[texts[i]["author"]] for i in self.evaluated], dtype=np.int64)
+        #: rows of the similarity blocks: the evaluated texts, then the questioned texts (text positions)
+        self.rows = self.evaluated + self.questioned
+        self.row_of = {t: r for r, t in enumerate(self.rows)}
+        #: columns: the known texts grouped by author code (``column_starts[a]`` = a's first column)
+        self.columns = [i for members in self.by_author for i in members]
+        self.counts = np.array([len(m) for m in self.by_author], dtype=np.int64)
+        self.column_starts = np.concatenate([[0], np.cumsum(self.counts)[:-1]]).astype(np.int64)
 
-    def candidate_scores(self, sim: np.ndarray, items: list[int], *, leave_out: str) -> np.ndarray:
-        """(len(items), K) mean similarity of each item to each author's known texts (step 2).
+    def author_sums(self, blocks: Iterable[tuple[int, np.ndarray]]) -> np.ndarray:
+        """(len(rows), K) float64: each row's summed similarity to each author's known texts, **its own
+        text left out** (a row's similarity to itself is never added: leave-one-text-out).
 
-        ``leave_out``: ``"text"`` (the item itself is not one of its author's texts: leave-one-text-out),
-        ``"author"`` (every text of the item's author removed: that author is no candidate, ``-inf``)
-        or ``"nothing"`` (questioned texts).
+        Args:
+            blocks: ``(first row, (block rows, len(columns)) similarities)`` covering :attr:`rows`
+                in order (:func:`~mteb_contrastive.protocols.scoring.similarity_blocks`); each block is
+                reduced and dropped (memory: one block and the sums).
         """
-        out = np.full((len(items), len(self.authors)), -np.inf)
-        for r, q in enumerate(items):
-            own = self.code.get(self.texts[q]["author"]) if self.texts[q]["role"] == KNOWN else None
-            for a, members in enumerate(self.by_author):
-                if leave_out == "author" and a == own:
-                    continue
-                ks = [k for k in members if not (leave_out == "text" and k == q)]
-                if ks:
-                    out[r, a] = float(np.mean(sim[q, ks]))
+        out = np.zeros((len(self.rows), len(self.authors)))
+        col_of = {t: c for c, t in enumerate(self.columns)}
+        for start, block in blocks:
+            block = np.array(block, dtype=np.float64)  # a copy: the self entries are zeroed below
+            for r in range(block.shape[0]):
+                c = col_of.get(self.rows[start + r])
+                if c is not None:
+                    block[r, c] = 0.0
+            out[start : start + block.shape[0]] = np.add.reduceat(block, self.column_starts, axis=1)
+        return out
+
+    def candidate_scores(self, sums: np.ndarray, items: list[int], *, leave_out: str) -> np.ndarray:
+        """(len(items), K) mean similarity of each item to each author's known texts (step 2), from
+        :meth:`author_sums` (``items``: text positions among :attr:`rows`).
+
+        ``leave_out``: ``"text"`` (the item itself is not one of its author's texts: leave-one-text-out;
+        an author whose only known text is the item is no candidate, ``-inf``), ``"author"`` (every
+        text of the item's author removed: that author is no candidate, ``-inf``) or ``"nothing"``
+        (questioned texts).
+        """
+        if leave_out not in ("text", "author", "nothing"):
+            raise ValueError(f"leave_out must be 'text', 'author' or 'nothing', got {leave_out!r}")
+        r = np.array([self.row_of[i] for i in items], dtype=np.int64)
+        s = sums[r]
+        counts = np.broadcast_to(self.counts.astype(np.float64), s.shape).copy()
+        own = np.array(
+            [self.code[self.texts[i]["author"]] if self.texts[i]["role"] == KNOWN else -1 for i in items],
+            dtype=np.int64,
+        )
+        mine = np.flatnonzero(own >= 0)
+        if leave_out == "text":
+            counts[mine, own[mine]] -= 1
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.where(counts > 0, s / np.maximum(counts, 1), -np.inf)
+        if leave_out == "author":
+            out[mine, own[mine]] = -np.inf
         return out
