@@ -416,7 +416,7 @@ def report_command(args: argparse.Namespace) -> int:
         print(content_table(results) if args.content_table else languages_table(results))
         return 0
     if args.author_table:
-        from mteb_contrastive.data.errors import read_json
+        from mteb_contrastive.data.readers import read_json
         from mteb_contrastive.report.tables import author_table
 
         timings = read_json(args.timings, what="timings file") if args.timings else {}

@@ -43,19 +43,20 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.data.atomic import atomic_folder
-from mteb_contrastive.data.corpus import iter_jsonl
+from mteb_contrastive.data.built_folder import built_folder
 from mteb_contrastive.data.errors import DataError, LineRows, position, where
 from mteb_contrastive.data.languages import languages_from_rows, resolve_languages, stated_fallback
+from mteb_contrastive.data.readers import iter_jsonl
 from mteb_contrastive.data.verification_builder import chunk_text
 from mteb_contrastive.identity import fingerprint, nfc
 
 KIND = "attribution"
 TEXTS_FILE = "texts.jsonl"
+#: the command that builds this kind, and the data files it writes (:mod:`mteb_contrastive.data.built_folder`)
+COMMAND, OUTPUTS = "build-attribution", (TEXTS_FILE,)
 KNOWN, QUESTIONED = "known", "questioned"
 #: what a composite (joint or "X or Y") label becomes
 COMPOSITE_RULES = ("refuse", "questioned")
-_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 _SEPARATORS = re.compile(r"\s+(?:or|and)\s+|\s*[&/;|]\s*", re.IGNORECASE)
 _OR = re.compile(r"\s+or\s+", re.IGNORECASE)
 
@@ -215,6 +216,7 @@ def build_attribution_dataset(
     languages: Sequence[str] | None = None,
     source: str = "",
     description: str = "",
+    force: bool = False,
 ) -> Path:
     """Write an attribution folder ``<out_dir>/<name>`` (atomically); the builder behind ``build-attribution``.
 
@@ -235,8 +237,7 @@ def build_attribution_dataset(
             author with two known texts (nothing to score by leave-one-text-out).
         ValueError: a bad name or parameter.
     """
-    if not _NAME_RE.match(name):
-        raise ValueError(f"dataset name must be letters and digits starting with a letter, got {name!r}")
+    folder = built_folder(out_dir, name, KIND, COMMAND, OUTPUTS, force=force)
     if chunks_per_text < 1:
         raise ValueError(f"chunks_per_text must be >= 1, got {chunks_per_text}")
     min_words = min_words or max(1, chunk_words // 2)
@@ -296,8 +297,7 @@ def build_attribution_dataset(
         "questioned_texts": sum(r["role"] == QUESTIONED for r in out_rows),
         "chunks": sum(len(r["chunks"]) for r in out_rows),
     }
-    target = Path(out_dir) / name
-    with atomic_folder(target) as tmp:
+    with folder.staged() as tmp:
         with open(tmp / TEXTS_FILE, "w", encoding="utf-8") as fh:
             for r in out_rows:
                 fh.write(json.dumps(r, ensure_ascii=False) + "\n")
@@ -314,9 +314,8 @@ def build_attribution_dataset(
             # the revision is the content: every text's id, label, role and sampled chunks, the parameters
             "build_id": fingerprint(KIND, params, list(languages), content),
         }
-        (tmp / "mteb_contrastive.json").write_text(json.dumps(info, indent=2, ensure_ascii=False), encoding="utf-8")
-        (tmp / "README.md").write_text(_card(info, out_rows), encoding="utf-8")
-    return target
+        folder.write_info(tmp, info, _card(info, out_rows))
+    return folder.path
 
 
 def load_texts(folder: str | os.PathLike) -> list[dict[str, Any]]:

@@ -32,8 +32,6 @@ corpus (or query) id, a qrels row naming an unknown corpus or query id, a non-nu
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import random
@@ -41,12 +39,14 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.data.atomic import atomic_folder
-from mteb_contrastive.data.corpus import iter_jsonl
-from mteb_contrastive.data.errors import DataError, read_json, read_text
+from mteb_contrastive.data.built_folder import built_folder
+from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.readers import iter_jsonl, iter_tsv, read_json
 from mteb_contrastive.identity import fingerprint, nfc
 
 KIND = "ir-triplets"
+#: the command that builds this kind, and the data files it writes (:mod:`mteb_contrastive.data.built_folder`)
+COMMAND, OUTPUTS = "build-ir-triplets", ("default/*.parquet",)
 SPLITS = ("train", "valid", "test")
 NEGATIVE_KINDS = ("other-query", "random")
 COLUMNS = (
@@ -101,10 +101,7 @@ def read_qrels(path: str | os.PathLike) -> dict[str, dict[str, float]]:
         raise DataError(path, "qrels file not found; check the path (--qrels is relative to the folder)")
     qrels: dict[str, dict[str, float]] = {}
     first_line: dict[tuple[str, str], int] = {}
-    text = read_text(path, what="qrels file")  # decoded at once: a bad byte is named by its line
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t")
-    for row in reader:
-        n = reader.line_num  # 1-based line where the row ends
+    for n, row in iter_tsv(path, what="qrels file"):  # n: the 1-based line where the row ends
         if not row or not "".join(row).strip():
             continue
         if n == 1 and row[0].strip().lower() in ("query-id", "query_id", "qid"):
@@ -316,6 +313,7 @@ def build_ir_triplets(
     language: str = "eng-Latn",
     source: str = "",
     description: str = "",
+    force: bool = False,
 ) -> Path:
     """Write the IR-triplet dataset folder ``<out_dir>/<name>`` atomically and return its path.
 
@@ -324,6 +322,7 @@ def build_ir_triplets(
     """
     import datasets
 
+    folder = built_folder(out_dir, name, KIND, COMMAND, OUTPUTS, force=force)
     validate_collection(corpus, queries, qrels, source=source or name)
     splits, counts = sample_ir_triplets(
         corpus, qrels, seed=seed, min_grade=min_grade, max_per_query=max_per_query, negative=negative
@@ -339,8 +338,7 @@ def build_ir_triplets(
     }
     # the revision is the content: every triplet row of every split, the parameters, the language
     build_id = fingerprint(KIND, params, language, splits)
-    target = Path(out_dir) / name
-    with atomic_folder(target) as tmp:
+    with folder.staged() as tmp:
         (tmp / "default").mkdir()
         for split, rows in splits.items():
             ds = datasets.Dataset.from_list(rows) if rows else datasets.Dataset.from_dict({c: [] for c in COLUMNS})
@@ -356,9 +354,8 @@ def build_ir_triplets(
             "params": params,
             "build_id": build_id,
         }
-        (tmp / "mteb_contrastive.json").write_text(json.dumps(info, indent=2, ensure_ascii=False))
-        (tmp / "README.md").write_text(_card(info))
-    return target
+        folder.write_info(tmp, info, _card(info))
+    return folder.path
 
 
 def load_ir_triplets(

@@ -31,18 +31,15 @@ card. The folder is written atomically.
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import re
 import uuid
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.data.atomic import atomic_folder
+from mteb_contrastive.data.built_folder import built_folder
 from mteb_contrastive.data.content import DUPLICATE_RULES, apply_duplicate_rule, content_key, overlapping_texts
-from mteb_contrastive.data.corpus import iter_jsonl
 from mteb_contrastive.data.errors import DataError, LineRows, position, where
 from mteb_contrastive.data.languages import (
     document_language,
@@ -53,12 +50,14 @@ from mteb_contrastive.data.languages import (
 )
 from mteb_contrastive.data.normalise import normalise_documents
 from mteb_contrastive.data.pan import write_pairs_and_truth
+from mteb_contrastive.data.readers import iter_jsonl
 from mteb_contrastive.data.text import has_unsegmented_script, word_pieces
 from mteb_contrastive.identity import fingerprint, nfc
 
 KIND = "pan-verification"
+#: the command that builds this kind, and the data files it writes (:mod:`mteb_contrastive.data.built_folder`)
+COMMAND, OUTPUTS = "build-verification", ("*/pairs.jsonl", "*/truth.jsonl")
 SPLITS = ("train", "validation", "test")
-_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 
 
 def chunk_text(text: str, chunk_words: int, min_words: int) -> list[str]:
@@ -350,6 +349,7 @@ def build_verification_dataset(
     normalise: str | None = None,
     duplicates: str = "refuse",
     topic_field: str | None = None,
+    force: bool = False,
 ) -> Path:
     """Write a PAN-format verification dataset ``<out_dir>/<name>`` (atomically).
 
@@ -381,8 +381,7 @@ def build_verification_dataset(
             two works for the ratios, or no cross-topic same-author / same-topic different-author pair).
         ValueError: bad name or parameters.
     """
-    if not _NAME_RE.match(name):
-        raise ValueError(f"dataset name must be letters and digits starting with a letter, got {name!r}")
+    folder = built_folder(out_dir, name, KIND, COMMAND, OUTPUTS, force=force)
     if len(split_ratios) != 3 or any(r < 0 for r in split_ratios) or split_ratios[1] <= 0 or split_ratios[2] <= 0:
         raise ValueError(
             "split_ratios must be three shares (train, validation, test) "
@@ -425,11 +424,10 @@ def build_verification_dataset(
         params["duplicates"] = duplicates
     if topic_field:
         params["topic_field"] = topic_field
-    target = Path(out_dir) / name
     counts: dict[str, dict[str, int]] = {}
     splits = []
     content = {}
-    with atomic_folder(target) as tmp:
+    with folder.staged() as tmp:
         for split in SPLITS:
             split_docs = [d for d in docs if assignment.get(d["author"]) == split]
             rows, c = sample_split_pairs(
@@ -474,9 +472,8 @@ def build_verification_dataset(
             "params": params,
             "build_id": build_id,
         }
-        (tmp / "mteb_contrastive.json").write_text(json.dumps(info, indent=2, ensure_ascii=False))
-        (tmp / "README.md").write_text(_card(info))
-    return target
+        folder.write_info(tmp, info, _card(info))
+    return folder.path
 
 
 def _card(info: dict[str, Any]) -> str:
