@@ -87,6 +87,11 @@ def test_leave_one_text_out_on_the_toy_by_hand(toy_result):
     assert scores["mrr_tie_expected"] == pytest.approx((5 + 1 / 2) / 6)  # c2's author is second
     assert scores["n_candidates"] == 3 and scores["n_texts_evaluated"] == 6 and scores["n_questioned_texts"] == 1
     assert scores["n_top_ties"] == 0
+    # bias: B answered for 3 of 6 texts (gold: at most 2 of 6 per author)
+    assert pred["answer_counts"] == {"A": 2, "B": 3, "C": 1}
+    assert scores["max_answer_share"] == 0.5 and scores["most_answered_candidate"] == "B"
+    assert scores["n_candidates_answered"] == 3 == scores["n_candidates_gold"]
+    assert scores["max_answer_share"] > scores["majority_class_accuracy"] == pytest.approx(1 / 3)
     assert pred["per_item"] == {"name": "accuracy", "ids": pred["loo"]["id"], "values": [1, 1, 1, 1, 1, 0]}
     assert scores["accuracy_ci_low"] <= scores["accuracy"] <= scores["accuracy_ci_high"] == 1.0
     assert scores["macro_f1_ci_low"] <= scores["macro_f1"] <= scores["macro_f1_ci_high"]
@@ -108,6 +113,8 @@ def test_chance_levels_on_the_toy(toy_result):
     assert scores["majority_class_accuracy"] == pytest.approx(1 / 3)
     assert scores["majority_class_macro_f1"] == pytest.approx((2 * (1 / 3) / (1 + 1 / 3)) / 3)  # 1/6
     assert scores["random_loo_log_loss"] == pytest.approx(math.log(3))
+    # prior: the gold author's share of the other 5 known texts, 1/5 for every item
+    assert scores["prior_loo_log_loss"] == pytest.approx(math.log(5))
     assert scores["random_loo_brier"] == pytest.approx(2 / 3)
 
 
@@ -413,3 +420,11 @@ def test_open_set_protocol_rejects_answers_to_a_one_text_candidate(tmp_path):
     assert s["open_set_unk_recall"] == 1.0 and s["open_set_macro_f1"] == 1.0 and s["open_set_known_accuracy"] == 1.0
     assert s["random_open_set_unk_recall"] == pytest.approx(1 / 4)  # 3 candidates + <UNK>
     assert 0 < s["random_open_set_macro_f1"] < 1
+
+
+def test_a_model_answering_one_candidate_looks_biased(tmp_path):
+    folder = _toy(tmp_path)
+    same = {k: [1.0, 0.0, 0.0] for k in VECTORS}  # every text alike: every answer the first name, A
+    s = _tasks(folder)["ToyAttribution"].evaluate(TableEncoder(same), "test", encode_kwargs={})["default"]
+    assert s["max_answer_share"] == 1.0 and s["most_answered_candidate"] == "A" and s["n_candidates_answered"] == 1
+    assert s["accuracy"] == pytest.approx(s["random_accuracy"])  # all tied: the tie rule gives chance

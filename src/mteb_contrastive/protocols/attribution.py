@@ -27,11 +27,18 @@ The protocol, step by step (each a method of :class:`AbsTaskAttribution`):
    :mod:`mteb_contrastive.metrics.attribution` cites each rule.
 4. **chance** -- ``random_accuracy`` (mean of 1/K), ``random_macro_f1`` (uniform answers; exact or
    Monte Carlo, ``random_macro_f1_method``), ``majority_class_accuracy`` and ``majority_class_macro_f1``
-   (always the most frequent gold author).
+   (always the most frequent gold author). **Bias**: ``max_answer_share`` (share of the evaluated
+   texts given the most answered candidate, ``most_answered_candidate``) beside
+   ``majority_class_accuracy`` (the largest gold share), ``n_candidates_answered`` beside
+   ``n_candidates_gold``; every candidate's count in the outputs' ``answer_counts``.
 5. **calibration** -- candidate probabilities ``softmax(scores / T)``, T fitted on the evaluated texts
-   by maximum likelihood (``temperature``). ``loo_log_loss`` and ``loo_brier`` (multi-class) are
-   **nested by author**: the T that scores author A's texts is fitted without them; chance
-   ``random_loo_log_loss`` = ln K, ``random_loo_brier`` = 1 - 1/K.
+   by maximum likelihood (``temperature``; every author's nested T in one solve,
+   :func:`~mteb_contrastive.metrics.attribution.fit_temperatures_nested`). ``loo_log_loss`` and
+   ``loo_brier`` (multi-class) are **nested by author**: the T that scores author A's texts is
+   fitted without them. Chance beside them: ``random_loo_log_loss`` = mean ln K (uniform
+   probabilities over the item's candidates), ``prior_loo_log_loss`` (each candidate's share of
+   the known texts, the item's own text left out: -mean ln((n_gold - 1) / (n_known - 1))),
+   ``random_loo_brier`` = 1 - 1/K.
 6. **intervals by text** -- 95% percentile bootstrap over the evaluated texts (1,000 resamples, seed 0):
    ``accuracy_ci_low/high``, ``macro_f1_ci_low/high``.
 7. **open set** (a folder built with ``--open-set``) -- each evaluated text is also scored with every
@@ -53,6 +60,7 @@ The protocol, step by step (each a method of :class:`AbsTaskAttribution`):
 9. **outputs** (``mteb run --prediction-folder``; ``compat.save_task_predictions``):
    ``<task>_predictions.json`` ``[subset][split]`` =
    ``{"candidates": [...], "loo": {"id", "gold", "predicted", "probabilities"} (nested T),
+   "answer_counts": {candidate: evaluated texts answered with it},
    "questioned": [{"id", "title", "label_note", "ranking": [{"author", "probability", "score"}], "answer"}],
    "per_item": {"name": "accuracy", "ids", "values"}}`` -- ids are the corpus's document ids.
 """
@@ -281,7 +289,15 @@ class AbsTaskAttribution(AbsTask):
         options = [np.flatnonzero(np.isfinite(row)).tolist() for row in closed]
         value, method = am.random_macro_f1(gold, options, -1)
         share = np.unique(gold, return_counts=True)[1].max() / len(gold)
+        top = am.top_answers(closed)[0]
+        answered = np.bincount(top, minlength=len(problem.authors))
+        most = int(np.argmax(answered))  # first name among the most answered
         return {
+            # a biased model looks biased: how concentrated its answers are, beside how concentrated the gold is
+            "max_answer_share": float(answered[most] / len(gold)),
+            "most_answered_candidate": problem.authors[most],
+            "n_candidates_answered": int(np.sum(answered > 0)),
+            "n_candidates_gold": int(np.unique(gold).size),
             "random_accuracy": float(np.mean([1.0 / len(o) for o in options])),
             "random_macro_f1": value,
             "random_macro_f1_method": method,
@@ -315,9 +331,13 @@ class AbsTaskAttribution(AbsTask):
     ) -> dict[str, Any]:
         gold = problem.gold_codes
         k = np.isfinite(closed).sum(axis=1)
+        # the prior: each candidate's share of the known texts, the item's own text left out
+        own = problem.counts[gold] - 1.0
+        prior = own / (problem.counts.sum() - 1.0)
         out: dict[str, Any] = {
             "temperature": temperature,
             "random_loo_log_loss": float(np.mean(np.log(k))),
+            "prior_loo_log_loss": float(-np.mean(np.log(prior))),
             "random_loo_brier": float(np.mean(1.0 - 1.0 / k)),
         }
         if not nested:
@@ -430,6 +450,7 @@ class AbsTaskAttribution(AbsTask):
                     "predicted": [problem.authors[a] for a in top],
                     "probabilities": None if log_p is None else np.round(np.exp(log_p), 6).tolist(),
                 },
+                "answer_counts": dict(zip(problem.authors, np.bincount(top, minlength=len(problem.authors)).tolist())),
                 "questioned": questioned,
                 "per_item": {"name": "accuracy", "ids": ids, "values": am.tie_aware_hits(closed, gold).tolist()},
             },
