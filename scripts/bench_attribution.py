@@ -7,7 +7,12 @@ texts by 784 candidates), plus ``n / 20`` questioned texts; each text a seeded u
 sums (the one scoring path), candidate scores, closed-set scores with their intervals, chance, the nested
 temperatures, calibration scores and the questioned texts' rankings. Encoding is not timed (MiniLM's encoding
 of a text is the floor the issue compares against; measure it with ``scripts/bench_encoding.py``). One process
-per size, so that each peak (``tracemalloc``, numpy's arrays included) is its own.
+per size, so that each peak is its own: ``extra MiB`` = peak RSS - RSS once the vectors are made (Linux).
+
+``--pair-scorer`` instead times a fitted baseline's similarity step alone (TF-IDF character 3-grams on
+seeded random texts of 300 words): the scoring path (blocked ``X @ X.T`` reduced to author sums) against the
+former path (every i < j pair through ``score_pairs``, as lists of texts), same numbers, with each one's
+extra memory; the former path is run up to ``--old-max`` texts.
 
 ``--old-calibration`` also times the former calibration (one bounded search per evaluated author) at sizes up
 to 1,600, printed as the ratio old / new.
@@ -22,10 +27,10 @@ import json
 import math
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
-import tracemalloc
 from types import SimpleNamespace
 
 import numpy as np
@@ -50,6 +55,14 @@ def _problem(n: int, seed: int = 0):
     return Problem(texts), v
 
 
+def _rss_mib() -> float:
+    with open("/proc/self/status", encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def run_one(n: int, open_set: bool, old: bool) -> dict:
     from mteb_contrastive.metrics import attribution as am
     from mteb_contrastive.protocols import scoring
@@ -61,7 +74,7 @@ def run_one(n: int, open_set: bool, old: bool) -> dict:
     )
     cls = AbsTaskAttribution
     steps: dict[str, float] = {}
-    tracemalloc.start()
+    base = _rss_mib()
 
     def timed(name, fn, *args):
         t = time.perf_counter()
@@ -84,9 +97,8 @@ def run_one(n: int, open_set: bool, old: bool) -> dict:
     if open_set:
         _, threshold = timed("open set", lambda: cls._open_set(task, problem, sums, closed, temperature, nested))
     timed("questioned", lambda: cls._questioned(task, problem, sums, temperature, threshold))
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    out = {"n": n, "steps": steps, "total": sum(steps.values()), "peak_mib": peak / 2**20}
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    out = {"n": n, "steps": steps, "total": sum(steps.values()), "peak_mib": max(0.0, peak - base)}
     out["n_candidates"], out["n_evaluated"] = len(problem.authors), len(problem.evaluated)
     if old:
         gold = problem.gold_codes
@@ -107,13 +119,63 @@ def _cpu() -> str:
     return platform.processor() or platform.machine()
 
 
+def run_pair_scorer(n: int, old: bool) -> dict:
+    from mteb_contrastive.baselines.sparse import TfidfBaseline
+    from mteb_contrastive.protocols import scoring
+    from mteb_contrastive.protocols.attribution import Problem
+    from mteb_contrastive.protocols.fitting import score_pairs
+
+    rng = np.random.default_rng(0)
+    vocab = [f"w{i}" for i in range(2000)]
+    n_authors = max(2, n // 4)
+    authors = np.concatenate([np.arange(n_authors), rng.integers(0, n_authors, n - n_authors)])
+    samples = [" ".join(rng.choice(vocab, 300)) for _ in range(n)]
+    texts = [
+        {"id": f"k{i}", "author": f"a{a:05d}", "role": "known", "chunks": [samples[i]]} for i, a in enumerate(authors)
+    ]
+    problem = Problem(texts)
+    model = TfidfBaseline(kind="char3")
+    model.fit(samples)
+    base = _rss_mib()
+    t = time.perf_counter()
+    blocks = scoring.similarity_blocks(
+        model, scoring.PAIR_SCORER, [samples[i] for i in problem.rows], [samples[i] for i in problem.columns]
+    )
+    sums = problem.author_sums(blocks)
+    out = {
+        "n": n,
+        "new_s": time.perf_counter() - t,
+        "new_mib": max(0.0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - base),
+    }
+    if old:
+        base = max(base, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        t = time.perf_counter()
+        i, j = np.triu_indices(n, k=1)
+        s = score_pairs(model, [samples[a] for a in i], [samples[b] for b in j])
+        sim = np.zeros((n, n))
+        sim[i, j] = s
+        sim[j, i] = s
+        out["old_s"] = time.perf_counter() - t
+        out["old_mib"] = max(0.0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - base)
+        np.fill_diagonal(sim, 0.0)
+        col = np.array(problem.columns)
+        ref = np.add.reduceat(sim[np.array(problem.rows)][:, col], problem.column_starts, axis=1)
+        out["max_abs_diff"] = float(np.max(np.abs(ref - sums)))
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[200, 400, 800, 1600, 3200, 6400, 12800])
     ap.add_argument("--open-set", action="store_true", help="also the open-set step")
     ap.add_argument("--old-calibration", action="store_true", help="also the former per-author searches (<= 1,600)")
+    ap.add_argument("--pair-scorer", action="store_true", help="time a fitted baseline's similarity step instead")
+    ap.add_argument("--old-max", type=int, default=800, help="largest size the former pair path runs at")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child and args.pair_scorer:
+        print(json.dumps(run_pair_scorer(args.child, args.child <= args.old_max)))
+        return 0
     if args.child:
         old = args.old_calibration and args.child <= 1600
         print(json.dumps(run_one(args.child, args.open_set, old)))
@@ -121,12 +183,24 @@ def main() -> int:
     print(f"CPU: {_cpu()}, {os.cpu_count()} logical cores; numpy {np.__version__}")
     rows = []
     for n in args.sizes:
-        cmd = [sys.executable, __file__, "--child", str(n)]
+        cmd = [sys.executable, __file__, "--child", str(n), "--old-max", str(args.old_max)]
         cmd += ["--open-set"] * args.open_set + ["--old-calibration"] * args.old_calibration
+        cmd += ["--pair-scorer"] * args.pair_scorer
         res = subprocess.run(cmd, capture_output=True, text=True, check=True)
         rows.append(json.loads(res.stdout.strip().splitlines()[-1]))
+    if args.pair_scorer:
+        print("| texts | scoring path s | extra MiB | former pair path s | extra MiB | former / new | max abs diff |")
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            old = (
+                f"{r['old_s']:.2f} | {r['old_mib']:.0f} | {r['old_s'] / r['new_s']:.1f}x | {r['max_abs_diff']:.1e}"
+                if "old_s" in r
+                else "not run | | |"
+            )
+            print(f"| {r['n']} | {r['new_s']:.2f} | {r['new_mib']:.0f} | {old} |")
+        return 0
     names = list(rows[0]["steps"])
-    print("| texts | candidates | " + " | ".join(f"{s} s" for s in names) + " | total s | growth | peak MiB |")
+    print("| texts | candidates | " + " | ".join(f"{s} s" for s in names) + " | total s | growth | extra MiB |")
     print("|" + "---:|" * (len(names) + 5))
     prev = None
     for r in rows:

@@ -173,7 +173,7 @@ def similarity_blocks(
 
     ``rows`` / ``cols``: for ``"encoder"`` float arrays (n, dim) of L2-normalised vectors (the score is
     their inner product, the cosine); for ``"pair_scorer"`` texts (a fitted model): with vectors,
-    ``model.pair_vectors`` once per side and ``model.block_scores`` per block (row = query side,
+    ``model.pair_vectors`` once on the distinct texts and ``model.block_scores`` per block (row = query side,
     column = document side); without, ``score_pairs(row text, column text)`` in chunks of
     :data:`PAIR_CHUNK` pairs. Cross-encoders have no all-pairs path here.
 
@@ -191,7 +191,11 @@ def similarity_blocks(
     if kind != PAIR_SCORER:
         raise TypeError(f"no all-pairs scores for a {kind}: score its pairs with pair_scores")
     if has_vectors(model):
-        q, d = model.pair_vectors(list(rows))[0], model.pair_vectors(list(cols))[1]
+        distinct = list(dict.fromkeys([*rows, *cols]))  # each distinct text represented once
+        at = {t: i for i, t in enumerate(distinct)}
+        q_all, d_all = model.pair_vectors(distinct)
+        q = q_all[np.array([at[t] for t in rows], dtype=np.int64)]
+        d = d_all[np.array([at[t] for t in cols], dtype=np.int64)]
         for start in range(0, n_rows, step):
             block = np.asarray(model.block_scores(q[start : start + step], d), dtype=np.float64)
             if block.shape != (min(step, n_rows - start), n_cols) or np.isnan(block).any():
