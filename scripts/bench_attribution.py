@@ -14,8 +14,8 @@ seeded random texts of 300 words): the scoring path (blocked ``X @ X.T`` reduced
 former path (every i < j pair through ``score_pairs``, as lists of texts), same numbers, with each one's
 extra memory; the former path is run up to ``--old-max`` texts.
 
-``--old-calibration`` also times the former calibration (one bounded search per evaluated author) at sizes up
-to 1,600, printed as the ratio old / new.
+``--old-calibration`` also times the former calibration (one bounded search per evaluated author) up to
+``--old-max`` texts, printed as the ratio old / new.
 
     python scripts/bench_attribution.py [--sizes 200 400 800 1600 3200 6400 12800] [--open-set]
 """
@@ -168,7 +168,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[200, 400, 800, 1600, 3200, 6400, 12800])
     ap.add_argument("--open-set", action="store_true", help="also the open-set step")
-    ap.add_argument("--old-calibration", action="store_true", help="also the former per-author searches (<= 1,600)")
+    ap.add_argument(
+        "--old-calibration", action="store_true", help="also the former per-author searches (up to --old-max texts)"
+    )
     ap.add_argument("--pair-scorer", action="store_true", help="time a fitted baseline's similarity step instead")
     ap.add_argument("--old-max", type=int, default=800, help="largest size the former pair path runs at")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
@@ -177,7 +179,7 @@ def main() -> int:
         print(json.dumps(run_pair_scorer(args.child, args.child <= args.old_max)))
         return 0
     if args.child:
-        old = args.old_calibration and args.child <= 1600
+        old = args.old_calibration and args.child <= args.old_max
         print(json.dumps(run_one(args.child, args.open_set, old)))
         return 0
     print(f"CPU: {_cpu()}, {os.cpu_count()} logical cores; numpy {np.__version__}")
