@@ -86,3 +86,38 @@ def test_vectorised_macro_f1_equals_scikit_learn(n, k, draws, seed, rule):
             continue
         want = f1_score(gold, answers[d], labels=labels, average="macro", zero_division=0)
         assert got[d] == np.float64(want) or abs(got[d] - want) < 1e-12
+
+
+def _old_fit_margin_threshold(top, margin, gold, unknown, labels):
+    """The grid evaluated answer vector by answer vector (reference)."""
+    m = np.unique(np.asarray(margin, dtype=np.float64))
+    grid = np.unique(np.concatenate([[0.0], (m[1:] + m[:-1]) / 2, np.nextafter(m[-1:], np.inf)]))
+    answers = np.where(np.asarray(margin)[None, :] < grid[:, None], unknown, np.asarray(top)[None, :])
+    f1 = am.macro_f1_codes(np.asarray(gold), answers, unknown, labels=labels)
+    return float(grid[int(np.nanargmax(np.nan_to_num(f1, nan=-1.0)))])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    n=st.integers(1, 25),
+    k=st.integers(1, 5),
+    seed=st.integers(0, 2**16),
+    rule=st.sampled_from(["gold", "candidates"]),
+    coarse=st.booleans(),
+)
+def test_threshold_sweep_equals_the_grid_evaluated_one_by_one(n, k, seed, rule, coarse):
+    rng = np.random.default_rng(seed)
+    top = rng.integers(0, k, n)
+    gold = rng.integers(0, k + 1, n)  # code k = <UNK>
+    margin = rng.integers(0, 4, n) / 4 if coarse else rng.random(n)  # coarse: many tied margins
+    assert am.fit_margin_threshold(top, margin, gold, k, labels=rule) == _old_fit_margin_threshold(
+        top, margin, gold, k, rule
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 20), k=st.integers(1, 8), seed=st.integers(0, 2**16))
+def test_margins_by_partition_equal_the_sorted_ones(n, k, seed):
+    log_p = np.log(np.random.default_rng(seed).dirichlet(np.ones(k), size=n))
+    p = np.sort(np.exp(log_p), axis=1)[:, ::-1]
+    assert np.array_equal(am.margins(log_p), p[:, 0] - (p[:, 1] if k > 1 else 0.0))

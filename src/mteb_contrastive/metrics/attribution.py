@@ -359,8 +359,11 @@ def brier_multiclass(log_p: np.ndarray, gold: np.ndarray) -> np.ndarray:
 
 def margins(log_p: np.ndarray) -> np.ndarray:
     """P1 - P2 per item (the two largest probabilities; P2 = 0 with one candidate)."""
-    p = np.sort(np.exp(log_p), axis=1)[:, ::-1]
-    return p[:, 0] - (p[:, 1] if p.shape[1] > 1 else 0.0)
+    p = np.exp(log_p)
+    if p.shape[1] < 2:
+        return p[:, 0].copy()
+    two = np.partition(p, p.shape[1] - 2, axis=1)[:, -2:]  # the two largest, in order
+    return two[:, 1] - two[:, 0]
 
 
 def open_set_answers(top: np.ndarray, margin: np.ndarray, threshold: float, unknown: int) -> np.ndarray:
@@ -379,11 +382,66 @@ def fit_margin_threshold(
     A midpoint, not a margin itself, so an item scored like a training item is not decided by the
     last bit of its margin. Ties go to the smallest threshold (fewest ``<UNK>`` answers).
     """
-    m = np.unique(np.asarray(margin, dtype=np.float64))
+    margin = np.asarray(margin, dtype=np.float64)
+    m = np.unique(margin)
     grid = np.unique(np.concatenate([[0.0], (m[1:] + m[:-1]) / 2, np.nextafter(m[-1:], np.inf)]))
-    answers = np.where(np.asarray(margin)[None, :] < grid[:, None], unknown, np.asarray(top)[None, :])
-    f1 = macro_f1_codes(np.asarray(gold), answers, unknown, labels=labels)
-    return float(grid[int(np.nanargmax(np.nan_to_num(f1, nan=-1.0)))])
+    f1 = _macro_f1_by_rejections(np.asarray(top), margin, np.asarray(gold), unknown, labels)
+    rejected = np.searchsorted(np.sort(margin), grid, side="left")  # items with margin < threshold
+    values = f1[rejected]
+    return float(grid[int(np.nanargmax(np.nan_to_num(values, nan=-1.0)))])
+
+
+def _macro_f1_by_rejections(
+    top: np.ndarray, margin: np.ndarray, gold: np.ndarray, unknown: int, labels: str
+) -> np.ndarray:
+    """(M + 1,) :func:`macro_f1_codes` of the answers with the r smallest-margin items answered ``unknown``,
+    r = 0..M (ties of margin in a stable order), in O(M log M): each rejection changes one label's counts,
+    so the macro-F1 after r rejections is the first value plus the cumulative sum of the changes."""
+    g, t = np.asarray(gold, dtype=np.int64), np.asarray(top, dtype=np.int64)
+    n = g.size
+    order = np.argsort(margin, kind="stable")
+    codes = np.unique(
+        np.concatenate([g[g != unknown], t[t != unknown]] if labels == "candidates" else [g[g != unknown]])
+    )
+    if codes.size == 0:
+        return np.full(n + 1, np.nan)
+    pos = np.clip(np.searchsorted(codes, t), 0, codes.size - 1)
+    lab = np.where((t != unknown) & (codes[pos] == t), pos, -1)  # the label an item's answer counts for
+    gpos = np.clip(np.searchsorted(codes, g), 0, codes.size - 1)
+    n_gold = np.bincount(gpos[(g != unknown) & (codes[gpos] == g)], minlength=codes.size).astype(np.float64)
+    answered = np.bincount(lab[lab >= 0], minlength=codes.size).astype(np.float64)
+    hits = np.bincount(lab[(lab >= 0) & (t == g)], minlength=codes.size).astype(np.float64)
+
+    def f1(tp: np.ndarray, ans: np.ndarray, gl: np.ndarray) -> np.ndarray:
+        d = ans + gl
+        return np.where(d > 0, 2.0 * tp / np.maximum(d, 1.0), 0.0)
+
+    def present(ans: np.ndarray, gl: np.ndarray) -> np.ndarray:
+        return ((ans + gl) > 0).astype(np.float64) if labels == "candidates" else np.ones_like(ans)
+
+    # events: the items in margin order; per label, how many of its answers / hits are rejected so far
+    ev_lab, ev_hit = lab[order], (t == g)[order] & (lab[order] >= 0)
+    valid = ev_lab >= 0
+    key = np.where(valid, ev_lab, codes.size)
+    by_label = np.argsort(key, kind="stable")  # events grouped by label, margin order kept inside
+    k = key[by_label]
+    starts = np.searchsorted(k, k, side="left")
+    within = np.arange(n) - starts + 1  # this event is the j-th rejection of its label
+    hit_cum = np.cumsum(ev_hit[by_label])
+    hit_before = np.where(starts > 0, hit_cum[np.maximum(starts - 1, 0)], 0)
+    hits_rejected = hit_cum - hit_before
+    lab_e = np.minimum(k, codes.size - 1)
+    gl = n_gold[lab_e]
+    ans_after, tp_after = answered[lab_e] - within, hits[lab_e] - hits_rejected
+    ans_before, tp_before = ans_after + 1, tp_after + ev_hit[by_label]
+    d_f1 = np.where(k < codes.size, f1(tp_after, ans_after, gl) - f1(tp_before, ans_before, gl), 0.0)
+    d_pr = np.where(k < codes.size, present(ans_after, gl) - present(ans_before, gl), 0.0)
+    delta_f1, delta_pr = np.empty(n), np.empty(n)
+    delta_f1[by_label], delta_pr[by_label] = d_f1, d_pr  # back to margin order
+    total = f1(hits, answered, n_gold).sum() + np.concatenate([[0.0], np.cumsum(delta_f1)])
+    count = present(answered, n_gold).sum() + np.concatenate([[0.0], np.cumsum(delta_pr)])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0.5, total / np.maximum(count, 1.0), np.nan)
 
 
 def bootstrap_interval(
