@@ -92,7 +92,12 @@ def test_leave_one_text_out_on_the_toy_by_hand(toy_result):
     assert scores["max_answer_share"] == 0.5 and scores["most_answered_candidate"] == "B"
     assert scores["n_candidates_answered"] == 3 == scores["n_candidates_gold"]
     assert scores["max_answer_share"] > scores["majority_class_accuracy"] == pytest.approx(1 / 3)
-    assert pred["per_item"] == {"name": "accuracy", "ids": pred["loo"]["id"], "values": [1, 1, 1, 1, 1, 0]}
+    assert pred["per_item"] == {
+        "name": "accuracy",
+        "ids": pred["loo"]["id"],
+        "values": [1, 1, 1, 1, 1, 0],
+        "groups": ["A", "A", "B", "B", "C", "C"],  # each text's author: the unit the intervals resample
+    }
     assert scores["accuracy_ci_low"] <= scores["accuracy"] <= scores["accuracy_ci_high"] == 1.0
     assert scores["macro_f1_ci_low"] <= scores["macro_f1"] <= scores["macro_f1_ci_high"]
 

@@ -429,13 +429,13 @@ def report_command(args: argparse.Namespace) -> int:
             print(f"error: --predictions {item}: expected MODEL=DIR", file=sys.stderr)
             return 2
         preds[model] = Path(folder)
-    from mteb_contrastive.report.write import build_report, render_markdown, write_report
+    from mteb_contrastive.report.write import build, render_markdown, write_report
 
     if args.out:
         print(write_report(results, args.out, prediction_dirs=preds, reference_model=args.reference))
     else:
-        rep = build_report(results, prediction_dirs=preds, reference_model=args.reference, plots_dir=None)
-        if not rep["rows"]:
+        rep = build(results, prediction_dirs=preds, reference_model=args.reference, plots_dir=None)
+        if not rep.rows:
             print(f"error: {results}: no mteb result files found", file=sys.stderr)
             return 2
         print(render_markdown(rep))

@@ -39,7 +39,9 @@ The protocol, step by step (each a method of :class:`AbsTaskAttribution`):
    probabilities over the item's candidates), ``prior_loo_log_loss`` (each candidate's share of
    the known texts, the item's own text left out: -mean ln((n_gold - 1) / (n_known - 1))),
    ``random_loo_brier`` = 1 - 1/K.
-6. **intervals by text** -- 95% percentile bootstrap over the evaluated texts (1,000 resamples, seed 0):
+6. **intervals by author** -- 95% bootstrap of the evaluated texts resampled by their **author** (a
+   text is scored against its author's other texts, so an author's texts are not independent;
+   1,000 draws, seed 0; :func:`mteb_contrastive.metrics.attribution.bootstrap_interval`):
    ``accuracy_ci_low/high``, ``macro_f1_ci_low/high``.
 7. **open set** (a folder built with ``--open-set``) -- each evaluated text is also scored with every
    text of its author removed from the candidates (the answer there is "none of the candidates",
@@ -51,7 +53,7 @@ The protocol, step by step (each a method of :class:`AbsTaskAttribution`):
    PAN's rule an unknown item answered with that candidate would cost nothing.
    Reported **nested by author** (T and threshold for A's items fitted on the other authors' items):
    ``open_set_macro_f1`` (chance ``random_open_set_macro_f1``, answers uniform over the candidates
-   and ``<UNK>``, same label rule), its interval by text (a text's two items resampled together),
+   and ``<UNK>``, same label rule), its interval by author (a text's two items resampled with its author),
    beside it ``open_set_unk_recall`` (share of unknown items answered ``<UNK>``; chance
    ``random_open_set_unk_recall``, the mean of 1 / (candidates + 1)), ``open_set_known_accuracy``;
    the threshold fitted on all items, ``open_set_threshold``, answers the questioned texts.
@@ -62,7 +64,8 @@ The protocol, step by step (each a method of :class:`AbsTaskAttribution`):
    ``{"candidates": [...], "loo": {"id", "gold", "predicted", "probabilities"} (nested T),
    "answer_counts": {candidate: evaluated texts answered with it},
    "questioned": [{"id", "title", "label_note", "ranking": [{"author", "probability", "score"}], "answer"}],
-   "per_item": {"name": "accuracy", "ids", "values"}}`` -- ids are the corpus's document ids.
+   "per_item": {"name": "accuracy", "ids", "values", "groups"}}`` -- ids are the corpus's document ids,
+   groups each text's author (the report's resampling unit).
 """
 
 from __future__ import annotations
@@ -265,8 +268,10 @@ class AbsTaskAttribution(AbsTask):
         h, t = gold_tie_ranges(closed, gold)
         names = problem.authors
         macro_f1 = am.pan19_macro_f1([names[g] for g in gold], [names[a] for a in top])
-        acc_lo, acc_hi = am.bootstrap_interval(lambda idx: float(hits[idx].mean()), len(gold))
-        f1_lo, f1_hi = am.bootstrap_interval(lambda idx: float(am.macro_f1_codes(gold[idx], top[idx], -1)), len(gold))
+        acc_lo, acc_hi = am.bootstrap_interval(lambda idx: float(hits[idx].mean()), len(gold), groups=gold)
+        f1_lo, f1_hi = am.bootstrap_interval(
+            lambda idx: float(am.macro_f1_codes(gold[idx], top[idx], -1)), len(gold), groups=gold
+        )
         return {
             "macro_f1": macro_f1,
             "accuracy": float(hits.mean()),
@@ -388,8 +393,8 @@ class AbsTaskAttribution(AbsTask):
             idx = np.concatenate([texts_idx, texts_idx + n])
             return float(am.macro_f1_codes(items_gold[idx], answers[idx], unk, labels=am.OPEN_SET_LABELS))
 
-        # a text's two items (closed, unknown) are resampled together
-        out["open_set_macro_f1_ci_low"], out["open_set_macro_f1_ci_high"] = am.bootstrap_interval(stat, n)
+        # a text's two items (closed, unknown) are resampled together, with the text's author
+        out["open_set_macro_f1_ci_low"], out["open_set_macro_f1_ci_high"] = am.bootstrap_interval(stat, n, groups=gold)
         return out, threshold
 
     def _questioned(
@@ -452,7 +457,12 @@ class AbsTaskAttribution(AbsTask):
                 },
                 "answer_counts": dict(zip(problem.authors, np.bincount(top, minlength=len(problem.authors)).tolist())),
                 "questioned": questioned,
-                "per_item": {"name": "accuracy", "ids": ids, "values": am.tie_aware_hits(closed, gold).tolist()},
+                "per_item": {
+                    "name": "accuracy",
+                    "ids": ids,
+                    "values": am.tie_aware_hits(closed, gold).tolist(),
+                    "groups": [problem.authors[g] for g in gold],
+                },
             },
             model,
             prediction_folder,
