@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from mteb_contrastive import config
-from mteb_contrastive.data.atomic import write_text_atomic
+from mteb_contrastive.data.atomic import sweep_stale, write_text_atomic
 from mteb_contrastive.families import FAMILIES, Resampling, higher_is_better, resampling_of
 from mteb_contrastive.layout import model_root
 from mteb_contrastive.report import plots
@@ -847,6 +847,8 @@ def write_report(results_dir: str | Path, out_dir: str | Path, **kwargs: Any) ->
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    sweep_stale(out_dir)
+    sweep_stale(out_dir / "plots")  # a plot a killed run was writing, whether or not this report draws it
     rep = build_report(results_dir, plots_dir=out_dir / "plots", **kwargs)
     write_text_atomic(out_dir / "report.json", json.dumps(rep, indent=2, ensure_ascii=False, default=str) + "\n")
     write_text_atomic(out_dir / "report.csv", render_csv(rep))
