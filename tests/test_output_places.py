@@ -464,3 +464,19 @@ def test_generated_output_places(cmd, situation, force, nested, inputs, capsys):
             assert gone == [] or situation == "own_build", gone
         if out.is_dir():
             assert _hidden(out) == [], _hidden(out)
+
+
+def test_train_never_replaces_a_folder_that_is_not_a_model_it_trained(tmp_path, capsys):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("years of work\n")
+    docs = _jsonl(tmp_path / "d.jsonl", [{"id": "a", "author": "A", "text": "t"}])
+    for cmd in ("train", "train-cross-encoder"):
+        rc, lines, err = _run([cmd, "--docs", f"corpus={docs}", "--out", str(mine)], capsys)
+        assert rc == 2 and len(lines) == 1 and "Traceback" not in err, err
+        assert str(mine) in lines[0] and "training_config.json" in lines[0]
+    assert os.listdir(mine) == ["thesis.tex"]
+    from mteb_contrastive.cli.outputs import MODEL_CONFIG_FILE
+    from mteb_contrastive.training.contrastive import CONFIG_FILE
+
+    assert MODEL_CONFIG_FILE == CONFIG_FILE

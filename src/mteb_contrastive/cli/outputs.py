@@ -25,10 +25,12 @@ FOLDER_OUTPUTS = (
     "main",
     "evaluate",
     "report",
-    "train",
-    "train-cross-encoder",
-    "train-reranker",
 )
+
+#: training commands: ``--out`` is a model folder replaced whole (:func:`check_model_folder`)
+TRAINING = ("train", "train-cross-encoder", "train-reranker")
+#: the file a training command writes into its model folder (``training/contrastive.py::CONFIG_FILE``)
+MODEL_CONFIG_FILE = "training_config.json"
 
 FORCE_HELP = (
     "replace whatever is at OUT/NAME; without it, only a folder this command built under NAME is replaced "
@@ -82,5 +84,36 @@ def check_outputs(args: argparse.Namespace) -> None:
         except ValueError:
             return  # the command's own name check says it, in its words
         builder_folder(cmd, args).check()
+    elif cmd in TRAINING and out:
+        check_model_folder(out)
     elif cmd in FOLDER_OUTPUTS and out:
         check_output_folder(out, "--out")
+
+
+def check_model_folder(out) -> None:
+    """``train*`` ``--out``: the model folder is replaced whole at the end, so it must be absent, empty or
+    a model folder a training command wrote (its ``training_config.json`` names a ``recipe``).
+
+    Raises:
+        OutputPlaceError: a bad place, or a folder of something else (nothing touched).
+    """
+    import json
+    from pathlib import Path
+
+    from mteb_contrastive.data.places import OutputPlaceError, check_folder_parent, check_output_folder
+
+    out = Path(out)
+    check_output_folder(out, "--out")
+    check_folder_parent(out, "--out")
+    if not out.is_dir() or not any(out.iterdir()):
+        return
+    try:
+        own = isinstance(json.loads((out / MODEL_CONFIG_FILE).read_text(encoding="utf-8")).get("recipe"), str)
+    except (OSError, ValueError, AttributeError):
+        own = False
+    if not own:
+        raise OutputPlaceError(
+            out,
+            f"--out is a folder that holds no {MODEL_CONFIG_FILE} of a trained model; training replaces its "
+            "--out whole at the end, and leaves this one as it is: give a new or empty folder for --out",
+        )

@@ -98,6 +98,8 @@ def topic_set(value: Any) -> frozenset[str]:
     """
     if value is None or isinstance(value, bool):
         return frozenset()
+    if hasattr(value, "tolist") and not isinstance(value, str):  # a numpy array read from Parquet
+        value = value.tolist()
     items = value if isinstance(value, (list, tuple, set, frozenset)) else [value]
     out = {topic_key(part) for item in items if item is not None for part in str(item).split("|")}
     out.discard("")
