@@ -128,13 +128,13 @@ def inputs(tmp_path_factory):
 # --- the issue's example and one test per builder --------------------------------------------------------
 
 
-def test_issue_example_user_folder_is_refused_and_kept(tmp_path):
+def test_issue_example_user_folder_is_refused_and_kept(tmp_path, capsys, monkeypatch):
     """``mkdir -p o/Kjv && echo notes > o/Kjv/notes.txt && mteb-contrastive build-quoter ... --name Kjv --out o``."""
     (tmp_path / "o" / "Kjv").mkdir(parents=True)
     (tmp_path / "o" / "Kjv" / "notes.txt").write_text("notes\n")
-    cmd = [sys.executable, "-m", "mteb_contrastive.cli.main", "build-quoter"]
     args = [str(SHARED / "quoter" / "en_kjv_in_novels.txt"), "--name", "Kjv", "--language", "eng-Latn", "--out", "o"]
-    p = subprocess.run([*cmd, *args], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    cmd = [sys.executable, "-m", "mteb_contrastive.cli.main", "build-quoter", *args]
+    p = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     lines = [x for x in p.stderr.splitlines() if x.strip()]
     assert p.returncode == 2, p.stderr
     assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
@@ -143,15 +143,17 @@ def test_issue_example_user_folder_is_refused_and_kept(tmp_path):
     assert sorted(os.listdir(tmp_path / "o" / "Kjv")) == ["notes.txt"]
     assert _hidden(tmp_path / "o") == []
     # a second try leaves it too (the old code renamed it to .Kjv.old-<pid> and deleted it on the next build)
-    p = subprocess.run([*cmd, *args], cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert p.returncode == 2 and (tmp_path / "o" / "Kjv" / "notes.txt").read_text() == "notes\n"
+    monkeypatch.chdir(tmp_path)
+    rc, lines, _ = _run(["build-quoter", *args], capsys)
+    assert rc == 2 and len(lines) == 1 and (tmp_path / "o" / "Kjv" / "notes.txt").read_text() == "notes\n"
     assert _hidden(tmp_path / "o") == []
     # the way out: --force replaces it, and the build is then its own (rebuilt without --force)
-    p = subprocess.run([*cmd, *args, "--force"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr
+    rc, _, err = _run(["build-quoter", *args, "--force"], capsys)
+    assert rc == 0, err
     assert not (tmp_path / "o" / "Kjv" / "notes.txt").exists()
-    p = subprocess.run([*cmd, *args], cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr
+    rc, _, err = _run(["build-quoter", *args], capsys)
+    assert rc == 0, err
+    assert sorted(os.listdir(tmp_path / "o" / "Kjv")) == [INFO_FILE, "quoter.txt"]
     assert _hidden(tmp_path / "o") == []
 
 
@@ -480,3 +482,45 @@ def test_train_never_replaces_a_folder_that_is_not_a_model_it_trained(tmp_path, 
     from mteb_contrastive.training.contrastive import CONFIG_FILE
 
     assert MODEL_CONFIG_FILE == CONFIG_FILE
+
+
+WRITERS = {
+    "report": ["report", "{results}"],
+    "evaluate": ["evaluate", "-m", "some/model"],
+    "train": ["train", "--docs", "corpus={results}/x.jsonl"],
+    "train-cross-encoder": ["train-cross-encoder", "--docs", "corpus={results}/x.jsonl"],
+    "train-reranker": ["train-reranker", "{results}/q.txt"],
+    "build-taln": ["build-taln"],
+    "build-pan-benchmarks": ["build-pan-benchmarks"],
+    "main": ["main"],
+}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    cmd=st.sampled_from(sorted(WRITERS)),
+    depth=st.integers(0, 3),
+    place=st.sampled_from(["file", "inside_file", "report_ok"]),
+)
+def test_generated_out_of_every_writing_command(cmd, depth, place, capsys):
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        (root / "results").mkdir()
+        f = root / "afile"
+        f.write_text("x\n")
+        if place == "report_ok":
+            if cmd != "report":
+                return
+            out = root.joinpath(*["n"] * depth, "rep")
+        else:
+            out = f if place == "file" and depth == 0 else f.joinpath(*["sub"] * max(depth, 1))
+        argv = [x.format(results=root / "results") for x in WRITERS[cmd]] + ["--out", str(out)]
+        before = _snapshot(root)
+        rc, lines, err = _run(argv, capsys)
+        assert "Traceback" not in err, err
+        if place == "report_ok":
+            assert rc == 0 and (out / "report.md").is_file(), err
+            return
+        assert rc == 2 and len(lines) == 1, err
+        assert str(out) in lines[0] and "--out" in lines[0] and "Errno" not in lines[0]
+        assert _snapshot(root) == before and sorted(os.listdir(root)) == ["afile", "results"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import re
 import shutil
@@ -18,11 +19,11 @@ def atomic_file(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path`` (``.<name>.<pid>.<random>.tmp``); on success it gets the
     umask's mode and replaces ``path`` (``os.replace``), on an exception it is removed.
 
-    Temporaries left by killed earlier writes in the same folder are removed first (:func:`sweep_stale`).
+    Temporaries a killed earlier write of ``path`` left are removed first (:func:`remove_stale_temporaries`).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    sweep_stale(path.parent)
+    remove_stale_temporaries(path)
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     os.close(fd)
     tmp = Path(name)
@@ -51,6 +52,41 @@ def _pid_alive(pid: int) -> bool:
     except PermissionError:  # someone else's live process
         return True
     return True
+
+
+def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
+    """Remove the hidden temporaries that killed builds of ``path`` left beside it.
+
+    A build or write makes ``.<name>.<pid>.<random>.tmp`` (and, while swapping, ``.<name>.old-<pid>``;
+    an older plot writer ``.<name>.<pid>.tmp.png``); one whose process is gone (or in the older
+    ``.<name>.<random>.tmp`` form, without a pid) is removed. A live process's temporary is left
+    alone, and so are the temporaries of other names (:func:`sweep_stale` clears a whole folder that
+    the caller owns).
+
+    Returns:
+        the removed paths.
+    """
+    path = Path(path)
+    removed = []
+    if not path.parent.is_dir():
+        return removed
+    for p in path.parent.glob(f".{glob.escape(path.name)}.*"):
+        rest = p.name[len(path.name) + 2 :]
+        if rest.endswith(".tmp") or rest.endswith(".tmp.png"):
+            head = rest.split(".", 1)[0]
+        elif rest.startswith("old-"):
+            head = rest[4:]
+        else:
+            continue
+        if head.isdigit() and _pid_alive(int(head)) and int(head) != os.getpid():
+            continue
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
+        removed.append(p)
+    return removed
 
 
 #: the hidden temporaries this package writes: ``.<name>.<pid>.<random>.tmp`` (files, folders,
@@ -109,13 +145,13 @@ def atomic_folder(path: str | os.PathLike, before_replace: Callable[[], None] | 
     """Yield a temporary folder beside ``path``; on success it replaces ``path`` as a whole.
 
     On any exception the temporary folder is removed and an existing ``path`` is left untouched.
-    Temporaries left by a killed earlier build are removed first (:func:`sweep_stale`). The folder
+    Temporaries left by a killed earlier build are removed first (:func:`remove_stale_temporaries`). The folder
     and its files get the umask's modes (not a temporary's 0700 / 0600). ``before_replace`` is
     called just before the swap (a check that may raise: then nothing is moved).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    sweep_stale(path.parent)
+    remove_stale_temporaries(path)
     tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"))
     try:
         yield tmp
@@ -130,11 +166,12 @@ def atomic_folder(path: str | os.PathLike, before_replace: Callable[[], None] | 
         old = path.parent / f".{path.name}.old-{os.getpid()}"
         os.replace(path, old)
     os.replace(tmp, path)
-    if old is not None:
+    if old is not None:  # what was replaced (a failure to remove it leaves it to the next sweep, not an error)
         if old.is_dir() and not old.is_symlink():
-            shutil.rmtree(old)
+            shutil.rmtree(old, ignore_errors=True)
         else:
-            old.unlink()
+            with contextlib.suppress(OSError):
+                old.unlink()
 
 
 @contextlib.contextmanager
@@ -149,11 +186,11 @@ def staged_writes(root: str | os.PathLike, carry: Iterable[str | os.PathLike] = 
         carry: files under ``root`` the writer reads and merges into (copied into the stage first).
 
     The stage is ``<root>/.staged.<pid>.<random>.tmp``; one left by a killed process is removed by
-    the next call (:func:`sweep_stale`). On an exception nothing is moved.
+    the next call (:func:`remove_stale_temporaries`). On an exception nothing is moved.
     """
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
-    sweep_stale(root)
+    remove_stale_temporaries(root / "staged")
     stage = Path(tempfile.mkdtemp(dir=root, prefix=f".staged.{os.getpid()}.", suffix=".tmp"))
     try:
         for f in map(Path, carry):

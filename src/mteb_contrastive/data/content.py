@@ -106,11 +106,6 @@ def topic_set(value: Any) -> frozenset[str]:
     return frozenset(out)
 
 
-def topic_label(value: Any) -> str:
-    """:func:`topic_set` as one stored label: its topics sorted and joined by ``|`` (empty: none)."""
-    return "|".join(sorted(topic_set(value)))
-
-
 def shares_topic(a: Any, b: Any) -> bool:
     """True when the topic sets of ``a`` and ``b`` (:func:`topic_set`) meet: ``syntax|treebanks`` and
     ``corpora|Treebanks`` share a topic; an empty value shares none."""

@@ -45,7 +45,6 @@ from mteb_contrastive.data.content import (
     content_key,
     overlapping_texts,
     shares_topic,
-    topic_label,
     topic_set,
 )
 from mteb_contrastive.data.corpus import iter_jsonl
@@ -103,11 +102,14 @@ def _allocate(n: int, ratios: tuple[float, ...]) -> list[int]:
 
 
 def topic_value(value: Any) -> str:
-    """A topic field's value as one label: its topic set (:func:`mteb_contrastive.data.content.topic_set`:
-    a string, ``|``-joined labels or a list such as a HAL domain set or keywords; each NFC and
-    case-folded) sorted and joined by ``|``; empty when missing. Two documents share a topic when
-    their sets meet (:func:`~mteb_contrastive.data.content.shares_topic`)."""
-    return topic_label(value)
+    """A topic field's value as one stored label: a string as it is (NFC, stripped), a list (a HAL domain
+    set, keywords) as its sorted distinct items joined by ``|``; empty when missing. Labels are kept as
+    written (the ``fandoms`` a reader sees); they are compared as topic sets
+    (:func:`mteb_contrastive.data.content.topic_set`: NFC, case-folded, ``|`` splitting a label), so
+    two documents share a topic when their sets meet (:func:`~mteb_contrastive.data.content.shares_topic`)."""
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return "|".join(sorted({nfc(str(v).strip()) for v in value if str(v).strip()}))
+    return "" if value is None or isinstance(value, bool) else nfc(str(value).strip())
 
 
 def validate_documents(
