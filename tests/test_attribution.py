@@ -87,7 +87,12 @@ def test_leave_one_text_out_on_the_toy_by_hand(toy_result):
     assert scores["mrr_tie_expected"] == pytest.approx((5 + 1 / 2) / 6)  # c2's author is second
     assert scores["n_candidates"] == 3 and scores["n_texts_evaluated"] == 6 and scores["n_questioned_texts"] == 1
     assert scores["n_top_ties"] == 0
-    assert pred["per_item"] == {"name": "accuracy", "ids": pred["loo"]["id"], "values": [1, 1, 1, 1, 1, 0]}
+    assert pred["per_item"] == {
+        "name": "accuracy",
+        "ids": pred["loo"]["id"],
+        "values": [1, 1, 1, 1, 1, 0],
+        "groups": ["A", "A", "B", "B", "C", "C"],  # each text's author: the unit the intervals resample
+    }
     assert scores["accuracy_ci_low"] <= scores["accuracy"] <= scores["accuracy_ci_high"] == 1.0
     assert scores["macro_f1_ci_low"] <= scores["macro_f1"] <= scores["macro_f1_ci_high"]
 

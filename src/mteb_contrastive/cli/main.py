@@ -425,7 +425,7 @@ def report_command(args: argparse.Namespace) -> int:
         print(content_table(results) if args.content_table else languages_table(results))
         return 0
     if args.author_table:
-        from mteb_contrastive.data.errors import read_json
+        from mteb_contrastive.data.readers import read_json
         from mteb_contrastive.report.tables import author_table
 
         timings = read_json(args.timings, what="timings file") if args.timings else {}
@@ -438,13 +438,13 @@ def report_command(args: argparse.Namespace) -> int:
             print(f"error: --predictions {item}: expected MODEL=DIR", file=sys.stderr)
             return 2
         preds[model] = Path(folder)
-    from mteb_contrastive.report.write import build_report, render_markdown, write_report
+    from mteb_contrastive.report.write import build, render_markdown, write_report
 
     if args.out:
         print(write_report(results, args.out, prediction_dirs=preds, reference_model=args.reference))
     else:
-        rep = build_report(results, prediction_dirs=preds, reference_model=args.reference, plots_dir=None)
-        if not rep["rows"]:
+        rep = build(results, prediction_dirs=preds, reference_model=args.reference, plots_dir=None)
+        if not rep.rows:
             print(f"error: {results}: no mteb result files found", file=sys.stderr)
             return 2
         print(render_markdown(rep))

@@ -44,7 +44,7 @@ def _head_opt(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(p: argparse.ArgumentParser, batch_help: str = "texts per batch: two per author") -> None:
     from mteb_contrastive.training.presets import DEFAULT_PRESET, PRESETS
 
     p.add_argument("--out", required=True, help="output model folder (checkpoints go to OUT.checkpoints)")
@@ -61,7 +61,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="sentence-transformers model name or folder (default: the preset's; ours-cpu: bundled all-MiniLM-L6-v2)",
     )
     p.add_argument("--context-length", type=int, default=None, help="tokens per text (pair for a cross-encoder)")
-    p.add_argument("--batch-size", type=int, default=None, help="texts per batch: two per author")
+    p.add_argument("--batch-size", type=int, default=None, help=batch_help)
     p.add_argument("--learning-rate", type=float, default=None)
     p.add_argument("--epochs", type=int, default=None)
     p.add_argument("--warmup-ratio", type=float, default=None)
@@ -138,7 +138,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     _head_opt(c)
     r = sub.add_parser("train-reranker", help="a cross-encoder reranker on a QuoteR file's train split, BM25 negatives")
     r.add_argument("quoter_file")
-    _common(r)
+    _common(r, batch_help="(query, candidate) pairs per batch: each training query's gold and its BM25 negatives")
     _head_opt(r)
     r.add_argument("--n-negatives", type=int, default=3)
     r.add_argument("--max-queries", type=int, default=None)

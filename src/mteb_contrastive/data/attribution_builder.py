@@ -45,9 +45,9 @@ from typing import Any
 
 from mteb_contrastive.data.built_folder import built_folder
 from mteb_contrastive.data.content import DUPLICATE_RULES, apply_duplicate_rule, content_key
-from mteb_contrastive.data.corpus import iter_jsonl
 from mteb_contrastive.data.errors import DataError, LineRows, position, where
 from mteb_contrastive.data.languages import languages_from_rows, resolve_languages, stated_fallback
+from mteb_contrastive.data.readers import iter_jsonl
 from mteb_contrastive.data.verification_builder import chunk_text
 from mteb_contrastive.identity import fingerprint, nfc
 

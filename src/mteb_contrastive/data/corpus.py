@@ -12,14 +12,12 @@ one author. ``text`` is kept exactly as given.
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
-from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.content import topic_set
-from mteb_contrastive.data.errors import DataError, LineRows, not_utf8, reading
+from mteb_contrastive.data.errors import DataError, LineRows
+from mteb_contrastive.data.readers import iter_jsonl
 from mteb_contrastive.identity import nfc
 
 #: Abbreviations after which a sentence break is undone -- ``MERGE_TRIGGERS`` of the
@@ -49,48 +47,6 @@ MERGE_TRIGGERS = (
     "a.d.",
     "b.c.",
 )
-
-
-def open_text(path: str | os.PathLike):
-    """Open a UTF-8 text file, gzip-compressed when the name ends in ``.gz``.
-
-    Prefer :func:`iter_jsonl` or :func:`mteb_contrastive.data.errors.read_text`, whose errors are
-    one-line :class:`DataError` s.
-    """
-    path = Path(path)
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
-
-
-def iter_jsonl(path: str | os.PathLike, *, what: str = "file"):
-    """Yield (line number, object) from a JSONL file (``.jsonl`` or ``.jsonl.gz``): the 1-based
-    number of the line the object is on (blank lines are skipped and still counted).
-
-    Lines are decoded one by one, so a non-UTF-8 byte is reported with its line.
-
-    Raises:
-        DataError: missing file, not UTF-8 (names the line), truncated gzip, a line that is not a
-            JSON object (names file and line).
-    """
-    path = Path(path)
-    with reading(path, what=what):
-        fh = gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
-        with fh:
-            for n, raw in enumerate(fh, start=1):
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise not_utf8(path, exc, line=n) from None
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(path, f"not JSON Lines: {exc.msg}", line=n) from None
-                if not isinstance(obj, dict):
-                    raise DataError(path, f"expected a JSON object, got {type(obj).__name__}", line=n)
-                yield n, obj
 
 
 def normalise_topics(

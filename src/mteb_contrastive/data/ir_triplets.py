@@ -32,8 +32,6 @@ corpus (or query) id, a qrels row naming an unknown corpus or query id, a non-nu
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import random
@@ -42,8 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.built_folder import built_folder
-from mteb_contrastive.data.corpus import iter_jsonl
-from mteb_contrastive.data.errors import DataError, read_json, read_text
+from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.readers import iter_jsonl, iter_tsv, read_json
 from mteb_contrastive.identity import fingerprint, nfc
 
 KIND = "ir-triplets"
@@ -103,10 +101,7 @@ def read_qrels(path: str | os.PathLike) -> dict[str, dict[str, float]]:
         raise DataError(path, "qrels file not found; check the path (--qrels is relative to the folder)")
     qrels: dict[str, dict[str, float]] = {}
     first_line: dict[tuple[str, str], int] = {}
-    text = read_text(path, what="qrels file")  # decoded at once: a bad byte is named by its line
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t")
-    for row in reader:
-        n = reader.line_num  # 1-based line where the row ends
+    for n, row in iter_tsv(path, what="qrels file"):  # n: the 1-based line where the row ends
         if not row or not "".join(row).strip():
             continue
         if n == 1 and row[0].strip().lower() in ("query-id", "query_id", "qid"):

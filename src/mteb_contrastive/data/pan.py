@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.atomic import write_text_atomic
-from mteb_contrastive.data.corpus import iter_jsonl
 from mteb_contrastive.data.errors import DataError, LineRows, position
+from mteb_contrastive.data.readers import iter_jsonl
 from mteb_contrastive.identity import nfc
 
 

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.built_folder import built_folder
-from mteb_contrastive.data.errors import DataError, read_text
+from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.readers import read_lines
 from mteb_contrastive.identity import fingerprint, nfc
 
 #: the fixed shuffle seed of the shared files (shared/data/README.md, section 4)
@@ -103,10 +104,7 @@ def read_quoter_file(path: str | os.PathLike) -> list[QuoteRExample]:
         exactly two tabs, or with an empty quote (names file and line).
     """
     path = Path(path)
-    text = read_text(path)  # one-line DataError for a missing / non-UTF-8 file
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    lines = read_lines(path)  # one-line DataError for a missing / non-UTF-8 file
     out = []
     for i, raw in enumerate(lines):
         parts = raw.split("\t")

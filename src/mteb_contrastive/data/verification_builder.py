@@ -47,7 +47,6 @@ from mteb_contrastive.data.content import (
     shares_topic,
     topic_set,
 )
-from mteb_contrastive.data.corpus import iter_jsonl
 from mteb_contrastive.data.errors import DataError, LineRows, position, where
 from mteb_contrastive.data.languages import (
     document_language,
@@ -58,6 +57,7 @@ from mteb_contrastive.data.languages import (
 )
 from mteb_contrastive.data.normalise import normalise_documents
 from mteb_contrastive.data.pan import write_pairs_and_truth
+from mteb_contrastive.data.readers import iter_jsonl
 from mteb_contrastive.data.text import has_unsegmented_script, word_pieces
 from mteb_contrastive.identity import fingerprint, nfc
 

@@ -33,8 +33,10 @@ Sources of the rules:
   L133-139, doc L25-26): with P1 >= P2 the two largest candidate probabilities, the answer is
   ``<UNK>`` when ``P1 - P2 < threshold``. The baseline fixes the threshold at 0.1; here it is chosen
   on held-out items (:func:`fit_margin_threshold`).
-* **intervals** -- percentile bootstrap over texts, ``scipy.stats.bootstrap`` (1,000 resamples,
-  ``numpy.random.default_rng(0)``): :func:`bootstrap_interval`.
+* **intervals** -- bootstrap by **author** (a text is scored against its author's other texts, so an
+  author's texts are not independent): the project's one bootstrap,
+  :func:`mteb_contrastive.metrics.resampling.bootstrap_interval` (1,000 draws of the authors,
+  ``numpy.random.default_rng(0)``, empirical 2.5% / 97.5% quantiles): :func:`bootstrap_interval`.
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
+
+from mteb_contrastive.metrics.resampling import NotComparable
+from mteb_contrastive.metrics.resampling import bootstrap_interval as by_unit
 
 UNKNOWN = "<UNK>"
 #: enumerate every answer combination up to this many (else Monte Carlo)
@@ -220,22 +225,30 @@ def fit_margin_threshold(top: np.ndarray, margin: np.ndarray, gold: np.ndarray, 
 
 
 def bootstrap_interval(
-    statistic: Callable[[np.ndarray], float], n_units: int, *, seed: int = 0, confidence: float = 0.95
+    statistic: Callable[[np.ndarray], float], n_items: int, *, groups: Sequence | np.ndarray, seed: int = 0
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval of ``statistic(unit indices)`` over ``n_units`` resampled units
-    (texts), ``scipy.stats.bootstrap`` with :data:`BOOTSTRAP_RESAMPLES` resamples and
-    ``numpy.random.default_rng(seed)``; (NaN, NaN) with fewer than 2 units."""
-    from scipy.stats import bootstrap
+    """95% bootstrap interval of ``statistic(item indices)`` over ``n_items`` items, resampling their
+    ``groups`` (one author per item: the unit of independence) with the project's one bootstrap
+    (:func:`mteb_contrastive.metrics.resampling.bootstrap_interval`, :data:`BOOTSTRAP_RESAMPLES` draws,
+    ``numpy.random.default_rng(seed)``); (NaN, NaN) with fewer than 2 authors.
 
-    if n_units < 2:
+    Example: 10 authors x 3 texts, 3 authors always right (accuracy 0.3): [0.0, 0.6] by author, where
+    resampling the 30 texts as independent gave [0.167, 0.467].
+
+    Raises:
+        ValueError: ``groups`` not of length ``n_items``.
+    """
+    g = np.asarray(groups).tolist()
+    try:
+        iv = by_unit(
+            None,
+            statistic=lambda _, idx: statistic(np.asarray(idx, dtype=np.int64)),
+            n=n_items,
+            groups=g,
+            unit="author",
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            seed=seed,
+        )
+    except NotComparable:
         return float("nan"), float("nan")
-    res = bootstrap(
-        (np.arange(n_units),),
-        lambda idx: statistic(np.asarray(idx, dtype=np.int64)),
-        vectorized=False,
-        n_resamples=BOOTSTRAP_RESAMPLES,
-        confidence_level=confidence,
-        method="percentile",
-        rng=np.random.default_rng(seed),
-    )
-    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+    return float(iv.ci_low), float(iv.ci_high)

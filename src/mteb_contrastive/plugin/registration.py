@@ -318,12 +318,13 @@ def _with_benchmarks(original: Any) -> Any:
 
 
 def _encoding_model(model: Any) -> EncodingModel | None:
-    """The ``EncodingModel`` of ``model``: itself, or one inside a search wrapper or a two-stage model."""
+    """The ``EncodingModel`` of ``model``: itself, or one inside a search wrapper or a two-stage model
+    (its first stage: the ``encoding_*`` statistics of a two-stage model are its first stage's)."""
     enc = model
     for _ in range(3):
         if isinstance(enc, EncodingModel) or enc is None:
             break
-        enc = getattr(enc, "model", None) or getattr(enc, "_model", None)
+        enc = getattr(enc, "model", None) or getattr(enc, "_model", None) or getattr(enc, "first_model", None)
     return enc if isinstance(enc, EncodingModel) else None
 
 
@@ -335,13 +336,20 @@ def _reset_encoding_statistics(model: Any, task: Any) -> None:
 
 def _add_encoding_statistics(model: Any, task: Any, result: Any) -> None:
     """Each evaluated subset's scores get the model's ``encoding_*`` statistics and settings
-    (:meth:`~mteb_contrastive.encoding.wrapper.EncodingModel.encoding_scores`)."""
+    (:meth:`~mteb_contrastive.encoding.wrapper.EncodingModel.encoding_scores`) and, for a two-stage
+    model, the work and seconds of each stage (:meth:`~mteb_contrastive.search.rerank.TwoStageSearch.stage_scores_for`,
+    keys :data:`~mteb_contrastive.search.rerank.STAGE_SCORES`), on every retrieval task, ours or mteb's."""
     enc = _encoding_model(model)
-    if enc is None or task is None or not hasattr(result, "scores"):
+    stages = getattr(model, "stage_scores_for", None)
+    if (enc is None and stages is None) or task is None or not hasattr(result, "scores"):
         return
     for split, entries in result.scores.items():
         for entry in entries:
-            entry.update(enc.encoding_scores(task.metadata.name, split, entry.get("hf_subset", "default")))
+            subset = entry.get("hf_subset", "default")
+            if enc is not None:
+                entry.update(enc.encoding_scores(task.metadata.name, split, subset))
+            if stages is not None:
+                entry.update(stages(task.metadata.name, split, subset))
 
 
 # ---------------------------------------------------------------- tasks whose data is not here

@@ -27,7 +27,9 @@ The protocol, step by step (each a method of :class:`AbsTaskAttribution`):
    by maximum likelihood (``temperature``). ``loo_log_loss`` and ``loo_brier`` (multi-class) are
    **nested by author**: the T that scores author A's texts is fitted without them; chance
    ``random_loo_log_loss`` = ln K, ``random_loo_brier`` = 1 - 1/K.
-6. **intervals by text** -- 95% percentile bootstrap over the evaluated texts (1,000 resamples, seed 0):
+6. **intervals by author** -- 95% bootstrap of the evaluated texts resampled by their **author** (a
+   text is scored against its author's other texts, so an author's texts are not independent;
+   1,000 draws, seed 0; :func:`mteb_contrastive.metrics.attribution.bootstrap_interval`):
    ``accuracy_ci_low/high``, ``macro_f1_ci_low/high``.
 7. **open set** (a folder built with ``--open-set``) -- each evaluated text is also scored with every
    text of its author removed from the candidates (the answer there is "none of the candidates",
@@ -36,7 +38,7 @@ The protocol, step by step (each a method of :class:`AbsTaskAttribution`):
    Reported **nested by author** (T and threshold for A's items fitted on the other authors' items):
    ``open_set_macro_f1`` (PAN 2019: averaged over the known authors, ``<UNK>`` excluded; chance
    ``random_open_set_macro_f1``, answers uniform over the candidates and ``<UNK>``), its interval by
-   text (a text's two items resampled together), ``open_set_unk_recall``, ``open_set_known_accuracy``;
+   author (a text's two items resampled with its author), ``open_set_unk_recall``, ``open_set_known_accuracy``;
    the threshold fitted on all items, ``open_set_threshold``, answers the questioned texts.
 8. **questioned texts** -- every author a candidate (nothing left out), probabilities at the fitted
    T, ranked (ties by name); the answer is the first, or ``<UNK>`` under the open-set threshold.
@@ -44,7 +46,8 @@ The protocol, step by step (each a method of :class:`AbsTaskAttribution`):
    ``<task>_predictions.json`` ``[subset][split]`` =
    ``{"candidates": [...], "loo": {"id", "gold", "predicted", "probabilities"} (nested T),
    "questioned": [{"id", "title", "label_note", "ranking": [{"author", "probability", "score"}], "answer"}],
-   "per_item": {"name": "accuracy", "ids", "values"}}`` -- ids are the corpus's document ids.
+   "per_item": {"name": "accuracy", "ids", "values", "groups"}}`` -- ids are the corpus's document ids,
+   groups each text's author (the report's resampling unit).
 """
 
 from __future__ import annotations
@@ -232,8 +235,10 @@ class AbsTaskAttribution(AbsTask):
         h, t = gold_tie_ranges(closed, gold)
         names = problem.authors
         macro_f1 = am.pan19_macro_f1([names[g] for g in gold], [names[a] for a in top])
-        acc_lo, acc_hi = am.bootstrap_interval(lambda idx: float(hits[idx].mean()), len(gold))
-        f1_lo, f1_hi = am.bootstrap_interval(lambda idx: float(am.macro_f1_codes(gold[idx], top[idx], -1)), len(gold))
+        acc_lo, acc_hi = am.bootstrap_interval(lambda idx: float(hits[idx].mean()), len(gold), groups=gold)
+        f1_lo, f1_hi = am.bootstrap_interval(
+            lambda idx: float(am.macro_f1_codes(gold[idx], top[idx], -1)), len(gold), groups=gold
+        )
         return {
             "macro_f1": macro_f1,
             "accuracy": float(hits.mean()),
@@ -342,8 +347,8 @@ class AbsTaskAttribution(AbsTask):
             idx = np.concatenate([texts_idx, texts_idx + n])
             return float(am.macro_f1_codes(items_gold[idx], answers[idx], unk))
 
-        # a text's two items (closed, unknown) are resampled together
-        out["open_set_macro_f1_ci_low"], out["open_set_macro_f1_ci_high"] = am.bootstrap_interval(stat, n)
+        # a text's two items (closed, unknown) are resampled together, with the text's author
+        out["open_set_macro_f1_ci_low"], out["open_set_macro_f1_ci_high"] = am.bootstrap_interval(stat, n, groups=gold)
         return out, threshold
 
     def _questioned(
@@ -405,7 +410,12 @@ class AbsTaskAttribution(AbsTask):
                     "probabilities": None if log_p is None else np.round(np.exp(log_p), 6).tolist(),
                 },
                 "questioned": questioned,
-                "per_item": {"name": "accuracy", "ids": ids, "values": am.tie_aware_hits(closed, gold).tolist()},
+                "per_item": {
+                    "name": "accuracy",
+                    "ids": ids,
+                    "values": am.tie_aware_hits(closed, gold).tolist(),
+                    "groups": [problem.authors[g] for g in gold],
+                },
             },
             model,
             prediction_folder,

@@ -99,6 +99,7 @@ from mteb_contrastive.metrics.roc import low_fpr_scores
 from mteb_contrastive.protocols import cross_encoder_scoring as ces
 from mteb_contrastive.protocols.fitting import fit_if_needed, is_pair_scorer, score_pairs
 from mteb_contrastive.protocols.triplet_classification import encode_texts
+from mteb_contrastive.report.chance import SIMULATION_RUNS, own_scale_chance_scores
 
 logger = logging.getLogger(__name__)
 
@@ -308,6 +309,17 @@ class AbsTaskVerification(AbsTaskPairClassification):
         kirby_answers = kirby.answers(np.asarray(distances["similarity_scores"]))
         scores.update(kirby_scores(labels, kirby, kirby_answers, self.pan_year))
         answers.update({f"kirby_{k}": v for k, v in kirby_answers.items()})
+        # chance levels of every calibrated score at this model's own scale (its scores, labels permuted)
+        scores.update(
+            own_scale_chance_scores(
+                val_sim,
+                np.asarray(val["labels"]),
+                distances["similarity_scores"],
+                labels,
+                year=self.pan_year,
+                runs=config.env_positive_int(config.CHANCE_RUNS_ENV, SIMULATION_RUNS),
+            )
+        )
         self._write_outputs(
             model,
             list(data_split["id"]),

@@ -364,7 +364,8 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
         if rev is not None and row.dataset_revision is not None and str(rev) != str(row.dataset_revision):
             raise NotComparable(
                 f"{row.model}'s result is of dataset revision {row.dataset_revision}, the task's data here is "
-                f"revision {rev}: its items cannot be scored against today's qrels or labels"
+                f"revision {rev}: its items cannot be scored against today's qrels or labels",
+                "other_revision",
             )
         return ref
 
