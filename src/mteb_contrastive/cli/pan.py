@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from mteb_contrastive.cli.args import dataset_name, non_negative_float, open_fraction, positive_int
+from mteb_contrastive.cli.outputs import add_force
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -35,6 +36,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "--name", required=True, type=dataset_name, help="letters and digits; the task is <name>Verification"
     )
     b.add_argument("--out", required=True)
+    add_force(b)
     b.add_argument(
         "--chunk-words",
         type=positive_int,
@@ -158,6 +160,7 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
                 normalise=args.normalise,
                 duplicates=args.duplicates,
                 topic_field=args.topic_field,
+                force=args.force,
             )
         )
         return 0
