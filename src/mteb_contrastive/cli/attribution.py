@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from mteb_contrastive.cli.args import dataset_name, positive_int
+from mteb_contrastive.cli.args import add_field_options, dataset_name, field_map, positive_int
 from mteb_contrastive.cli.outputs import add_force
 
 COMMANDS = ("build-attribution",)
@@ -42,7 +42,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         nargs="+",
         default=None,
         help="language code(s) of the texts (ISO 639 or mteb's, e.g. en or eng-Latn); "
-        "required when the rows have no 'language' field",
+        "default: the rows' 'language' (required when the rows have none)",
     )
     b.add_argument(
         "--kind",
@@ -51,7 +51,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="corpus: the JSONL above; eltec / pan14 / taln: a shared-data file read as the verification builder "
         "reads it (every text known)",
     )
-    b.add_argument("--questioned-field", default=None, help="a field whose value marks a text questioned (e.g. status)")
+    add_field_options(b)
+    b.add_argument(
+        "--questioned-field",
+        default=None,
+        metavar="FIELD",
+        help="a field whose value marks a text questioned (e.g. status; a field no row has is refused; default: none)",
+    )
     b.add_argument(
         "--questioned-value",
         nargs="+",
@@ -94,7 +100,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--questioned-value needs --questioned-field (the field whose value it is)")
     if args.questioned_field and not args.questioned_value:
         raise ValueError("--questioned-field needs --questioned-value (e.g. --questioned-value disputed unknown)")
-    rows = read_attribution_corpus(args.corpus) if args.kind == "corpus" else load_documents(args.kind, args.corpus)
+    fields = field_map(args)
+    if args.kind == "corpus":
+        rows = read_attribution_corpus(args.corpus, fields)
+    else:
+        rows = load_documents(args.kind, args.corpus, fields=fields)
     if not args.language and not languages_from_rows(rows, args.corpus):
         raise DataError(
             args.corpus, "no row has a 'language' field; pass --language (e.g. en or eng-Latn) or give each row one"

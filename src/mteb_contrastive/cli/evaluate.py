@@ -405,6 +405,7 @@ def run_evaluation(
 
 def add_parser(sub) -> None:
     """The ``evaluate`` subcommand of ``mteb-contrastive``."""
+    from mteb_contrastive.cli.args import positive_int
 
     e = sub.add_parser(
         "evaluate",
@@ -437,8 +438,8 @@ def add_parser(sub) -> None:
         choices=["default", "full"],
         default="default",
         help=(
-            "default: one benchmark per family (make run); "
-            "full: every benchmark whose data is here (default: %(default)s)"
+            "one benchmark per family (what make run evaluates), or full: every benchmark whose data is here "
+            "(default: %(default)s)"
         ),
     )
     e.add_argument(
@@ -454,7 +455,11 @@ def add_parser(sub) -> None:
     )
     e.add_argument("--reference", help="the model every other one is compared with (default: the first -m)")
     e.add_argument("--rerun", action="store_true", help="recompute results that already exist (default: off, resume)")
-    e.add_argument("--batch-size", type=int, help="encoding batch size passed to mteb run (default: mteb's)")
+    e.add_argument(
+        "--batch-size",
+        type=positive_int,
+        help="texts per forward pass, passed to every mteb run, a whole number >= 1 (default: mteb's, 32)",
+    )
     e.add_argument(
         "--device",
         help=(

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 
+from mteb_contrastive.cli.args import Increasing, closed_fraction, dataset_name, non_negative_int, seed
+
 COMMANDS = ("build-quoter",)
 
 
@@ -23,7 +25,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "build-quoter", help="a QuoteR task (<NAME>QuoteRRetrieval) from your own left<TAB>quote<TAB>right file"
     )
     q.add_argument("file", help="QuoteR line file: left_context<TAB>quote<TAB>right_context per line, UTF-8")
-    q.add_argument("--name", required=True, help="letters and digits; the task is <NAME>QuoteRRetrieval")
+    q.add_argument(
+        "--name", required=True, type=dataset_name, help="letters and digits; the task is <NAME>QuoteRRetrieval"
+    )
     q.add_argument(
         "--language",
         required=True,
@@ -46,21 +50,24 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     q.add_argument(
         "--proportions",
-        type=float,
+        type=closed_fraction,
         nargs=2,
+        action=Increasing,
         default=list(SHARED_PROPORTIONS),
         metavar=("TRAIN_END", "VALID_END"),
         help="cut points as fractions of the lines (default 0.8 0.9: 80/10/10)",
     )
     q.add_argument(
-        "--seed", type=int, default=SHUFFLE_SEED, help=f"shuffle seed (default {SHUFFLE_SEED}, the shared files')"
+        "--seed", type=seed, default=SHUFFLE_SEED, help="shuffle seed (default: %(default)s, the shared files')"
     )
     q.add_argument(
         "--boundaries",
-        type=int,
+        type=non_negative_int,
         nargs=2,
+        action=Increasing,
         metavar=("TRAIN_END", "VALID_END"),
-        help="line-order only: explicit cut lines, e.g. 101171 113942 for the official english.txt",
+        help="line-order only: explicit cut lines, e.g. 101171 113942 for the official english.txt "
+        "(default: --proportions)",
     )
 
 

@@ -46,6 +46,7 @@ from typing import Any
 from mteb_contrastive.data.built_folder import built_folder
 from mteb_contrastive.data.content import DUPLICATE_RULES, apply_duplicate_rule, content_key
 from mteb_contrastive.data.errors import DataError, LineRows, position, where
+from mteb_contrastive.data.fields import MISSING, FieldMap, describe, id_value, mapped, text_value
 from mteb_contrastive.data.languages import languages_from_rows, resolve_languages, stated_fallback
 from mteb_contrastive.data.readers import iter_jsonl
 from mteb_contrastive.data.verification_builder import chunk_text
@@ -78,14 +79,16 @@ def _author_label(row: dict[str, Any], pos: dict[str, int], source: object) -> t
         if authors is None:
             return None, []
         if not isinstance(authors, list) or not all(isinstance(a, (str, int)) for a in authors):
-            raise DataError(source, "expected a list of author names", **pos, field="authors")
+            raise DataError(
+                source, f"expected a list of author names, found {describe(authors)}", **pos, field="authors"
+            )
         names = [nfc(str(a).strip()) for a in authors if str(a).strip()]
         return (" and ".join(names) if names else None), names
     author = row.get("author")
     if author is None or (isinstance(author, str) and not author.strip()):
         return None, []
     if not isinstance(author, (str, int)) or isinstance(author, bool):
-        raise DataError(source, f"expected an author name, got {type(author).__name__}", **pos, field="author")
+        raise DataError(source, f"expected an author name, found {describe(author)}", **pos, field="author")
     return nfc(str(author).strip()), []
 
 
@@ -113,18 +116,13 @@ def classify_rows(
     staged = []
     seen: dict[str, int] = {}
     for i, row in enumerate(rows):
-        v = row.get("id")
-        if not isinstance(v, (str, int)) or isinstance(v, bool) or not str(v).strip():
-            raise DataError(source, "missing or empty", **position(rows, i), field="id")
-        did = nfc(str(v))
+        did = id_value(row.get("id", MISSING), source, position(rows, i))
         if did in seen:
             raise DataError(
                 source, f"duplicate id {did!r} (first at {where(rows, seen[did])})", **position(rows, i), field="id"
             )
         seen[did] = i
-        text = row.get("text")
-        if not isinstance(text, str) or not text.strip():
-            raise DataError(source, "missing or empty", **position(rows, i), field="text")
+        text_value(row.get("text", MISSING), source, position(rows, i))
         label, names = _author_label(row, position(rows, i), source)
         flagged = None
         if questioned_field and row.get(questioned_field) is not None:
@@ -251,17 +249,20 @@ def sample_indices(n_chunks: int, k: int) -> list[int]:
     return [int(j * (n_chunks - 1) / (k - 1) + 0.5) for j in range(k)]
 
 
-def read_attribution_corpus(path: str | os.PathLike) -> list[dict[str, Any]]:
-    """The rows of a JSONL corpus (``.jsonl`` / ``.jsonl.gz``) as they are (classified by :func:`classify_rows`).
+def read_attribution_corpus(path: str | os.PathLike, fields: FieldMap | None = None) -> list[dict[str, Any]]:
+    """The rows of a JSONL corpus (``.jsonl`` / ``.jsonl.gz``) as they are (classified by :func:`classify_rows`);
+    ``fields``: the columns holding the text, author(s), id and the questioned flag when named
+    (``--text-field``, ``--author-field``, ``--id-field``, ``--questioned-field``).
 
     Returns:
         the rows as :class:`~mteb_contrastive.data.errors.LineRows` (each row's 1-based line kept for
         the errors of later checks).
 
     Raises:
-        DataError: missing file, not UTF-8, not JSON Lines (names the line).
+        DataError: missing file, not UTF-8, not JSON Lines (names the line), a named field no row has
+            (``--questioned-field Status`` when the rows say ``status``).
     """
-    pairs = list(iter_jsonl(path))
+    pairs = mapped(iter_jsonl(path), fields, path)
     return LineRows([obj for _, obj in pairs], [n for n, _ in pairs])
 
 

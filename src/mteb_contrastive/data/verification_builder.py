@@ -35,6 +35,7 @@ import os
 import random
 import uuid
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ from mteb_contrastive.data.content import (
     topic_set,
 )
 from mteb_contrastive.data.errors import DataError, LineRows, position, where
+from mteb_contrastive.data.fields import MISSING, FieldMap, describe, id_value, mapped, name_value, text_value
 from mteb_contrastive.data.languages import (
     document_language,
     eltec_language,
@@ -113,7 +115,11 @@ def topic_value(value: Any) -> str:
 
 
 def validate_documents(
-    docs: list[dict[str, Any]], source: object = "documents", *, topic_field: str | None = None
+    docs: list[dict[str, Any]],
+    source: object = "documents",
+    *,
+    topic_field: str | None = None,
+    fields: FieldMap | None = None,
 ) -> list[dict[str, Any]]:
     """Check documents ``{"id", "author", "text"}`` (optional ``title``, ``group``; with ``topic_field``,
     that field of each row becomes its ``topic``: :func:`topic_value`).
@@ -123,6 +129,7 @@ def validate_documents(
             (names the row and field).
     """
     out, seen = LineRows(lines=getattr(docs, "lines", ())), {}
+    fields = fields or FieldMap()
     for i, d in enumerate(docs):
         if topic_field is not None and not topic_value(d.get(topic_field)):
             raise DataError(
@@ -131,11 +138,10 @@ def validate_documents(
                 **position(docs, i),
                 field=topic_field,
             )
-        for f in ("id", "author", "text"):
-            v = d.get(f)
-            if not isinstance(v, (str, int)) or isinstance(v, bool) or not str(v).strip():
-                raise DataError(source, "missing or empty", **position(docs, i), field=f)
-        did = nfc(str(d["id"]))  # identities in NFC
+        pos = position(docs, i)
+        did = id_value(d.get("id", MISSING), source, pos, fields.column("id", "id"))
+        author = name_value(d.get("author", MISSING), source, pos, fields.column("author", "author"))
+        text_value(d.get("text", MISSING), source, pos, fields.column("text", "text"))
         if did in seen:
             raise DataError(
                 source, f"duplicate id {did!r} (first at {where(docs, seen[did])})", **position(docs, i), field="id"
@@ -144,8 +150,8 @@ def validate_documents(
         out.append(
             {
                 "id": did,
-                "author": nfc(str(d["author"]).strip()),
-                "text": str(d["text"]),
+                "author": author,
+                "text": d["text"],
                 "title": str(d.get("title") or ""),
                 "group": nfc(str(d.get("group") or "")),
                 "language": d.get("language"),
@@ -556,9 +562,8 @@ def eltec_documents(path: str | os.PathLike, topic_field: str | None = None) -> 
     """
     docs = LineRows()
     for n, obj in iter_jsonl(path):
-        for f in ("id", "author", "text"):
-            if not obj.get(f):
-                raise DataError(path, "missing or empty", line=n, field=f)
+        for f, check in (("id", id_value), ("author", name_value), ("text", text_value)):
+            check(obj.get(f, MISSING), path, {"line": n}, f)
         docs.lines.append(n)
         docs.append(
             {
@@ -586,14 +591,13 @@ def pan14_documents(path: str | os.PathLike, topic_field: str | None = None) -> 
     """
     docs = LineRows()
     for n, obj in iter_jsonl(path):
-        for f in ("problem", "file", "text"):
-            if not obj.get(f):
-                raise DataError(path, "missing or empty", line=n, field=f)
+        for f, check in (("problem", name_value), ("file", id_value), ("text", text_value)):
+            check(obj.get(f, MISSING), path, {"line": n}, f)
         docs.lines.append(n)
         docs.append(
             {
                 **obj,
-                "id": obj["file"].removesuffix(".txt"),
+                "id": str(obj["file"]).removesuffix(".txt"),
                 "author": obj["problem"],
                 "group": obj.get("genre", ""),
                 "text": obj["text"],
@@ -603,19 +607,28 @@ def pan14_documents(path: str | os.PathLike, topic_field: str | None = None) -> 
     return validate_documents(docs, path, topic_field=topic_field)
 
 
-def corpus_documents(path: str | os.PathLike, topic_field: str | None = None) -> list[dict[str, Any]]:
-    """A generic JSONL corpus ``{"id", "author" | "authors": [one], "text"}`` (optional ``title``, ``group``).
+def corpus_documents(
+    path: str | os.PathLike, topic_field: str | None = None, fields: FieldMap | None = None
+) -> list[dict[str, Any]]:
+    """A generic JSONL corpus ``{"id", "author" | "authors": [one], "text"}`` (optional ``title``, ``group``);
+    ``fields``: the columns holding them when named otherwise (``--text-field``, ``--author-field``, ``--id-field``).
 
     Raises:
-        DataError: a row without an id, a single author or a text.
+        DataError: a row without an id, a single author or a text; a named field no row has.
     """
     docs = LineRows()
-    for n, obj in iter_jsonl(path):
+    fields = replace(fields or FieldMap(), topic=topic_field)
+    for n, obj in mapped(iter_jsonl(path), fields, path):
         author = obj.get("author")
         if author is None and isinstance(obj.get("authors"), list):
             if len(obj["authors"]) != 1:
-                raise DataError(path, "verification needs exactly one author per document", line=n, field="authors")
+                raise DataError(
+                    path,
+                    f"verification needs exactly one author per document, found {describe(obj['authors'])}",
+                    line=n,
+                    field=fields.column("author", "authors"),
+                )
             author = obj["authors"][0]
         docs.append({**obj, "author": author})
         docs.lines.append(n)
-    return validate_documents(docs, path, topic_field=topic_field)
+    return validate_documents(docs, path, topic_field=topic_field, fields=fields)
