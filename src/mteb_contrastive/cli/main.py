@@ -166,9 +166,9 @@ def _grouped_commands(helps: dict[str, str]) -> str:
 
 
 def _version() -> str:
-    from mteb_contrastive import __version__
+    from importlib.metadata import version
 
-    return f"mteb-contrastive {__version__}"
+    return f"mteb-contrastive {version('mteb-contrastive')}"
 
 
 def build_parser() -> OneLineParser:
