@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 
 from mteb_contrastive.cli.args import add_field_options, dataset_name, field_map, positive_int
+from mteb_contrastive.cli.outputs import add_force
 
 COMMANDS = ("build-attribution",)
 
@@ -35,6 +36,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="letters and digits; the tasks are <name>Attribution and <name>AuthorClustering",
     )
     b.add_argument("--out", default="build/datasets", help="parent folder (point MTEB_CONTRASTIVE_DATASETS at it)")
+    add_force(b)
     b.add_argument(
         "--language",
         nargs="+",
@@ -75,6 +77,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help='also answer "none of the candidates" below a threshold validated by leave-one-author-out',
     )
+    b.add_argument(
+        "--duplicates",
+        choices=["refuse", "collapse"],
+        default="refuse",
+        help="a text (NFC, whitespace-normalised) under two authors: refuse (one line naming both), or collapse "
+        "(authors sharing a text are one author); a copy under the same author is always kept once",
+    )
     b.add_argument("--chunk-words", type=positive_int, default=1000, help="chunk length in words")
     b.add_argument("--min-words", type=positive_int, default=None, help="shortest chunk kept (default chunk-words/2)")
     b.add_argument("--chunks-per-text", type=positive_int, default=10, help="chunks sampled per text, evenly spaced")
@@ -113,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
         open_set=args.open_set,
         languages=args.language,
         source=str(args.corpus),
+        duplicates=args.duplicates,
+        force=args.force,
     )
     print(folder)
     return 0

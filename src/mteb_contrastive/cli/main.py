@@ -46,6 +46,7 @@ from mteb_contrastive.cli.args import (
     print_error,
     seed,
 )
+from mteb_contrastive.cli.outputs import add_force, check_outputs
 from mteb_contrastive.config import shared_data_dir
 
 
@@ -165,9 +166,9 @@ def _grouped_commands(helps: dict[str, str]) -> str:
 
 
 def _version() -> str:
-    from mteb_contrastive import __version__
+    from importlib.metadata import version
 
-    return f"mteb-contrastive {__version__}"
+    return f"mteb-contrastive {version('mteb-contrastive')}"
 
 
 def build_parser() -> OneLineParser:
@@ -198,6 +199,7 @@ def build_parser() -> OneLineParser:
         help="letters and digits; the tasks are <name>AuthorRetrieval and <name>AuthorTripletClassification",
     )
     b.add_argument("--out", required=True, help="parent folder; the dataset folder is OUT/NAME")
+    add_force(b)
     b.add_argument(
         "--k",
         type=positive_int,
@@ -279,6 +281,7 @@ def build_parser() -> OneLineParser:
     )
     ir.add_argument("--name", required=True, type=dataset_name, help="letters and digits; the task is <name>IRTriplets")
     ir.add_argument("--out", required=True, help="parent folder; the dataset folder is OUT/NAME")
+    add_force(ir)
     ir.add_argument("--seed", type=seed, default=0, help="seed of the pair and negative sampling")
     ir.add_argument("--min-grade", type=non_negative_float, default=1, help="smallest qrels gain counted as relevant")
     ir.add_argument(
@@ -362,10 +365,14 @@ def main(argv: list[str] | None = None) -> int:
     """Run one ``mteb-contrastive`` subcommand; bad input is one stderr line and exit status 2."""
     ap = build_parser()
     args = ap.parse_args(argv)
+    from mteb_contrastive.data.errors import DataError
+
+    try:
+        check_outputs(args)  # where it writes, before any work: one line, exit 2
+    except (DataError, OSError) as exc:
+        return print_error(exc)
     if args.cmd in training_cli.COMMANDS:
         return training_cli.run(args)
-
-    from mteb_contrastive.data.errors import DataError
 
     try:
         if args.cmd == "seed-model":
@@ -407,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
                     topic_field=args.topic_field,
                     normalise=args.normalise,
                     duplicates=args.duplicates,
+                    force=args.force,
                 )
             )
         elif args.cmd == "build-taln":
@@ -452,6 +460,7 @@ def main(argv: list[str] | None = None) -> int:
                     negative=args.negative,
                     language=mteb_language(language),
                     source=source,
+                    force=args.force,
                 )
             )
         elif args.cmd == "main":

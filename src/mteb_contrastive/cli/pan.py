@@ -24,6 +24,7 @@ from mteb_contrastive.cli.args import (
     positive_int,
     seed,
 )
+from mteb_contrastive.cli.outputs import add_force
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -44,6 +45,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "--name", required=True, type=dataset_name, help="letters and digits; the task is <name>Verification"
     )
     b.add_argument("--out", required=True, help="parent folder; the dataset folder is OUT/NAME")
+    add_force(b)
     b.add_argument(
         "--chunk-words",
         type=positive_int,
@@ -178,6 +180,7 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
                 normalise=args.normalise,
                 duplicates=args.duplicates,
                 topic_field=args.topic_field,
+                force=args.force,
             )
         )
         return 0

@@ -18,6 +18,7 @@ COMMANDS = ("build-quoter",)
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add ``build-quoter`` to ``mteb-contrastive``'s subparsers."""
+    from mteb_contrastive.cli.outputs import add_force
     from mteb_contrastive.data.quoter import SHARED_PROPORTIONS, SHUFFLE_SEED, SPLIT_RULES
 
     q = sub.add_parser(
@@ -37,6 +38,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         required=True,
         help="parent folder; the task folder is OUT/NAME (point MTEB_CONTRASTIVE_DATASETS at OUT)",
     )
+    add_force(q)
     q.add_argument(
         "--split",
         choices=SPLIT_RULES,
@@ -85,6 +87,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int | None
             proportions=tuple(args.proportions),
             seed=args.seed,
             boundaries=tuple(args.boundaries) if args.boundaries else None,
+            force=args.force,
         )
     except FileNotFoundError as exc:
         parser.exit(2, f"error: {exc.filename or args.file}: no such file; give the path of your QuoteR file\n")

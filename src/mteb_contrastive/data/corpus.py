@@ -13,10 +13,10 @@ one author. ``text`` is kept exactly as given.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import replace
 from typing import Any
 
+from mteb_contrastive.data.content import topic_set
 from mteb_contrastive.data.errors import DataError, LineRows
 from mteb_contrastive.data.fields import OPTIONS, FieldMap, describe, id_value, mapped, text_value
 from mteb_contrastive.data.readers import iter_jsonl
@@ -57,8 +57,9 @@ def normalise_topics(
     """The topics of one row: a string or a list of strings -> sorted distinct normalised topics.
 
     Each topic: NFC, case-folded, the typographic apostrophe U+2019 written ``'``, runs of whitespace
-    made one space, stripped; empty ones dropped. ``None`` or ``""`` -> ``[]`` (the row takes no part in
-    topic-controlled items). Two rows are on the same topic when their topic sets intersect.
+    made one space, stripped, a string's ``|``-joined labels split; empty ones dropped
+    (:func:`mteb_contrastive.data.content.topic_set`, the one topic rule). ``None`` or ``""`` -> ``[]``
+    (the row takes no part in topic-controlled items). Two rows are on the same topic when their topic sets intersect.
     ``where``: the row's position for errors (``{"line": n}`` or ``{"record": n}``, 1-based).
 
     Raises:
@@ -70,8 +71,7 @@ def normalise_topics(
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise DataError(source, "a topic must be a string or a list of strings", **(where or {}), field=field)
-    out = {re.sub(r"\s+", " ", nfc(v).casefold().replace("\u2019", "'")).strip() for v in value}
-    return sorted(t for t in out if t)
+    return sorted(topic_set(value))
 
 
 def _a(word: str) -> str:

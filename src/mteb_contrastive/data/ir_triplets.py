@@ -327,6 +327,7 @@ def build_ir_triplets(
     import datasets
 
     folder = built_folder(out_dir, name, KIND, COMMAND, OUTPUTS, force=force)
+    folder.check()  # the output place, before any work
     validate_collection(corpus, queries, qrels, source=source or name)
     splits, counts = sample_ir_triplets(
         corpus, qrels, seed=seed, min_grade=min_grade, max_per_query=max_per_query, negative=negative

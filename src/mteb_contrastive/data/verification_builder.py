@@ -40,7 +40,14 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.built_folder import built_folder
-from mteb_contrastive.data.content import DUPLICATE_RULES, apply_duplicate_rule, content_key, overlapping_texts
+from mteb_contrastive.data.content import (
+    DUPLICATE_RULES,
+    apply_duplicate_rule,
+    content_key,
+    overlapping_texts,
+    shares_topic,
+    topic_set,
+)
 from mteb_contrastive.data.errors import DataError, LineRows, position, where
 from mteb_contrastive.data.fields import MISSING, FieldMap, describe, id_value, mapped, name_value, text_value
 from mteb_contrastive.data.languages import (
@@ -97,8 +104,11 @@ def _allocate(n: int, ratios: tuple[float, ...]) -> list[int]:
 
 
 def topic_value(value: Any) -> str:
-    """A topic field's value as one label: a string as it is (NFC, stripped), a list (a HAL domain set,
-    keywords) as its sorted distinct items joined by ``|``; empty when missing."""
+    """A topic field's value as one stored label: a string as it is (NFC, stripped), a list (a HAL domain
+    set, keywords) as its sorted distinct items joined by ``|``; empty when missing. Labels are kept as
+    written (the ``fandoms`` a reader sees); they are compared as topic sets
+    (:func:`mteb_contrastive.data.content.topic_set`: NFC, case-folded, ``|`` splitting a label), so
+    two documents share a topic when their sets meet (:func:`~mteb_contrastive.data.content.shares_topic`)."""
     if isinstance(value, (list, tuple, set, frozenset)):
         return "|".join(sorted({nfc(str(v).strip()) for v in value if str(v).strip()}))
     return "" if value is None or isinstance(value, bool) else nfc(str(value).strip())
@@ -229,8 +239,8 @@ def sample_split_pairs(
             "authors": [d1["author"], d2["author"]],
         }
 
-    def pairable(x: dict, y: dict) -> bool:
-        return x["topic"] != y["topic"] if topic else True
+    def pairable(x: dict, y: dict) -> bool:  # topic-controlled positives: two works sharing no topic
+        return not shares_topic(x["topic"], y["topic"]) if topic else True
 
     n_pos = 0
     for a in authors:
@@ -266,14 +276,18 @@ def sample_split_pairs(
     by_topic: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for a in authors:
         for d in by_author[a]:
-            by_topic[(d["group"], d["topic"])][a].append(d)
+            for t in sorted(topic_set(d["topic"])):  # a document is in the cell of each of its topics
+                by_topic[(d["group"], t)][a].append(d)
     n_neg, tries = 0, 0
     while n_neg < n_neg_target and tries < 50 * max(n_neg_target, 1):
         tries += 1
         a = rng.choice(authors)
         if topic:
             d1 = rng.choice(by_author[a])
-            cell = by_topic[(d1["group"], d1["topic"])]
+            mine = sorted(topic_set(d1["topic"]))
+            if not mine:
+                continue
+            cell = by_topic[(d1["group"], rng.choice(mine))]
             others = [b for b in cell if b != a]
             if not others:
                 continue
@@ -388,6 +402,7 @@ def build_verification_dataset(
         ValueError: bad name or parameters.
     """
     folder = built_folder(out_dir, name, KIND, COMMAND, OUTPUTS, force=force)
+    folder.check()  # the output place, before any work
     if len(split_ratios) != 3 or any(r < 0 for r in split_ratios) or split_ratios[1] <= 0 or split_ratios[2] <= 0:
         raise ValueError(
             "split_ratios must be three shares (train, validation, test) "
