@@ -438,8 +438,7 @@ def add_parser(sub) -> None:
         choices=["default", "full"],
         default="default",
         help=(
-            "one benchmark per family (what make run evaluates), or full: every benchmark "
-            "here (default: %(default)s)"
+            "one benchmark per family (what make run evaluates), or full: every benchmark here (default: %(default)s)"
         ),
     )
     e.add_argument(
