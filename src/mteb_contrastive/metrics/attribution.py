@@ -329,18 +329,37 @@ def fit_temperatures_nested(scores: np.ndarray, gold: np.ndarray, groups: np.nda
             left = np.where(grad > 0, left, mid)
         return (left + right) / 2.0
 
-    # coarse: the whole span of the bounds; then the narrow interval holding every root, to 1e-12
-    span_lo, span_hi = float(lo[keep].min()), float(hi[keep].max())
-    rough = roots(interpolant(span_lo, span_hi, 1e-4), lo, hi, 30)
-    width = float(np.ptp(rough[keep]))
-    n_lo = max(span_lo, float(rough[keep].min()) - max(0.25 * width, 0.05))
-    n_hi = min(span_hi, float(rough[keep].max()) + max(0.25 * width, 0.05))
-    left, right = np.maximum(lo, n_lo), np.minimum(hi, n_hi)
-    log_beta = roots(interpolant(n_lo, n_hi, 1e-12), np.minimum(left, right), np.maximum(left, right), 50)
-    at_lo = (np.abs(log_beta - n_lo) < 1e-9) & (n_lo > lo + 1e-9)
-    at_hi = (np.abs(log_beta - n_hi) < 1e-9) & (n_hi < hi - 1e-9)
-    edge = keep & (at_lo | at_hi)
-    for j in np.flatnonzero(edge).tolist():  # a root outside the narrow interval: the bounded search itself
+    # the global optimum (every item) by an exact scalar search; every group's lies near it: an interval
+    # around it, widened until it holds every group's root (none stopped at its edge), interpolated to 1e-12
+    from scipy.optimize import brentq
+
+    n_multi = float(multi.sum())
+    t_all = ((n_all + 1.0) * gs[multi].sum() + others[multi].sum()) / (n_all + 2.0)
+    c_all = math.log(float(ptp.mean())) if ptp.mean() > 0 and math.isfinite(ptp.mean()) else 0.0
+    span_lo, span_hi = float(min(lo[keep].min(), -(c_all + 6.0))), float(max(hi[keep].max(), -(c_all - 12.0)))
+
+    def global_grad(x: float) -> float:
+        return total_expected(x) - t_all
+
+    if n_multi == 0 or global_grad(span_lo) >= 0:
+        centre = span_lo
+    elif global_grad(span_hi) <= 0:
+        centre = span_hi
+    else:
+        centre = float(brentq(global_grad, span_lo, span_hi, xtol=1e-9))
+    half = 0.05
+    while True:
+        n_lo, n_hi = max(span_lo, centre - half), min(span_hi, centre + half)
+        left, right = np.maximum(lo, n_lo), np.minimum(hi, n_hi)
+        outside = left > right
+        log_beta = roots(interpolant(n_lo, n_hi, 1e-12), np.minimum(left, right), np.maximum(left, right), 50)
+        at_lo = (np.abs(log_beta - n_lo) < 1e-9) & (n_lo > lo + 1e-9)
+        at_hi = (np.abs(log_beta - n_hi) < 1e-9) & (n_hi < hi - 1e-9)
+        edge = keep & (at_lo | at_hi | outside)
+        if not edge.any() or (n_lo <= span_lo and n_hi >= span_hi) or half > 20.0:
+            break
+        half *= 4.0
+    for j in np.flatnonzero(edge).tolist():  # a root still outside the interval: the bounded search itself
         rest = inv != j
         log_beta[j] = -math.log(fit_temperature(s[rest], g[rest]))
     flat = multi.sum() - by_group(multi.astype(np.float64)) == 0  # every fitted item has one candidate
