@@ -306,7 +306,12 @@ def test_report_reranking_section_compares_each_model_with_its_own_first_stage(e
         assert c["candidate_value"] == pytest.approx(m["ndcg_at_10"], abs=1e-4)
         assert c["diff"] == pytest.approx(c["candidate_value"] - c["reference_value"], abs=1e-12)
         assert c["ci_low"] <= c["diff"] <= c["ci_high"] and c["unit"] == "query"
-        assert c["verdict"] == ("better" if c["ci_low"] > 0 else "worse" if c["ci_high"] < 0 else "within noise")
+        # the report's rule: the interval excludes 0 and the Holm-adjusted p (one family with every comparison) < 0.05
+        assert c["p_holm"] >= c["p_value"]
+        apart = c["p_holm"] < 0.05
+        assert c["verdict"] == (
+            "better" if c["ci_low"] > 0 and apart else "worse" if c["ci_high"] < 0 and apart else "within noise"
+        )
         assert (
             e["cost"]["rerank_pairs"] == m["rerank_pairs"] and e["cost"]["first_stage_texts"] == m["first_stage_texts"]
         )
@@ -387,7 +392,21 @@ def _comparison(a, b, diff, ci=(0.0, 0.0), p=None, verdict="within noise"):
     from mteb_contrastive.report.compare import Comparison
     from mteb_contrastive.report.rows import ComparisonRow
 
-    result = Comparison("ndcg_at_10", 10, a.main, b.main, diff, ci[0], ci[1], p, verdict, 100, False, unit="query")
+    result = Comparison(
+        statistic="ndcg_at_10",
+        n_items=10,
+        reference_value=a.main,
+        candidate_value=b.main,
+        diff=diff,
+        ci_low=ci[0],
+        ci_high=ci[1],
+        p_value=p,
+        verdict=verdict,
+        n_resamples=100,
+        exact=False,
+        unit="query",
+        p_holm=None if p is None else min(1.0, 3 * p),
+    )
     return ComparisonRow(
         a.task,
         a.split,
@@ -437,6 +456,6 @@ def test_reranking_table_by_hand():
     lines = render_reranking([e])
     assert lines[-2] == (
         "| T | default | sentence-transformers/all-MiniLM-L6-v2 | li (m) | 10 | 0.4500 | 0.4000 | 0.0100 | +0.0500 "
-        "| [+0.0100, +0.0900] | 0.004 | better | 1,300 texts (0 encoded), 2.3 s | 1,000 pairs, 900 texts encoded, "
-        "31.5 s |"
+        "| [+0.0100, +0.0900] | 0.004 | 0.012 | better | 1,300 texts (0 encoded), 2.3 s "
+        "| 1,000 pairs, 900 texts encoded, 31.5 s |"
     )

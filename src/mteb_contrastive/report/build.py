@@ -140,14 +140,21 @@ def build(
             for a, b in pairs:
                 if a in per_model and b in per_model:
                     comparisons.append(compare_rows(per_model[a], per_model[b], items))
-        holm_adjust(comparisons)  # one family: every comparison of this report
 
+    # each two-stage model against its own first stage: the comparison above when it has that orientation
+    done = {(c.task, c.split, c.subset, c.reference, c.candidate): c for c in comparisons}
     info = {(o.task, o.subset, o.split, o.model): o for o in out_rows}
     rerank = reranking_rows(
         rows,
-        lambda first, reranked: compare_rows(first, reranked, items),
+        lambda first, reranked: (
+            done.get((first.task, first.split, first.subset, first.model, reranked.model))
+            or compare_rows(first, reranked, items)
+        ),
         lambda r: info[(r.task, r.subset, r.split, r.model)],
     )
+    shared = {id(c) for c in comparisons}
+    extra = [e.comparison for e in rerank if e.comparison is not None and id(e.comparison) not in shared]
+    holm_adjust(comparisons + extra)  # one family: every comparison of this report, the reranking section's too
     questioned = questioned_lines(rows, prediction_dirs)
     figures, rerank_figures = [], []
     if plots_dir is not None:

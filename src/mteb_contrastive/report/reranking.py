@@ -198,29 +198,31 @@ def render_reranking(entries: list[RerankingRow], figures: list[str] | None = No
         "",
         "Each two-stage model `rerank/<first stage>+<reranker>@<k>` against its own first stage alone, on the same "
         "items: difference = **reranked minus first stage** (positive: the reranker helped), 95% interval and "
-        "paired test resampling the family's unit (as in the comparisons above), verdict `better` (the "
-        "reranked model is better than its first stage), `worse` or `within noise`. Cost per stage as the result "
+        "paired randomisation test resampling the family's unit (as in the comparisons above), p Holm-adjusted "
+        "in one family with every other comparison of this report, verdict `better` (the reranked model is "
+        "better than its first stage: the interval excludes 0 and the Holm-adjusted p < 0.05), `worse` or "
+        "`within noise`. Cost per stage as the result "
         "records it: texts the first stage indexed and searched (of which encoded, not read from the embedding "
         "cache) and its seconds; (query, candidate) pairs the reranker rescored, texts it encoded and its seconds "
         "(mteb's evaluation time is not shown: it depends on what the shared embedding cache already held).",
         "",
         "| task | subset | first stage | reranker | k | score | first stage alone | chance | "
-        "difference (reranked − first stage) | 95% CI | p | verdict | first-stage cost | rerank cost |",
-        "|---" * 14 + "|",
+        "difference (reranked − first stage) | 95% CI | p | p (Holm) | verdict | first-stage cost | rerank cost |",
+        "|---" * 15 + "|",
     ]
     for e in entries:
         c = e.comparison
         if c is not None and c.result is not None:
             r = c.result
-            diff, ci, pv = _signed(r.diff), f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}]", _f(r.p_value, 3)
-            verdict = c.verdict
+            diff, ci = _signed(r.diff), f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}]"
+            pv, ph, verdict = _f(r.p_value, 3), _f(r.p_holm, 3), c.verdict
         else:
             d = None if e.first_stage_main is None or e.main_score is None else e.main_score - e.first_stage_main
-            diff, ci, pv = _signed(d), "n/a", "n/a"
+            diff, ci, pv, ph = _signed(d), "n/a", "n/a", "n/a"
             verdict = e.reason or (c.reason or c.verdict if c is not None else "n/a")
         out.append(
             f"| {e.task} | {e.subset} | {e.first_stage} | {reranker_label(e)} | {e.k} "
-            f"| {_f(e.main_score)} | {_f(e.first_stage_main)} | {_f(e.chance)} | {diff} | {ci} | {pv} "
+            f"| {_f(e.main_score)} | {_f(e.first_stage_main)} | {_f(e.chance)} | {diff} | {ci} | {pv} | {ph} "
             f"| {verdict} | {first_stage_cost_text(e.cost)} | {rerank_cost_text(e.cost)} |"
         )
     out.append("")
