@@ -32,8 +32,9 @@ Protocol of "Contrastive Learning for Authorship Verification" (Kirby) on PAN-fo
      ``make_pan21_answers.py`` of github.com/petekirby/contrastive-av: the F1 threshold at an observed
      validation score, ``LogisticRegression(C=1)`` on the raw cosines, the same abstention grid compared
      exactly), fitted on the same validation pairs; ``pan_kirby_hard_accuracy`` is **the paper's
-     headline number**, accuracy at Kirby's validation threshold (``helper_functions/contrastive_eval.py:22-40``). With a small validation split and cosines in a narrow
-     band the two calibrations can differ by several points of overall (C = 1 shrinks the slope
+     headline number**, accuracy at Kirby's validation threshold
+     (``helper_functions/contrastive_eval.py:22-40``). With a small validation split and cosines in a
+     narrow band the two calibrations can differ by several points of overall (C = 1 shrinks the slope
      of a narrow band toward p = 0.5); the main score stays ``pan_platt_abstain_overall``;
 
    each with ``auc``, ``c_at_1``, ``f1``, ``f_05_u``, ``brier``, ``overall``, ``n_unanswered``

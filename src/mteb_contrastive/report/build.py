@@ -32,7 +32,7 @@ from mteb_contrastive.report.reader import (
     task_reference,
 )
 from mteb_contrastive.report.rows import ComparisonRow, ModelInfo, QuestionedText, Report
-from mteb_contrastive.report.statistics import compare_rows, report_row, separability
+from mteb_contrastive.report.statistics import beats, compare_rows, report_row, separability
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -176,7 +176,7 @@ def build(
         ],
         plots=[str(p) for p in figures],
         content_independence=content_rows(rows),
-        languages=_languages_json(language_rows(rows)),
+        languages=_languages_json(language_rows(rows, beats(comparisons))),
     )
 
 
