@@ -96,3 +96,143 @@ def test_a_flag_never_advises_an_option_its_command_rejects():
         text = edition_advice(kind)
         assert f"`{cmd} {opt} {value}`" in text and "build-attribution --normalise" not in text
     assert "`build-attribution` has no `--normalise` option" in edition_advice("attribution")
+
+
+# ----------------------------------------------------------------------------- readable
+
+
+def _row(**kw):
+    from test_report_statistics import report_row
+
+    return report_row(**kw)
+
+
+def _cells(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def test_pan14known_example_notes_the_inverted_calibration_and_the_truncation():
+    from mteb_contrastive.report.render import family_section
+
+    scores = {
+        "pan_platt_abstain_overall": 0.6169,
+        "auc": 0.452,
+        "pan_platt_auc": 0.548,
+        "pan_platt_abstain_c_at_1": 0.5938,
+        "platt_coef": -0.109,
+        "encoding_truncated_share": 0.9965,
+    }
+    main = "pan_platt_abstain_overall"
+    bad = _row(family="verification", task="PAN14KnownVerification", model="m", main_score_name=main)
+    bad.main_score, bad.scores = 0.6169, scores
+    good = _row(family="verification", task="PAN14KnownVerification", model="n", main_score_name=main)
+    good.main_score = 0.7
+    good.scores = {**scores, "auc": 0.7, "pan_platt_auc": 0.7, "platt_coef": 3.0, "encoding_truncated_share": 0.1}
+    text = "\n".join(family_section("verification", [bad, good]))
+    notes = [line for line in text.splitlines() if line.startswith("(!)")]
+    assert notes == [
+        "(!) PAN14KnownVerification, m: the Platt fit on validation has a negative slope (platt_coef -0.109): the "
+        "calibrated answers reverse the model's order of the pairs (AUC 0.452 of the similarities, 0.548 after the "
+        "fit); a calibrated score above chance here comes from the inversion, not from the similarities.",
+        "(!) PAN14KnownVerification, m: 99.65% of the texts were truncated to the model's maximum sequence length: "
+        "the score reads only their beginnings.",
+    ]
+    head = text.splitlines()[0]
+    assert _cells(head) == [
+        "task",
+        "model",
+        "main score (0-1)",
+        "95% CI",
+        "chance",
+        "AUC of the similarities",
+        "c@1 (Platt + abstention)",
+        "resampled",
+    ]
+
+
+def test_headline_tables_have_at_most_8_columns_units_and_the_quoter_bounds():
+    from mteb_contrastive.families import FAMILIES
+    from mteb_contrastive.report.render import family_section
+
+    every = {
+        "ndcg_at_10": 0.5,
+        "ndcg_at_10_cross_document": 0.2,
+        "accuracy": 0.8,
+        "auc": 0.5,
+        "pan_platt_abstain_c_at_1": 0.5,
+        "open_set_macro_f1": 0.4,
+        "mrr_pessimistic": 0.1,
+        "mrr_optimistic": 0.2,
+        "recall_at_10": 0.3,
+        "mrr_at_10": 0.2,
+        "error_rate": 11.7143,
+        **{f"extra_{i}": 0.1 * i for i in range(20)},
+    }
+    for fam in FAMILIES:
+        r = _row(family=fam, main_score_name="mrr_tie_expected" if fam == "quotes" else "accuracy", scores=every)
+        r.secondary = dict(every)
+        lines = family_section(fam, [r])
+        assert len(_cells(lines[0])) <= 8, fam
+    # Cranfield: the error rate is in percent and says so, beside fractions
+    cran_row = _row(family="ir-triplets", scores=every, secondary={"error_rate": 11.7143})
+    cran = "\n".join(family_section("ir-triplets", [cran_row]))
+    assert "| error rate (%) |" in cran.splitlines()[0] and "| 11.7143 |" in cran
+    details = next(line for line in cran.splitlines() if line.startswith("| task | subset |"))
+    assert "error_rate (%)" in _cells(details) and "error_rate" not in _cells(details)
+    # QuoteR: the optimistic and pessimistic bounds of the tie-expected MRR in the headline
+    quo = family_section("quotes", [_row(family="quotes", main_score_name="mrr_tie_expected", scores=every)])
+    assert _cells(quo[0])[5] == "ties: pessimistic / optimistic" and _cells(quo[2])[5] == "0.1000 / 0.2000"
+
+
+def test_pair_scorer_clustering_is_one_line_not_a_row_of_na_and_not_run_comes_after_the_results():
+    from mteb_contrastive.report.reader import guess_main_score
+    from mteb_contrastive.report.render import family_section, render_markdown
+    from mteb_contrastive.report.rows import Report
+
+    withheld = {"v_measure": float("nan"), "v_measure_withheld": "a pair scorer has no embeddings to cluster"}
+    assert guess_main_score(withheld, float("nan")) == "v_measure"  # NaN is the stored main score, by name
+    pair = _row(family="attribution", task="C", model="ppmd", main_score_name="v_measure", scores=withheld)
+    pair.main_score = None
+    emb = _row(family="attribution", task="C", model="minilm", main_score_name="v_measure", scores={"v_measure": 0.3})
+    emb.main_score = 0.3
+    lines = family_section("attribution", [emb, pair])
+    headline = lines[: lines.index("")]
+    assert headline[2:] == ["| C | minilm | 0.3000 v_measure | n/a (no per-item data) | n/a | by item |"]
+    assert not any("ppmd" in line for line in lines if line.startswith("|"))  # no row of n/a, nor in the details
+    assert "Not scored: C, ppmd (a pair scorer has no embeddings to cluster)." in lines
+    rep = Report("t", "r", "2", "d", [], [], [{"benchmark": b, "reason": "data not present"} for b in "XYZ"], [emb], [])
+    md = render_markdown(rep)
+    assert md.index("## Authorship attribution") < md.index("## Not run")
+    assert "- X, Y, Z: data not present" in md.splitlines()  # compact: one line per reason
+
+
+# ----------------------------------------------------------------------------- colours
+
+
+def test_eighteen_models_get_eighteen_colours_in_the_main_scores_figure():
+    from matplotlib.colors import to_hex
+
+    from mteb_contrastive.report import plots
+
+    models = [f"org/model-{i}" for i in range(18)]
+    colors = plots.model_colors(models)
+    assert len(set(colors.values())) == 18  # tab10 alone repeated from the 11th model on
+    rows = []
+    for i, m in enumerate(models):
+        r = _row(task="T", model=m, main_score_name="ndcg_at_10")
+        r.main_score = 0.02 * i
+        rows.append(r)
+    fig = plots.main_scores(rows, colors)
+    drawn = {c.get_label(): to_hex(c.lines[0].get_color()) for c in fig.axes[0].containers}
+    assert drawn == colors and len(set(drawn.values())) == 18
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 150))
+def test_model_colours_are_unique_for_any_number_of_models(n):
+    from mteb_contrastive.report import plots
+
+    models = [f"m{i}" for i in range(n)]
+    colors = plots.model_colors(models)
+    assert list(colors) == models and len(set(colors.values())) == n
+    assert list(colors.values())[: min(n, 10)] == list(plots.model_colors(models[:10]).values())[: min(n, 10)]

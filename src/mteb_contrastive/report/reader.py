@@ -246,7 +246,8 @@ MAIN_SCORE_PREFERENCE = ("ndcg_at_10", "accuracy", "pan_platt_abstain_overall", 
 
 def guess_main_score(scores: dict[str, Any], value: Any) -> str:
     """The name of the stored ``main_score`` when the task's metadata is not available here."""
-    equal = [k for k, v in scores.items() if v == value]
+    nan = isinstance(value, float) and value != value  # a withheld score: NaN equals no value, itself included
+    equal = [k for k, v in scores.items() if v == value or (nan and isinstance(v, float) and v != v)]
     return next((k for k in MAIN_SCORE_PREFERENCE if k in equal), equal[0] if equal else "main_score")
 
 
