@@ -6,7 +6,7 @@ negative Platt slope, 99.65% of texts truncated), attribution with questioned te
 clustering (one model a pair scorer: no clustering), QuoteR (tie bounds), IR triplets (error rate
 in percent; one model on another dataset revision), ELTeC names (the per-language table) and the
 topic-only reference (the content-independence table). Three models: ``test/model-a``, the
-character-level baseline ``mteb-contrastive/ppmd-cbc`` and ``mteb-contrastive/tfidf-words``.
+character-level baseline ``mteb-contrastive/ppmd-cbc`` and the topic-only reference ``mteb-contrastive/tfidf-topic``.
 
 Values are drawn from ``numpy.random.default_rng(seed)`` per (model, task); nothing depends on the
 clock. ``python tests/report_fixture.py`` rewrites the golden files under ``tests/golden/report/``
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-MODELS = ["test/model-a", "mteb-contrastive/ppmd-cbc", "mteb-contrastive/tfidf-words"]
+MODELS = ["test/model-a", "mteb-contrastive/ppmd-cbc", "mteb-contrastive/tfidf-topic"]
 GOLDEN = Path(__file__).parent / "golden" / "report"
 SKIPPED = [("PAN20", "MTEB_CONTRASTIVE_PAN20 unset"), ("HALvest", "the Hub is not reachable")]
 
@@ -225,7 +225,12 @@ def build_results(root: Path) -> Path:
                             }
                             for j in range(2)
                         ],
-                        "per_item": {"name": "accuracy", "ids": [f"x{i}" for i in range(30)], "values": hits.tolist()},
+                        "per_item": {
+                            "name": "accuracy",
+                            "ids": [f"x{i}" for i in range(30)],
+                            "values": hits.tolist(),
+                            "groups": [f"w{i // 3}" for i in range(30)],  # each text's author
+                        },
                     }
                 }
             },

@@ -23,7 +23,12 @@ def _attribution(tmp_path, model, gold, predicted, macro_f1):
     pred = {
         "candidates": sorted(set(gold)),
         "loo": {"id": ids, "gold": gold, "predicted": predicted},
-        "per_item": {"name": "accuracy", "ids": ids, "values": [float(g == p) for g, p in zip(gold, predicted)]},
+        "per_item": {
+            "name": "accuracy",
+            "ids": ids,
+            "values": [float(g == p) for g, p in zip(gold, predicted)],
+            "groups": gold,  # each text's author: the unit attribution resamples
+        },
     }
     (folder / "A_predictions.json").write_text(json.dumps({"default": {"test": pred}}))
     scores = {

@@ -10,6 +10,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mteb_contrastive  # noqa: F401  (registers the tasks)
 from mteb_contrastive.data.pan import write_pairs_and_truth
@@ -165,7 +167,7 @@ def test_each_family_resamples_its_unit_of_independence():
         "verification": ("pair", "author"),
         "quote-retrieval": ("query", "query"),
         "ir-triplets": ("triplet", "IR query"),
-        "attribution": ("text", "text"),
+        "attribution": ("text", "author"),  # a text is scored against its author's other texts
         "author-clustering": ("text", "text"),
     }
     # results of tasks not registered here: by family (an author ranking by query, author triplets by anchor author)
@@ -173,6 +175,8 @@ def test_each_family_resamples_its_unit_of_independence():
     assert resampling_of(None, "author", {"ndcg_at_10": 0.3}).unit == "query"
     assert resampling_of(None, "author", {"accuracy": 0.8}).unit == "anchor author"
     assert resampling_of(None, "verification").unit == "author"
+    assert resampling_of(None, "attribution", {"macro_f1": 0.3}).unit == "author"
+    assert resampling_of(None, "attribution", {"v_measure": 0.3}).unit == "text"
 
 
 def test_a_pair_counts_once_per_draw_of_each_of_its_authors():
@@ -251,7 +255,11 @@ def test_perfect_against_inverted_answers_on_4_pairs_is_not_within_noise():
     # scored as a difference of 0. On every other one: perfect 1 (AUC, c@1, F1, F0.5u, Brier all 1), inverted 0
     assert (c.exact, c.n_resamples, c.n_undefined) == (True, 256, 32)
     assert (c.reference_value, c.candidate_value, c.ci_low, c.ci_high) == (0.0, 1.0, 1.0, 1.0)
-    assert c.verdict == "better"  # was [0, 1], "within noise"
+    # the interval excludes 0 (it was [0, 1] when undefined resamples counted as 0), but 4 independent pairs are 4
+    # swap blocks: the 16 swaps enumerated, only "none" and "all" reach |diff| 1 -> p = 2/16, the smallest reachable
+    # p, above 0.05: no verdict from 4 pairs
+    assert (c.n_blocks, c.p_exact, c.p_value, c.min_p) == (4, True, 0.125, 0.125)
+    assert c.verdict == "within noise"
 
 
 def test_a_statistic_undefined_on_half_the_resamples_gives_no_interval():
@@ -327,12 +335,14 @@ def test_stored_rankings_are_not_rescored_against_another_revisions_qrels(tmp_pa
     p = per_item_scores(row, tmp_path, lambda: {**today, "dataset_revision": "rev-1"})
     assert p.values == pytest.approx([1 / np.log2(3)])
 
+    from mteb_contrastive.report.compare import Failure
+
     # in the report: both results of rev-1, the task here at rev-2 -> not comparable, with the reason
     def items(r):
         try:
             return per_item_scores(r, tmp_path, lambda: today)
         except NotComparable as exc:
-            return str(exc)
+            return Failure.of(exc)  # typed: its kind, not its text, says "another revision"
 
     c = compare_rows(row, _row("m/b", task="R", revision="rev-1", family="retrieval", main="ndcg_at_10"), items)
     c = c.to_json()
@@ -536,3 +546,98 @@ def test_random_ranking_counts_of_the_rank_histogram_by_hand():
     # pool of 10, 5 queries, bins [1, 2), [2, 5), [5, 11]: 1, 3 and 6 of the 10 ranks -> 0.5, 1.5, 3.0; nothing beyond
     assert random_rank_counts(np.array([1, 2, 5, 11]), 5, 10).tolist() == [0.5, 1.5, 3.0, 0.0]
     assert random_recall_at_k(10, 272) == 10 / 272 and random_recall_at_k(300, 272) == 1.0
+
+
+# ----------------------------------------------------------------------------- chance at the model's own scale
+
+
+def _narrow_cosines(n_val=200, n_test=192, seed=0):
+    rng = np.random.default_rng(seed)
+    val_y = np.r_[np.ones(n_val // 2), np.zeros(n_val - n_val // 2)].astype(int)
+    test_y = np.r_[np.ones(n_test // 2), np.zeros(n_test - n_test // 2)].astype(int)
+    return 0.80 + 0.04 * rng.random(n_val), val_y, 0.80 + 0.04 * rng.random(n_test), test_y
+
+
+def test_kirby_chance_is_simulated_at_the_models_own_scale():
+    from mteb_contrastive.report.chance import simulate_own_scale_chance
+
+    vs, vy, ts, ty = _narrow_cosines()
+    own = simulate_own_scale_chance(vs, vy, ts, ty, runs=400)["pan_kirby_platt_abstain_overall"]
+    uniform = simulate_calibrated_chance(200, 100, 192, 96, runs=400)["pan_kirby_platt_abstain_overall"]
+    # cosines in 0.80-0.84: LogisticRegression(C=1) on raw cosines shrinks toward p = 0.5, and in some runs stops
+    # at its start (p = 0.5 everywhere: every pair a non-answer, overall 0.25): chance about 0.50, not the 0.543
+    # of uniform scores
+    assert 0.47 < own["mean"] < 0.52 and own["low"] == pytest.approx(0.25)
+    assert uniform["mean"] == pytest.approx(0.543, abs=0.008)
+    # Platt's own fit is scale-invariant: the two agree there
+    platt_own = simulate_own_scale_chance(vs, vy, ts, ty, runs=400)["pan_platt_abstain_overall"]["mean"]
+    platt_uniform = simulate_calibrated_chance(200, 100, 192, 96, runs=400)["pan_platt_abstain_overall"]["mean"]
+    assert platt_own == pytest.approx(platt_uniform, abs=0.01)
+
+
+def test_a_stored_own_scale_chance_wins_in_the_report(tmp_path, monkeypatch):
+    from mteb_contrastive.report.chance import own_scale_chance_scores
+    from mteb_contrastive.report.reader import ScoreRow
+    from mteb_contrastive.report.statistics import chance_method, row_chance
+
+    monkeypatch.setenv("MTEB_CONTRASTIVE_CACHE", str(tmp_path / "cache"))
+    vs, vy, ts, ty = _narrow_cosines(40, 40)
+    stored = own_scale_chance_scores(vs, vy, ts, ty, year=2021, runs=30)
+    scores = {"pan_kirby_platt_abstain_overall": 0.6, "n_pairs": 40, "n_same_author": 20, **stored}
+    scores.update(n_validation_pairs=40, n_validation_same_author=20, pan_year=2021)
+    row = ScoreRow("m", "1", "T", "test", "default", "verification", "pan_kirby_platt_abstain_overall", scores)
+    ch, ranges = row_chance(row, lambda r: None, runs=30)
+    k = "pan_kirby_platt_abstain_overall"
+    assert ch[f"random_{k}"] == stored[f"random_{k}"] and ranges[k]["low"] == stored[f"simulated_low_{k}"]
+    assert "own scale" in chance_method(k, scores, ranges[k])
+    assert not (tmp_path / "cache").exists()  # no uniform simulation when the result carries its own
+
+
+def _random_streams(draw_runs, n_val, n_test, seed, scale, ties):
+    rng = np.random.default_rng(seed)
+
+    def split(n):
+        s = scale[0] + scale[1] * rng.random((draw_runs, n))
+        if ties:
+            s = np.round(s * 4) / 4
+        y = np.zeros((draw_runs, n), dtype=int)
+        for r in range(draw_runs):
+            y[r, rng.choice(n, size=rng.integers(1, n), replace=False)] = 1
+        return s, y
+
+    vs, vy = split(n_val)
+    ts, ty = split(n_test)
+    return vs, vy, ts, ty
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    st.integers(1, 2),
+    st.integers(3, 14),
+    st.integers(2, 14),
+    st.integers(0, 10_000),
+    st.sampled_from([(0.0, 1.0), (0.8, 0.04), (-5.0, 30.0)]),
+    st.booleans(),
+)
+def test_vectorised_simulation_equals_the_protocol_loop(runs, n_val, n_test, seed, scale, ties):
+    from mteb_contrastive.report.chance import reference_loop_scores, simulated_scores
+
+    streams = _random_streams(runs, n_val, n_test, seed, scale, ties)
+    fast = simulated_scores(*streams, 2021)
+    loop = reference_loop_scores(*streams, 2021)
+    assert set(fast) == set(loop)
+    for k in loop:
+        np.testing.assert_allclose(fast[k], loop[k], rtol=0, atol=1e-12, err_msg=k)
+
+
+def test_vectorised_simulation_equals_the_loop_on_the_same_streams():
+    from mteb_contrastive.report.chance import (
+        permuted_streams,
+        reference_loop_scores,
+        simulated_scores,
+        uniform_streams,
+    )
+
+    for streams in (uniform_streams(30, 15, 24, 12, 3, 0), permuted_streams(*_narrow_cosines(30, 24), 3, 0)):
+        fast, loop = simulated_scores(*streams, 2021), reference_loop_scores(*streams, 2021)
+        assert max(float(np.max(np.abs(fast[k] - loop[k]))) for k in loop) <= 1e-12

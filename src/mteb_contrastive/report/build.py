@@ -18,7 +18,7 @@ from mteb_contrastive import config
 from mteb_contrastive.families import FAMILIES
 from mteb_contrastive.layout import model_root
 from mteb_contrastive.report.chance import SIMULATION_RUNS
-from mteb_contrastive.report.compare import NotComparable
+from mteb_contrastive.report.compare import Failure, NotComparable
 from mteb_contrastive.report.content import content_rows, language_rows
 from mteb_contrastive.report.environment import RUN_INFO, read_run_info
 from mteb_contrastive.report.figures import make_plots
@@ -31,8 +31,9 @@ from mteb_contrastive.report.reader import (
     subset_sort_key,
     task_reference,
 )
+from mteb_contrastive.report.reranking import reranking_plots, reranking_rows
 from mteb_contrastive.report.rows import ComparisonRow, ModelInfo, QuestionedText, Report
-from mteb_contrastive.report.statistics import beats, compare_rows, report_row, separability
+from mteb_contrastive.report.statistics import beats, compare_rows, holm_adjust, report_row, separability
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -61,6 +62,7 @@ def build(
     prediction_dirs: dict[str, Path] | None = None,
     reference_model: str | None = None,
     skipped: list[tuple[str, str]] | None = None,
+    failed: list[tuple[str, str]] | None = None,
     plots_dir: Path | None = None,
     load_references: bool = True,
     chance_runs: int | None = None,
@@ -75,6 +77,7 @@ def build(
         reference_model: the model every other is compared with (default: the first of ``models``);
             with more than two models every pair is compared too (which pairs are separable).
         skipped: (benchmark, reason) lines to repeat in the report.
+        failed: (model, one-line reason) of each model whose evaluation failed (listed in the report).
         plots_dir: where PNGs go (None: no plots).
         load_references: load each task's qrels / labels through mteb for chance levels and
             per-item scores (False: only what the result files hold).
@@ -118,8 +121,8 @@ def build(
                     r, prediction_dirs.get(r.model), (lambda: reference(r)) if r.family != "other" else None
                 )
             except NotComparable as exc:
-                it = str(exc)
-            item_cache[id(r)] = "no per-item data" if it is None else it
+                it = Failure.of(exc)
+            item_cache[id(r)] = Failure("no per-item data", "no_items") if it is None else it
         return item_cache[id(r)]
 
     out_rows = [report_row(r, reference, items, chance_runs) for r in rows]
@@ -138,10 +141,25 @@ def build(
                 if a in per_model and b in per_model:
                     comparisons.append(compare_rows(per_model[a], per_model[b], items))
 
+    # each two-stage model against its own first stage: the comparison above when it has that orientation
+    done = {(c.task, c.split, c.subset, c.reference, c.candidate): c for c in comparisons}
+    info = {(o.task, o.subset, o.split, o.model): o for o in out_rows}
+    rerank = reranking_rows(
+        rows,
+        lambda first, reranked: (
+            done.get((first.task, first.split, first.subset, first.model, reranked.model))
+            or compare_rows(first, reranked, items)
+        ),
+        lambda r: info[(r.task, r.subset, r.split, r.model)],
+    )
+    shared = {id(c) for c in comparisons}
+    extra = [e.comparison for e in rerank if e.comparison is not None and id(e.comparison) not in shared]
+    holm_adjust(comparisons + extra)  # one family: every comparison of this report, the reranking section's too
     questioned = questioned_lines(rows, prediction_dirs)
-    figures = []
+    figures, rerank_figures = [], []
     if plots_dir is not None:
         figures = make_plots(rows, out_rows, items, prediction_dirs, plots_dir, reference, models)
+        rerank_figures = reranking_plots(rerank, plots_dir)
     model_info = []
     for m in models:
         r = next(x for x in rows if x.model == m)
@@ -177,6 +195,9 @@ def build(
         plots=[str(p) for p in figures],
         content_independence=content_rows(rows),
         languages=_languages_json(language_rows(rows, beats(comparisons))),
+        failed=[{"model": m, "reason": why} for m, why in (failed or [])],
+        reranking=rerank,
+        reranking_plots=[str(p) for p in rerank_figures],
     )
 
 

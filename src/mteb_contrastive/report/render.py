@@ -18,6 +18,7 @@ from typing import Any
 from mteb_contrastive.families import FAMILIES
 from mteb_contrastive.report.content import render_content, render_languages
 from mteb_contrastive.report.environment import task_runs
+from mteb_contrastive.report.reranking import render_reranking
 from mteb_contrastive.report.rows import ComparisonRow, Report, ReportRow, RowInterval
 
 
@@ -50,6 +51,8 @@ def render_markdown(rep: Report | dict[str, Any], plots_rel: Path | None = None)
     for m in rep.models:
         out.append(f"| {m.model} | `{m.revision}` | {fmt(m.n_parameters)} | {m.reference or ''} |")
     out.append("")
+    if rep.failed:
+        out += ["## Models that failed", ""] + [f"- {f['model']}: {f['reason']}" for f in rep.failed] + [""]
     for fam in FAMILIES:
         rows = [r for r in rep.rows if r.family == fam]
         if not rows:
@@ -105,20 +108,24 @@ def render_markdown(rep: Report | dict[str, Any], plots_rel: Path | None = None)
             "resampling the unit of independence of each family (column `resampled`: queries for retrieval and "
             "QuoteR, anchor authors for author triplets, IR queries for IR triplets, authors for verification "
             "pairs -- a pair counts once per draw of each of its authors). Resamples on which the statistic is "
-            "undefined (one class only) are redrawn, never counted as a tie.",
+            "undefined (one class only) are redrawn, never counted as a tie. The test swaps the two models' answers "
+            "by block (connected units): `blocks (min p)` gives their number and the smallest p they can reach "
+            "(2 / 2^blocks). p (Holm): the p values of all the comparisons of this report adjusted together (Holm "
+            "1979), controlling the family-wise error at 0.05. A verdict (`better` / `worse`) needs both: the "
+            "interval excludes 0 and the Holm-adjusted p < 0.05; else `within noise`.",
             "",
         ]
         out += [
             "| task | subset | reference | candidate | statistic | reference value | candidate value | "
-            "difference | 95% CI | p | resampled | items (units) | verdict |",
-            "|---" * 13 + "|",
+            "difference | 95% CI | p | p (Holm) | blocks (min p) | resampled | items (units) | verdict |",
+            "|---" * 15 + "|",
         ]
         for c in comps:
             if c.result is None:
                 out.append(
                     f"| {c.task} | {c.subset} | {c.reference} | {c.candidate} | {c.main_score_name} "
                     f"| {fmt(c.reference_main)} | {fmt(c.candidate_main)} | {fmt(_diff(c))} "
-                    f"| n/a | n/a | {c.unit} | n/a | {c.verdict} |"
+                    f"| n/a | n/a | n/a | n/a | {c.unit} | n/a | {c.verdict} |"
                 )
             else:
                 x = c.result
@@ -126,15 +133,16 @@ def render_markdown(rep: Report | dict[str, Any], plots_rel: Path | None = None)
                     f"| {c.task} | {c.subset} | {c.reference} | {c.candidate} | {x.statistic} "
                     f"| {fmt(x.reference_value)} | {fmt(x.candidate_value)} | {fmt(x.diff)} | "
                     f"[{fmt(x.ci_low)}, {fmt(x.ci_high)}] "
-                    f"| {fmt(x.p_value, 3)} | {c.unit} | {_items(c)} | {c.verdict} |"
+                    f"| {fmt(x.p_value, 3)} | {fmt(x.p_holm, 3)} | {_blocks(x)} | {c.unit} | {_items(c)} "
+                    f"| {c.verdict} |"
                 )
         out.append("")
     if rep.separability:
         out += [
             "## Which models are separable",
             "",
-            "Every pair of models compared as above: `A > B` when the interval of the difference excludes 0, "
-            "`A ~ B` when it does not.",
+            "Every pair of models compared as above: `A > B` when the verdict says so (the interval of the "
+            "difference excludes 0 and the Holm-adjusted p < 0.05), `A ~ B` when it does not.",
             "",
             "| task | subset | models by main score | separable | not separable | not compared |",
             "|---|---|---|---|---|---|",
@@ -145,6 +153,10 @@ def render_markdown(rep: Report | dict[str, Any], plots_rel: Path | None = None)
                 f"| {'; '.join(e.not_separable) or '--'} | {'; '.join(e.not_compared) or '--'} |"
             )
         out.append("")
+    out += render_reranking(
+        rep.reranking,
+        [Path(p).name if plots_rel is None else (plots_rel / Path(p).name).as_posix() for p in rep.reranking_plots],
+    )
     if apart:
         out += [
             "## Not comparable",
@@ -440,6 +452,13 @@ def _items(c: ComparisonRow) -> str:
     """``N`` items, or ``N (G)`` when units other than the items were resampled."""
     x = c.result
     return f"{x.n_items}" if x.n_groups is None else f"{x.n_items} ({x.n_groups})"
+
+
+def _blocks(x: Any) -> str:
+    """``b (min p)``: the randomisation test's swap blocks and the smallest p they can reach."""
+    if x.min_p is None:
+        return f"{x.n_blocks} (no test)" if x.n_blocks else "n/a"
+    return f"{x.n_blocks} ({fmt(x.min_p, 3) if x.min_p >= 0.001 else '< 0.001'})"
 
 
 def _diff(c: ComparisonRow) -> float | None:

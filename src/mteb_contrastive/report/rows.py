@@ -230,6 +230,47 @@ class QuestionedText:
 
 
 @dataclass
+class RerankingRow:
+    """A two-stage model's result on one (task, split, subset) beside its own first stage's
+    (:mod:`.reranking`): ``comparison`` has reference = the first stage and candidate = the reranked
+    model, so its difference is ``orientation`` ("reranked minus first stage"); None with ``reason``
+    when the first stage was not evaluated there. ``cost``: the work and seconds of each stage
+    (:func:`.reranking.stage_cost`)."""
+
+    task: str
+    split: str
+    subset: str
+    model: str
+    first_stage: str
+    reranker: str
+    reranker_model: str | None
+    k: int
+    main_score_name: str
+    main_score: float | None
+    first_stage_main: float | None
+    chance: float | None
+    interval: RowInterval | None
+    first_stage_interval: RowInterval | None
+    orientation: str
+    comparison: ComparisonRow | None = None
+    reason: str | None = None
+    cost: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out = _plain(self)
+        for k in ("interval", "first_stage_interval", "comparison"):
+            out[k] = None if out[k] is None else out[k].to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> RerankingRow:
+        keys = ("interval", "first_stage_interval")
+        iv = {k: None if d.get(k) is None else RowInterval.from_json(d[k]) for k in keys}
+        comp = None if d.get("comparison") is None else ComparisonRow.from_json(d["comparison"])
+        return cls(**{**d, **iv, "comparison": comp})
+
+
+@dataclass
 class Report:
     """Everything the report shows (``report.json`` is :meth:`to_json`)."""
 
@@ -250,10 +291,15 @@ class Report:
     content_independence: list[dict[str, Any]] = field(default_factory=list)
     #: the per-language table with JSON keys (``"model|language|kind"``, ``"language|kind"``)
     languages: dict[str, Any] = field(default_factory=dict)
+    #: models whose evaluation failed: ``{"model", "reason"}`` (one line each)
+    failed: list[dict[str, str]] = field(default_factory=list)
+    #: each two-stage model against its own first stage (:mod:`.reranking`), and its figures
+    reranking: list[RerankingRow] = field(default_factory=list)
+    reranking_plots: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         out = _plain(self)
-        for k in ("models", "rows", "comparisons", "questioned", "separability"):
+        for k in ("models", "rows", "comparisons", "questioned", "separability", "reranking"):
             out[k] = [x.to_json() for x in out[k]]
         return out
 
@@ -276,4 +322,7 @@ class Report:
             plots=d.get("plots", []),
             content_independence=d.get("content_independence", []),
             languages=d.get("languages", {}),
+            failed=d.get("failed", []),
+            reranking=[RerankingRow.from_json(x) for x in d.get("reranking", [])],
+            reranking_plots=d.get("reranking_plots", []),
         )

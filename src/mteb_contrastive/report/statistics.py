@@ -15,20 +15,24 @@ from typing import Any
 import numpy as np
 
 from mteb_contrastive.families import Resampling, higher_is_better, resampling_of
+from mteb_contrastive.metrics.resampling import verdict_of
 from mteb_contrastive.report.chance import (
     SIMULATION_RUNS,
     cached_calibrated_chance,
     calibrated_kind,
     chance_levels,
     main_chance,
+    stored_ranges,
     verification_counts,
 )
 from mteb_contrastive.report.compare import (
     Comparison,
+    Failure,
     Interval,
     NotComparable,
     bootstrap_interval,
     compare_per_item,
+    holm,
     interval_per_item,
     paired_bootstrap,
 )
@@ -51,16 +55,18 @@ def row_chance(
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """(chance levels, simulated ones with their ranges) of one row.
 
-    Exact and stored values (:func:`~.chance.chance_levels`) win; a verification row's calibrated
-    PAN scores without one get the simulated mean (:func:`~.chance.cached_calibrated_chance`,
-    cached per dataset revision). The task is loaded only when the result lacks what is needed
-    (retrieval qrels for pool expectations; validation labels of a result that predates
-    ``n_validation_same_author``).
+    Exact and stored values (:func:`~.chance.chance_levels`) win: a verification result stores the
+    chance of its calibrated scores simulated at the model's own scale (its scores, the labels
+    permuted; :func:`~.chance.own_scale_chance_scores`, ranges :func:`~.chance.stored_ranges`). An
+    older result without them gets the simulation on uniform scores
+    (:func:`~.chance.cached_calibrated_chance`, cached per dataset revision). The task is loaded only
+    when the result lacks what is needed (retrieval qrels for pool expectations; validation labels
+    of a result that predates ``n_validation_same_author``).
     """
     needs_ref = r.family in ("author", "quotes", "retrieval") and "pool_size" in r.scores
     ch = chance_levels(r.family, r.scores, reference(r) if needs_ref else None)
-    ranges: dict[str, dict[str, float]] = {}
-    if r.family == "verification" and any(calibrated_kind(k) for k in r.scores):
+    ranges: dict[str, dict[str, float]] = stored_ranges(r.scores)  # simulated by the protocol at the model's scale
+    if r.family == "verification" and not ranges and any(calibrated_kind(k) for k in r.scores):
         counts = verification_counts(r.scores)
         if counts is None:
             counts = verification_counts(r.scores, reference(r))
@@ -87,8 +93,16 @@ def row_chance(
 
 def chance_method(name: str, scores: dict[str, Any], sim: dict[str, Any] | None) -> str:
     """How the chance level of score ``name`` was obtained: simulated, stored by the protocol, or exact."""
+    if sim is not None and sim.get("scale") == "own":
+        return (
+            f"simulated at the model's own scale ({sim['runs']} runs of its validation and test scores "
+            "with the labels permuted, through the protocol's calibration)"
+        )
     if sim is not None:
-        return f"simulated ({sim['runs']} random runs through the protocol's calibration)"
+        return (
+            f"simulated on uniform scores ({sim['runs']} random runs through the protocol's calibration; "
+            "the result predates the model's own-scale simulation)"
+        )
     if f"random_{name}" in scores or f"chance_{name}" in scores:
         return "stored by the protocol"
     return "exact"
@@ -102,10 +116,10 @@ def _labelled_data(it: PerItem, idx: np.ndarray, labels: np.ndarray | None = Non
 
 def _units_present(it: PerItem, res: Resampling) -> None:
     if res.grouped and it.groups is None:
-        raise NotComparable(f"no {res.unit} ids in the per-item file: rerun to resample by {res.unit}")
+        raise NotComparable(f"no {res.unit} ids in the per-item file: rerun to resample by {res.unit}", "no_units")
 
 
-def own_statistic_interval(it: PerItem, res: Resampling) -> Interval | str:
+def own_statistic_interval(it: PerItem, res: Resampling) -> Interval | Failure:
     """:func:`~.compare.bootstrap_interval` of a record that carries its own statistic (attribution's
     macro-F1); a one-line reason when there is none."""
     try:
@@ -119,23 +133,24 @@ def own_statistic_interval(it: PerItem, res: Resampling) -> Interval | str:
             statistic_name=it.statistic_name,
         )
     except NotComparable as exc:
-        return str(exc)
+        return Failure.of(exc)
 
 
-def own_statistic_comparison(a: PerItem, b: PerItem, hib: bool, res: Resampling) -> Comparison | str:
+def own_statistic_comparison(a: PerItem, b: PerItem, hib: bool, res: Resampling) -> Comparison | Failure:
     """:func:`~.compare.paired_bootstrap` of two records that carry their own statistic, on the same
     items (the candidate's aligned to the reference's ids); a one-line reason when there is none."""
     if set(a.ids) != set(b.ids):
         sa, sb = set(a.ids), set(b.ids)
-        return (
+        return Failure(
             f"not the same items: {len(sa - sb)} only in the reference, {len(sb - sa)} only in the candidate "
-            f"({len(sa & sb)} common)"
+            f"({len(sa & sb)} common)",
+            "different_items",
         )
     at = {k: j for j, k in enumerate(b.ids)}
     b_idx = np.array([at[i] for i in a.ids])
     labels = np.asarray(a.labels)
     if not np.array_equal(labels, np.asarray(b.labels)[b_idx]):
-        return "the two models' answer files disagree on the gold authors"
+        return Failure("the two models' answer files disagree on the gold authors", "different_items")
     try:
         _units_present(a, res)
         return paired_bootstrap(
@@ -148,8 +163,10 @@ def own_statistic_comparison(a: PerItem, b: PerItem, hib: bool, res: Resampling)
             higher_is_better=hib,
             statistic_name=a.statistic_name,
         )
-    except (NotComparable, ValueError) as exc:
-        return str(exc)
+    except NotComparable as exc:
+        return Failure.of(exc)
+    except ValueError as exc:
+        return Failure(str(exc), "too_few")
 
 
 def main_interval(r: ScoreRow, it: PerItem | str) -> RowInterval:
@@ -234,7 +251,7 @@ def compare_rows(ra: ScoreRow, rb: ScoreRow, items: Items) -> ComparisonRow:
         return entry
     a, b = items(ra), items(rb)
     for it in (a, b):
-        if isinstance(it, str) and "dataset revision" in it:
+        if isinstance(it, Failure) and it.kind == "other_revision":
             entry.verdict, entry.reason = "not comparable", it
             return entry
     if isinstance(a, str) or isinstance(b, str):
@@ -243,19 +260,32 @@ def compare_rows(ra: ScoreRow, rb: ScoreRow, items: Items) -> ComparisonRow:
     hib = higher_is_better(a.statistic_name)
     if a.statistic is not None or b.statistic is not None:
         if a.statistic is not b.statistic or a.statistic_name != b.statistic_name:
-            entry.verdict = "the two models' per-item files hold different statistics"
+            entry.verdict = Failure("the two models' per-item files hold different statistics", "other")
             return entry
         c = own_statistic_comparison(a, b, hib, res)
     else:
         c = compare_per_item(a, b, hib, resampling=res)
     if isinstance(c, str):
-        entry.verdict = "not comparable" if c.startswith("not the same items") else c
+        entry.verdict = "not comparable" if c.kind == "different_items" else c
         if entry.verdict == "not comparable":
             entry.reason = c
         return entry
     entry.unit = c.unit
     entry.result, entry.verdict, entry.source, entry.higher_is_better = c, c.verdict, a.note, hib
     return entry
+
+
+def holm_adjust(comparisons: list[ComparisonRow]) -> int:
+    """One report's comparisons are one family: their randomisation-test p values Holm-adjusted together
+    (:func:`mteb_contrastive.metrics.resampling.holm`, family-wise error 0.05), each verdict re-decided
+    from its interval and adjusted p (:func:`~mteb_contrastive.metrics.resampling.verdict_of`), in place.
+    Returns the family size (the comparisons with a p value)."""
+    tested = [c for c in comparisons if c.result is not None and c.result.p_value is not None]
+    for c, p in zip(tested, holm([c.result.p_value for c in tested])):
+        x = c.result
+        x.p_holm = float(p)
+        x.verdict = c.verdict = verdict_of(x.ci_low, x.ci_high, float(p), c.higher_is_better)
+    return len(tested)
 
 
 def separability(comparisons: list[ComparisonRow], models: list[str]) -> list[Separability]:
