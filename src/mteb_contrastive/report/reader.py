@@ -29,6 +29,7 @@ from typing import Any
 
 from mteb_contrastive import compat, families
 from mteb_contrastive.layout import model_folder_name, model_name_of_folder, predictions_file
+from mteb_contrastive.metrics.attribution import UNKNOWN, macro_f1_codes
 from mteb_contrastive.report.compare import NotComparable
 
 logger = logging.getLogger(__name__)
@@ -299,8 +300,6 @@ def macro_f1_statistic(data: dict[str, Any], idx: Any) -> float:
     """PAN 2019 macro-F1 (:func:`mteb_contrastive.metrics.attribution.macro_f1_codes`) of the items ``idx``:
     ``data["labels"]`` gold author codes, ``data["answers"]`` answered codes, ``data["unknown"]`` the
     code of ``<UNK>``; NaN when no gold label is a candidate."""
-    from mteb_contrastive.metrics.attribution import macro_f1_codes
-
     if len(idx) == 0:
         return float("nan")
     return float(macro_f1_codes(data["labels"][idx], data["answers"][idx], data["unknown"]))
@@ -309,8 +308,6 @@ def macro_f1_statistic(data: dict[str, Any], idx: Any) -> float:
 def _attribution_macro_f1(row: ScoreRow, pred: Any, groups_by_id: dict[str, Any] | None) -> PerItem | None:
     """The leave-one-text-out answers of an attribution result as a labelled record whose statistic is
     the macro-F1 (the main score): ``pred["loo"]`` = ``{"id", "gold", "predicted"}``; None without them."""
-    from mteb_contrastive.metrics.attribution import UNKNOWN
-
     loo = pred.get("loo") if isinstance(pred, dict) else None
     if not isinstance(loo, dict) or not all(isinstance(loo.get(k), list) for k in ("id", "gold", "predicted")):
         return None
