@@ -273,6 +273,7 @@ def score_vs_k_figure(entries: list[RerankingRow], task: str, colors: dict[str, 
         if chance is not None:
             ax.axhline(chance, ls=":", color=plots.CHANCE_COLOR, label="chance")
         ax.set_xscale("log")
+        ax.minorticks_off()  # only the ks evaluated are labelled
         ax.set_xticks(ks, [str(k) for k in ks])
         ax.set_title(f"{task} {subset}" if len(panels) > 1 or subset != "default" else task, fontsize=9)
         ax.set_xlabel("k (first-stage candidates reranked)")
