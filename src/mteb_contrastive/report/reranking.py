@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mteb_contrastive.config import model_label
 from mteb_contrastive.report import plots
 from mteb_contrastive.report.reader import ScoreRow
 from mteb_contrastive.report.rows import ComparisonRow, ReportRow, RerankingRow
-from mteb_contrastive.search.rerank import model_label
 
 #: how every difference of the section is oriented
 ORIENTATION = "reranked minus first stage"
