@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -203,12 +204,26 @@ def test_report_command_covers_every_family(evaluated):
 def test_second_call_recomputes_nothing(evaluated):
     out, _, cmd, env = evaluated
     files = {p: p.stat().st_mtime_ns for p in (out / "results").rglob("*.json")}
+    # what a run killed while writing left: none of it survives a rerun that recomputes nothing
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = [
+        out / f".run_info.json.{dead.pid}.ab12cd34.tmp",
+        out / "results" / f".staged.{dead.pid}.ef56gh78.tmp",
+        out / "plots" / f".recall_at_k.png.{dead.pid}.tmp.png",
+    ]
+    stale[0].write_text("{")
+    (stale[1] / "org__m" / "rev").mkdir(parents=True)
+    (stale[1] / "org__m" / "rev" / "T.json").write_text("{")
+    stale[2].parent.mkdir(exist_ok=True)
+    stale[2].write_text("cut")
     second = run(cmd, env)
     assert second.returncode == 0, second.stderr[-2000:]
     assert "$ " not in second.stdout  # no mteb run at all
     for m in MODELS:
         assert f"{m}: every result is already there, nothing to run" in second.stdout
     assert {p: p.stat().st_mtime_ns for p in (out / "results").rglob("*.json")} == files
+    assert [p for p in stale if p.exists()] == []
 
 
 def test_user_errors_are_one_line_exit_2(synth, tmp_path):

@@ -167,7 +167,7 @@ def test_each_family_resamples_its_unit_of_independence():
         "verification": ("pair", "author"),
         "quote-retrieval": ("query", "query"),
         "ir-triplets": ("triplet", "IR query"),
-        "attribution": ("text", "text"),
+        "attribution": ("text", "author"),  # a text is scored against its author's other texts
         "author-clustering": ("text", "text"),
     }
     # results of tasks not registered here: by family (an author ranking by query, author triplets by anchor author)
@@ -175,6 +175,8 @@ def test_each_family_resamples_its_unit_of_independence():
     assert resampling_of(None, "author", {"ndcg_at_10": 0.3}).unit == "query"
     assert resampling_of(None, "author", {"accuracy": 0.8}).unit == "anchor author"
     assert resampling_of(None, "verification").unit == "author"
+    assert resampling_of(None, "attribution", {"macro_f1": 0.3}).unit == "author"
+    assert resampling_of(None, "attribution", {"v_measure": 0.3}).unit == "text"
 
 
 def test_a_pair_counts_once_per_draw_of_each_of_its_authors():
@@ -576,7 +578,7 @@ def test_kirby_chance_is_simulated_at_the_models_own_scale():
 def test_a_stored_own_scale_chance_wins_in_the_report(tmp_path, monkeypatch):
     from mteb_contrastive.report.chance import own_scale_chance_scores
     from mteb_contrastive.report.reader import ScoreRow
-    from mteb_contrastive.report.write import _chance_method, row_chance
+    from mteb_contrastive.report.statistics import chance_method, row_chance
 
     monkeypatch.setenv("MTEB_CONTRASTIVE_CACHE", str(tmp_path / "cache"))
     vs, vy, ts, ty = _narrow_cosines(40, 40)
@@ -587,7 +589,7 @@ def test_a_stored_own_scale_chance_wins_in_the_report(tmp_path, monkeypatch):
     ch, ranges = row_chance(row, lambda r: None, runs=30)
     k = "pan_kirby_platt_abstain_overall"
     assert ch[f"random_{k}"] == stored[f"random_{k}"] and ranges[k]["low"] == stored[f"simulated_low_{k}"]
-    assert "own scale" in _chance_method(k, scores, ranges[k])
+    assert "own scale" in chance_method(k, scores, ranges[k])
     assert not (tmp_path / "cache").exists()  # no uniform simulation when the result carries its own
 
 

@@ -246,6 +246,8 @@ class BM25sTripletBaseline(FittedBaseline):
     background (a triplet's candidates always are).
     """
 
+    has_vectors = False  # bm25s scores a query against its background corpus: pair by pair
+
     def __init__(
         self,
         model_name: str | None = None,

@@ -50,7 +50,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from mteb_contrastive import config
-from mteb_contrastive.layout import is_built_folder, model_root, result_file
+from mteb_contrastive.layout import is_built_folder, model_root, prediction_subfolder, result_file
 
 
 def search_only_reason(meta) -> str | None:
@@ -116,10 +116,19 @@ def run_streaming(cmd: list[str], env: dict[str, str], keep: int = 40) -> tuple[
 
 
 def cached_result(
-    results: Path, model_name: str, model_revision: str | None, task: str, dataset_revision: str | None
+    results: Path,
+    model_name: str,
+    model_revision: str | None,
+    task: str,
+    dataset_revision: str | None,
+    predictions: Path | None = None,
 ) -> Path | None:
     """The result file of (model, task) when it exists with the task's current dataset revision; a file
-    that cannot be read (cut by a kill) is missing: one warning line, and the task is run again."""
+    that cannot be read (cut by a kill) is missing: one warning line, and the task is run again.
+
+    With ``predictions`` (the ``--prediction-folder``), the task's prediction files of that model
+    (``<task>_predictions.json``, ``<task>_per_item.json``) are read too: a cut one makes the result
+    missing in the same way (its per-item comparisons and intervals come from it)."""
     from mteb_contrastive.report.reader import unreadable_result, warn
 
     f = result_file(results, model_name, model_revision, task)
@@ -130,7 +139,20 @@ def cached_result(
     except ValueError as exc:  # JSON or decoding error
         warn(unreadable_result(f, exc, "treated as missing: evaluated again"))
         return None
-    return f if stored == dataset_revision else None
+    if stored != dataset_revision:
+        return None
+    if predictions is not None:
+        folder = prediction_subfolder(predictions, model_name, model_revision)
+        for kind in ("predictions", "per_item"):
+            p = folder / f"{task}_{kind}.json"
+            if not p.is_file():
+                continue
+            try:
+                json.loads(p.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                warn(unreadable_result(p, exc, "its result is treated as missing: evaluated again"))
+                return None
+    return f
 
 
 def mteb_run_device(device: str | None) -> tuple[list[str], dict[str, str]]:
@@ -188,6 +210,8 @@ def run_evaluation(
 
     from mteb_contrastive.benchmarks.plan import NOT_IN_SUITE, plan
     from mteb_contrastive.catalog import all_task_classes, registered_task_class
+    from mteb_contrastive.data.atomic import sweep_stale_tree
+    from mteb_contrastive.data.places import check_output_folder
     from mteb_contrastive.plugin.quiet import apply_environment, quiet
     from mteb_contrastive.plugin.registration import register_tasks
     from mteb_contrastive.report import environment
@@ -199,7 +223,10 @@ def run_evaluation(
         if not torch.cuda.is_available():
             raise ValueError(f"--device {device}: torch sees no GPU here (use --device cpu, or leave it unset)")
     out = out.resolve()
+    check_output_folder(out, "--out")
     out_ds, out_ver = out / "datasets", out / "verification"
+    # no temporary of a killed earlier run survives this one, whatever it recomputes
+    sweep_stale_tree(out)
     out_ds.mkdir(parents=True, exist_ok=True)
     out_ver.mkdir(parents=True, exist_ok=True)
     hub = config.hub_reachable()
@@ -297,7 +324,7 @@ def run_evaluation(
             cls = registered_task_class(t)
             # the instance's revision: some tasks fingerprint their files when constructed (QuoteR, Cranfield)
             rev = cls().metadata.dataset.get("revision") if cls is not None else None
-            hit = None if rerun else cached_result(results, meta.name, meta.revision, t, rev)
+            hit = None if rerun else cached_result(results, meta.name, meta.revision, t, rev, predictions)
             if hit is not None:
                 _say(f"  cached {meta.name} {t} ({hit.relative_to(out)})")
             else:
@@ -378,6 +405,7 @@ def run_evaluation(
 
 def add_parser(sub) -> None:
     """The ``evaluate`` subcommand of ``mteb-contrastive``."""
+    from mteb_contrastive.cli.args import positive_int
 
     e = sub.add_parser(
         "evaluate",
@@ -410,8 +438,8 @@ def add_parser(sub) -> None:
         choices=["default", "full"],
         default="default",
         help=(
-            "default: one benchmark per family (make run); "
-            "full: every benchmark whose data is here (default: %(default)s)"
+            "one benchmark per family (what make run evaluates), or full: every benchmark whose data is here "
+            "(default: %(default)s)"
         ),
     )
     e.add_argument(
@@ -427,7 +455,11 @@ def add_parser(sub) -> None:
     )
     e.add_argument("--reference", help="the model every other one is compared with (default: the first -m)")
     e.add_argument("--rerun", action="store_true", help="recompute results that already exist (default: off, resume)")
-    e.add_argument("--batch-size", type=int, help="encoding batch size passed to mteb run (default: mteb's)")
+    e.add_argument(
+        "--batch-size",
+        type=positive_int,
+        help="texts per forward pass, passed to every mteb run, a whole number >= 1 (default: mteb's, 32)",
+    )
     e.add_argument(
         "--device",
         help=(

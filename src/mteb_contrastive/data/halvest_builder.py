@@ -243,6 +243,7 @@ def build_halvest_dataset(
         ValueError: a bad name, ``normalise`` value or rule.
     """
     folder = built_folder(out_dir, name, KIND, COMMAND, OUTPUTS, force=force)
+    folder.check()  # the output place, before any work
     if duplicates not in DUPLICATE_RULES:
         raise ValueError(f"duplicates must be one of {DUPLICATE_RULES}, got {duplicates!r}")
     import datasets

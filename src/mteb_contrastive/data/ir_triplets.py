@@ -41,6 +41,7 @@ from typing import Any
 
 from mteb_contrastive.data.built_folder import built_folder
 from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.fields import describe, id_value
 from mteb_contrastive.data.readers import iter_jsonl, iter_tsv, read_json
 from mteb_contrastive.identity import fingerprint, nfc
 
@@ -80,7 +81,10 @@ def _read_jsonl(path: Path, kind: str) -> dict[str, str]:
     for n, row in iter_jsonl(path, what=f"{kind} file"):
         if "_id" not in row:
             raise DataError(path, "missing id", line=n, field="_id")
-        did = nfc(str(row["_id"]))  # ids compared in NFC
+        did = id_value(row["_id"], path, {"line": n}, "_id")  # ids compared in NFC
+        for f in ("title", "text"):
+            if row.get(f) is not None and not isinstance(row[f], str):
+                raise DataError(path, f"expected a string, found {describe(row[f])}", line=n, field=f)
         if did in out:
             raise DataError(path, f"duplicate {kind} id {did!r} (first at line {first[did]})", line=n, field="_id")
         first[did] = n
@@ -323,6 +327,7 @@ def build_ir_triplets(
     import datasets
 
     folder = built_folder(out_dir, name, KIND, COMMAND, OUTPUTS, force=force)
+    folder.check()  # the output place, before any work
     validate_collection(corpus, queries, qrels, source=source or name)
     splits, counts = sample_ir_triplets(
         corpus, qrels, seed=seed, min_grade=min_grade, max_per_query=max_per_query, negative=negative

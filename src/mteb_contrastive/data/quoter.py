@@ -214,8 +214,8 @@ def build_retrieval_data(
 QUOTER_KIND = "quoter"
 #: the copied file's name inside a built folder
 BUILT_FILE = "quoter.txt"
-#: the command that builds a QuoteR folder
-COMMAND = "build-quoter"
+#: the command that builds a QuoteR folder, and the data files it writes (:mod:`mteb_contrastive.data.built_folder`)
+COMMAND, OUTPUTS = "build-quoter", (BUILT_FILE,)
 SPLIT_RULES = ("shuffled", "line-order")
 _LANG_TAG = re.compile(r"^[a-z]{3}-[A-Z][a-z]{3}$")
 
@@ -270,7 +270,8 @@ def build_quoter_folder(
         DataError: a bad line of the file, an empty file, boundaries past its end, or no line left for
             the test split (file and line named).
     """
-    folder = built_folder(out, name, QUOTER_KIND, COMMAND, (BUILT_FILE,), force=force, name_option="--name")
+    folder = built_folder(out, name, QUOTER_KIND, COMMAND, OUTPUTS, force=force, name_option="--name")
+    folder.check()  # the output place, before any work
     if not _LANG_TAG.match(language):
         raise ValueError(
             "--language must be an mteb language tag xxx-Xxxx (ISO 639-3 code and script), "

@@ -26,15 +26,28 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.errors import DataError, not_utf8, reading
+from mteb_contrastive.data.fields import describe
+
+BOM = b"\xef\xbb\xbf"
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def _open_bytes(path: Path):
     return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
 
 
+def _check_not_gzip(path: Path, first: bytes, exc: UnicodeDecodeError, line: int | None) -> DataError:
+    """A gzip file under a name without ``.gz`` reads as bytes that are not UTF-8: say what it is."""
+    if line in (None, 1) and first.startswith(_GZIP_MAGIC) and path.suffix != ".gz":
+        return DataError(
+            path, "a gzip-compressed file under a name without .gz; name it .gz (e.g. corpus.jsonl.gz) or gunzip it"
+        )
+    return not_utf8(path, exc, line=line)
+
+
 def read_text(path: str | os.PathLike, *, what: str = "file") -> str:
-    """The UTF-8 text of ``path`` (gunzipped when it ends in ``.gz``), through
-    :func:`~mteb_contrastive.data.errors.reading`.
+    """The UTF-8 text of ``path`` (gunzipped when it ends in ``.gz``; a leading UTF-8 BOM dropped),
+    through :func:`~mteb_contrastive.data.errors.reading`.
 
     Raises:
         DataError: missing, a folder, not UTF-8 (names the line), truncated gzip.
@@ -43,7 +56,10 @@ def read_text(path: str | os.PathLike, *, what: str = "file") -> str:
     with reading(path, what=what):
         with _open_bytes(path) as fh:
             data = fh.read()
-        return data.decode("utf-8")
+        try:
+            return data.removeprefix(BOM).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _check_not_gzip(path, data[:2], exc, None) from None
 
 
 def read_json(path: str | os.PathLike, *, what: str = "file") -> object:
@@ -56,36 +72,70 @@ def read_json(path: str | os.PathLike, *, what: str = "file") -> object:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DataError(path, f"not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); fix the file") from None
+        raise DataError(
+            path, f"not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); fix the file", line=exc.lineno
+        ) from None
 
 
-def iter_jsonl(path: str | os.PathLike, *, what: str = "file") -> Iterator[tuple[int, dict[str, Any]]]:
+def _json_error(exc: json.JSONDecodeError, line: str) -> str:
+    """The whole message for a line that is not JSON (a cut line says so, with the column)."""
+    where = f"column {exc.colno}"
+    if exc.msg.startswith("Unterminated string"):
+        return (
+            f"not JSON: the line ends inside a string (the string opens at {where}): the line is cut or a quote "
+            "is missing; close the string and the object, or remove the line"
+        )
+    if exc.msg.startswith("Expecting") and exc.pos >= len(line.rstrip()):
+        return f"not JSON: the line ends before the object does ({exc.msg} at {where}): the line is cut; complete it"
+    return f"not JSON: {exc.msg} at {where}; write one JSON object per line"
+
+
+def iter_jsonl(
+    path: str | os.PathLike, *, what: str = "file", allow_empty: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, object) from a JSONL file (``.jsonl`` or ``.jsonl.gz``): the 1-based
     number of the line the object is on (blank lines are skipped and still counted).
 
-    Lines are decoded one by one, so a non-UTF-8 byte is reported with its line.
+    Accepted as they are: a UTF-8 BOM before the first line, CRLF line ends. Lines are decoded one by
+    one, so a non-UTF-8 byte is reported with its line.
 
     Raises:
-        DataError: missing file, not UTF-8 (names the line), truncated gzip, a line that is not a
-            JSON object (names file and line).
+        DataError: missing file, a folder, not UTF-8 (names the line), a gzip file named without
+            ``.gz``, truncated gzip (names the last line read), a line that is not JSON (a cut line
+            says so), a line that is JSON but not an object (names what it is: a list, a number, ...),
+            a file with no JSON line (unless ``allow_empty``).
     """
     path = Path(path)
-    with reading(path, what=what):
-        with _open_bytes(path) as fh:
-            for n, raw in enumerate(fh, start=1):
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise not_utf8(path, exc, line=n) from None
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(path, f"not JSON Lines: {exc.msg}", line=n) from None
-                if not isinstance(obj, dict):
-                    raise DataError(path, f"expected a JSON object, got {type(obj).__name__}", line=n)
-                yield n, obj
+    n = 0
+    rows = 0
+    try:
+        with reading(path, what=what):
+            with _open_bytes(path) as fh:
+                for n, raw in enumerate(fh, start=1):
+                    if n == 1:
+                        raw = raw.removeprefix(BOM)
+                    try:
+                        line = raw.decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        raise _check_not_gzip(path, raw[:2], exc, n) from None
+                    if not line.strip():
+                        continue
+                    try:
+                        obj = json.loads(line)
+                    except json.JSONDecodeError as exc:
+                        raise DataError(path, _json_error(exc, line), line=n) from None
+                    if not isinstance(obj, dict):
+                        raise DataError(path, f"expected a JSON object {{...}} per line, found {describe(obj)}", line=n)
+                    rows += 1
+                    yield n, obj
+    except DataError as exc:
+        if (
+            "truncated or corrupt gzip" in str(exc) and n and exc.line is None
+        ):  # a stream cut after some lines: say where
+            raise DataError(path, f"{str(exc).removeprefix(f'{path}: ')} (cut after line {n})") from None
+        raise
+    if not rows and not allow_empty:
+        raise DataError(path, f"empty {what}: no JSON line; give one JSON object per line")
 
 
 def iter_tsv(path: str | os.PathLike, *, what: str = "file") -> Iterator[tuple[int, list[str]]]:
@@ -102,7 +152,7 @@ def iter_tsv(path: str | os.PathLike, *, what: str = "file") -> Iterator[tuple[i
 
 def read_lines(path: str | os.PathLike, *, what: str = "file") -> list[str]:
     """The lines of a text file (the QuoteR line format: one example a line), without their ``\\n``;
-    a final newline is optional.
+    a final newline is optional, CRLF line ends and a leading BOM are accepted.
 
     Raises:
         DataError: missing, not UTF-8 (names the line), truncated gzip.
@@ -110,4 +160,4 @@ def read_lines(path: str | os.PathLike, *, what: str = "file") -> list[str]:
     lines = read_text(path, what=what).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    return lines
+    return [x.removesuffix("\r") for x in lines]  # CRLF line ends

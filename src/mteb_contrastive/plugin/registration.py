@@ -386,7 +386,8 @@ def _check_data_before_model_in_mteb_cli() -> None:
 def _tasks_checked_first(original: Any) -> Any:
     """``mteb run`` loads the model first and the task data last, so a missing folder ended in a
     traceback after minutes of model loading, and an unknown task name in mteb's ``KeyError``. The
-    run checks every requested task first: a name mteb does not know
+    run checks ``--batch-size`` (>= 1; 0 was a traceback inside encoding) and every requested task
+    first: a name mteb does not know
     (:func:`mteb_contrastive.catalog.unknown_task`: a built folder's task name names the variable that
     finds it) and a task of ours whose data is missing (:func:`mteb_contrastive.catalog.missing_data`)
     are each reported on stderr as ``mteb: error: <message>`` (the format of every one-line error of
@@ -395,6 +396,9 @@ def _tasks_checked_first(original: Any) -> Any:
     def run(args: Any) -> Any:
         ours = {c.metadata.name for c in catalog.all_task_classes()}
         reasons = []
+        batch_size = getattr(args, "batch_size", None)
+        if batch_size is not None and batch_size < 1:  # mteb passes it on to encode: range() with step 0
+            reasons.append(f"argument --batch-size: must be 1 or more, got {batch_size}; give a whole number >= 1")
         for name in getattr(args, "tasks", None) or []:
             cls = catalog.registered_task_class(name)
             if cls is None and not _mteb_knows_task(name):

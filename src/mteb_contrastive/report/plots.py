@@ -20,13 +20,13 @@ title); score axes start at 0, and an axis that does not (a log-scale k) says so
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from mteb_contrastive.data.atomic import atomic_file
 from mteb_contrastive.report.reader import span_k
 
 CHANCE_COLOR = "0.45"
@@ -50,12 +50,14 @@ def model_colors(models: list[str]) -> dict[str, str]:
 
 
 def save(fig: Any, path: Path) -> Path:
-    """Write ``fig`` as a PNG at ``path`` through a temporary file and ``os.replace``; close it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.png")
-    fig.savefig(tmp, dpi=110, bbox_inches="tight")
-    _plt().close(fig)
-    os.replace(tmp, path)
+    """Write ``fig`` as a PNG at ``path`` through a temporary file and ``os.replace``
+    (:func:`mteb_contrastive.data.atomic.atomic_file`: the umask's mode; a temporary a killed earlier
+    write left in the folder is removed); close it."""
+    try:
+        with atomic_file(path) as tmp:
+            fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
+    finally:
+        _plt().close(fig)
     return path
 
 

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.data.atomic import write_text_atomic
+from mteb_contrastive.data.atomic import sweep_stale, write_text_atomic
 from mteb_contrastive.report.build import build, build_report, project_revision
 from mteb_contrastive.report.render import fmt, plural, render_csv, render_markdown, score_table
 from mteb_contrastive.report.statistics import compare_rows, resampling, row_chance, separability
@@ -42,6 +42,8 @@ def write_report(results_dir: str | Path, out_dir: str | Path, **kwargs: Any) ->
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    sweep_stale(out_dir)
+    sweep_stale(out_dir / "plots")  # a plot a killed run was writing, whether or not this report draws it
     rep = build(results_dir, plots_dir=out_dir / "plots", **kwargs)
     write_text_atomic(
         out_dir / "report.json", json.dumps(rep.to_json(), indent=2, ensure_ascii=False, default=str) + "\n"
