@@ -19,8 +19,11 @@ Protocol of "Contrastive Learning for Authorship Verification" (Kirby) on PAN-fo
    (:mod:`mteb_contrastive.metrics.pan`):
 
    * ``pan_hard_*``: 1.0 when cosine >= threshold, else 0.0; ``pan_hard_accuracy`` is the share of
-     test pairs whose hard answer is right -- the paper's headline number (accuracy at the
-     validation-chosen threshold);
+     test pairs whose hard answer is right at this project's validation threshold (the midpoint
+     between two validation scores, :func:`~mteb_contrastive.metrics.calibration.fit_threshold`) --
+     not the paper's number, which is ``pan_kirby_hard_accuracy`` below (Kirby's threshold is an
+     observed validation score: validation scores [0.1, 0.4, 0.35, 0.8] with labels [0, 0, 1, 1]
+     give 0.225 here and 0.35 by Kirby's rule);
    * ``pan_platt_*``: the Platt probability;
    * ``pan_platt_abstain_*``: the Platt probability, 0.5 (no answer) inside the band;
 
@@ -28,9 +31,10 @@ Protocol of "Contrastive Learning for Authorship Verification" (Kirby) on PAN-fo
      with Kirby's own calibration (:class:`~mteb_contrastive.metrics.calibration.KirbyCalibrator`,
      ``make_pan21_answers.py`` of github.com/petekirby/contrastive-av: the F1 threshold at an observed
      validation score, ``LogisticRegression(C=1)`` on the raw cosines, the same abstention grid compared
-     exactly), fitted on the same validation pairs; ``pan_kirby_hard_accuracy`` is the paper's
-     accuracy at its validation threshold. With a small validation split and cosines in a narrow
-     band the two calibrations can differ by several points of overall (C = 1 shrinks the slope
+     exactly), fitted on the same validation pairs; ``pan_kirby_hard_accuracy`` is **the paper's
+     headline number**, accuracy at Kirby's validation threshold
+     (``helper_functions/contrastive_eval.py:22-40``). With a small validation split and cosines in a
+     narrow band the two calibrations can differ by several points of overall (C = 1 shrinks the slope
      of a narrow band toward p = 0.5); the main score stays ``pan_platt_abstain_overall``;
 
    each with ``auc``, ``c_at_1``, ``f1``, ``f_05_u``, ``brier``, ``overall``, ``n_unanswered``

@@ -33,7 +33,7 @@ from mteb_contrastive.report.reader import (
 )
 from mteb_contrastive.report.reranking import reranking_plots, reranking_rows
 from mteb_contrastive.report.rows import ComparisonRow, ModelInfo, QuestionedText, Report
-from mteb_contrastive.report.statistics import compare_rows, holm_adjust, report_row, separability
+from mteb_contrastive.report.statistics import beats, compare_rows, holm_adjust, report_row, separability
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -194,7 +194,7 @@ def build(
         ],
         plots=[str(p) for p in figures],
         content_independence=content_rows(rows),
-        languages=_languages_json(language_rows(rows)),
+        languages=_languages_json(language_rows(rows, beats(comparisons))),
         failed=[{"model": m, "reason": why} for m, why in (failed or [])],
         reranking=rerank,
         reranking_plots=[str(p) for p in rerank_figures],

@@ -1,9 +1,9 @@
 """Figures of the release report (matplotlib, Agg backend, PNG files written atomically by :func:`save`).
 
-Every figure follows three rules: a model keeps one colour in every figure (:func:`model_colors`,
-in the report's model order); every plotted score has its chance level beside it (grey, dashed
-or "x"; a simulated one with the range of 95% of its random runs) and its 95% bootstrap interval
-(error bars, resampling the family's unit; a figure without per-item data says so in its
+Every figure follows three rules: a model keeps one colour in every figure, and no two models
+share one (:func:`model_colors`, in the report's model order); every plotted score has its chance
+level beside it (grey, dashed or "x"; a simulated one with the range of 95% of its random runs)
+and its 95% bootstrap interval (error bars, resampling the family's unit; a figure without per-item data says so in its
 title); score axes start at 0, and an axis that does not (a log-scale k) says so in its label.
 
 * :func:`main_scores` -- every task's main score per model, interval and chance level;
@@ -42,11 +42,30 @@ def _plt():
 
 
 def model_colors(models: list[str]) -> dict[str, str]:
-    """One colour per model, in the report's model order (matplotlib's ``tab10`` cycle)."""
+    """One colour per model, never shared, in the report's model order: matplotlib's ``tab10`` for up to
+    10 models, then ``tab20``, ``tab20b`` and ``tab20c`` (the colours tab10 lacks first), then evenly
+    spaced hues of the ``hsv`` map at three lightness levels for any number beyond (each new colour
+    kept only when its hex differs from every one before)."""
     from matplotlib import colors as mcolors
 
-    cycle = [mcolors.to_hex(c) for c in _plt().get_cmap("tab10").colors]
-    return {m: cycle[i % len(cycle)] for i, m in enumerate(models)}
+    plt = _plt()
+    palette = [mcolors.to_hex(c) for c in plt.get_cmap("tab10").colors]
+    for name in ("tab20", "tab20b", "tab20c"):
+        palette += [mcolors.to_hex(c) for c in plt.get_cmap(name).colors]
+    palette = list(dict.fromkeys(palette))
+    k = 0
+    while len(palette) < len(models):
+        n = max(12, len(models))
+        hue = plt.get_cmap("hsv")((k % n) / n)
+        shade = (0.55, 0.8, 1.0)[(k // n) % 3]
+        c = mcolors.to_hex(tuple(shade * x for x in hue[:3]))
+        if c not in palette:
+            palette.append(c)
+        k += 1
+        if k > 100 * n:  # hex has 16.7M colours: never reached before len(models) distinct ones
+            raise ValueError(f"no {len(models)} distinct colours")
+    unique = list(dict.fromkeys(models))
+    return {m: palette[i] for i, m in enumerate(unique)}
 
 
 def save(fig: Any, path: Path) -> Path:

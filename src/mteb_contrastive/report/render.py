@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +51,6 @@ def render_markdown(rep: Report | dict[str, Any], plots_rel: Path | None = None)
     for m in rep.models:
         out.append(f"| {m.model} | `{m.revision}` | {fmt(m.n_parameters)} | {m.reference or ''} |")
     out.append("")
-    if rep.skipped:
-        out += ["## Not run", ""] + [f"- {s['benchmark']}: {s['reason']}" for s in rep.skipped] + [""]
     if rep.failed:
         out += ["## Models that failed", ""] + [f"- {f['model']}: {f['reason']}" for f in rep.failed] + [""]
     for fam in FAMILIES:
@@ -59,13 +58,14 @@ def render_markdown(rep: Report | dict[str, Any], plots_rel: Path | None = None)
         if not rows:
             continue
         out += [f"## {FAMILIES[fam].title}", ""]
-        for main in dict.fromkeys(r.main_score_name for r in rows):  # one table per main score
-            out += score_table([r for r in rows if r.main_score_name == main]) + [""]
+        out += family_section(fam, rows)
     out += [
         "Chance: the score of a random scorer -- exact where a formula exists (random ranking of the pool, "
         "strict-> triplets 0.5, AUC 0.5), else simulated through the protocol's own steps (seeded random "
         "scores, the same validation threshold, Platt fit and abstention band) with the range of 95% of the "
-        "random runs. 95% CI: the score's bootstrap interval, resampling the unit named beside it.",
+        "random runs. 95% CI: the score's bootstrap interval, resampling the unit named in the column "
+        "`resampled`. Scores are fractions in [0, 1] unless their column names a unit; every score of every "
+        "row is in `report.csv` and `report.json`.",
         "",
     ]
     if rep.questioned:
@@ -177,11 +177,160 @@ def render_markdown(rep: Report | dict[str, Any], plots_rel: Path | None = None)
         for p in rep.plots:
             rel = Path(p).name if plots_rel is None else (plots_rel / Path(p).name).as_posix()
             out += [f"![{Path(p).stem}]({rel})", ""]
+    if rep.skipped:
+        out += not_run(rep.skipped)
     out += how_it_ran(rep)
     out += ["## Dataset revisions", "", "| task | dataset revision |", "|---|---|"]
     out += [f"| {d['task']} | `{d['dataset_revision']}` |" for d in rep.datasets]
     out.append("")
     return "\n".join(out)
+
+
+#: a family's key figures in its headline table: (column header with its unit, score key or a rule);
+#: ``{main}`` is the row's main score name, ``{bound}`` its name without ``_tie_expected``
+KEY_FIGURES: dict[str, list[tuple[str, str]]] = {
+    "author": [("cross-document (own document excluded)", "{main}_cross_document")],
+    "verification": [("AUC of the similarities", "auc"), ("c@1 (Platt + abstention)", "pan_platt_abstain_c_at_1")],
+    "attribution": [("accuracy", "accuracy"), ("open-set macro-F1", "open_set_macro_f1")],
+    "quotes": [
+        ("ties: pessimistic / optimistic", "{bound}_pessimistic|{bound}_optimistic"),
+        ("recall@10", "recall_at_10"),
+    ],
+    "ir-triplets": [("error rate (%)", "error_rate")],
+    "retrieval": [("recall@10", "recall_at_10"), ("MRR@10", "mrr_at_10")],
+    "other": [],
+}
+
+#: share of a row's texts truncated to the model's maximum sequence length above which the report says so
+TRUNCATION_NOTE_SHARE = 0.2
+
+#: units of score names that are not fractions in [0, 1] (a score table's header names them)
+UNITS = (
+    (re.compile(r"(^|_)error_rate$"), "%"),
+    (re.compile(r"(^|_)log_loss$"), "nats"),
+    (re.compile(r"(^|_)(median|mean)_rank(_.*)?$"), "rank"),
+    (re.compile(r"_n_unanswered$"), "pairs"),
+    (re.compile(r"^abstain_delta$|^kirby_abstain_delta$"), "probability"),
+)
+
+
+def unit_of(score: str) -> str | None:
+    """The unit of a score name when it is not a fraction in [0, 1] (``error_rate`` -> ``%``), else None."""
+    return next((u for pat, u in UNITS if pat.search(score)), None)
+
+
+def with_unit(score: str) -> str:
+    """``error_rate`` -> ``error_rate (%)``; a fraction keeps its name."""
+    u = unit_of(score)
+    return score if u is None else f"{score} ({u})"
+
+
+def withheld(r: ReportRow) -> str | None:
+    """Why a row has no main score (a pair scorer on a clustering task, say), None when it has one."""
+    if r.main_score is not None and not (isinstance(r.main_score, float) and math.isnan(r.main_score)):
+        return None
+    why = r.scores.get(f"{r.main_score_name}_withheld")
+    if not isinstance(why, str):
+        why = next((v for k, v in r.scores.items() if k.endswith("_withheld") and isinstance(v, str)), None)
+    return why or "no main score in the result"
+
+
+def _key_value(r: ReportRow, rule: str) -> str:
+    bound = r.main_score_name.removesuffix("_tie_expected")
+    keys = [k.format(main=r.main_score_name, bound=bound) for k in rule.split("|")]
+    vals = [r.scores.get(k) if not k.endswith("_cross_document") else r.cross_document for k in keys]
+    if all(v is None for v in vals):
+        return "n/a"
+    return " / ".join(fmt(v) for v in vals)
+
+
+def _task_cell(r: ReportRow) -> str:
+    return r.task if r.subset == "default" else f"{r.task} ({r.subset})"
+
+
+def headline_table(fam: str, rows: list[ReportRow]) -> list[str]:
+    """A family's headline: task, model, main score, 95% interval, chance, its key figures, units resampled
+    (at most 8 columns; :data:`KEY_FIGURES`)."""
+    keys = [(h, rule) for h, rule in KEY_FIGURES.get(fam, []) if any(_key_value(r, rule) != "n/a" for r in rows)]
+    units = {unit_of(r.main_score_name) for r in rows}
+    main_head = "main score" + (" (0-1)" if units == {None} else "")
+    head = ["task", "model", main_head, "95% CI", "chance", *[h for h, _ in keys], "resampled"]
+    out = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for r in rows:
+        arrow = "" if r.higher_is_better else ", lower is better"
+        unit = unit_of(r.main_score_name)
+        main = f"{fmt(r.main_score)} {r.main_score_name}{f' ({unit}{arrow})' if unit or arrow else ''}"
+        iv = r.interval
+        if iv.shown:
+            ci, units_cell = f"[{fmt(iv.ci_low)}, {fmt(iv.ci_high)}]", f"{iv.n_units} {plural(iv.unit, iv.n_units)}"
+        else:
+            ci, units_cell = f"n/a ({iv.reason or 'no interval'})", f"by {iv.unit}"
+        cells = [_task_cell(r), r.model, main, ci, r.chance_text, *[_key_value(r, rule) for _, rule in keys]]
+        out.append("| " + " | ".join([*cells, units_cell]) + " |")
+    return out
+
+
+def row_notes(rows: list[ReportRow]) -> list[str]:
+    """The visible notes of a family's rows: a fitted calibration that inverted the model's ranking (a
+    negative Platt slope), and texts truncated above :data:`TRUNCATION_NOTE_SHARE`."""
+    out = []
+    for r in rows:
+        s = r.scores
+        for coef, raw, fitted, who in (
+            ("platt_coef", "auc", "pan_platt_auc", "the Platt fit"),
+            ("kirby_platt_coef", "auc", "pan_kirby_platt_auc", "Kirby's logistic fit"),
+        ):
+            c = s.get(coef)
+            if isinstance(c, (int, float)) and c < 0:
+                aucs = ""
+                if isinstance(s.get(raw), (int, float)) and isinstance(s.get(fitted), (int, float)):
+                    aucs = f" (AUC {fmt(s[raw], 3)} of the similarities, {fmt(s[fitted], 3)} after the fit)"
+                out.append(
+                    f"(!) {_task_cell(r)}, {r.model}: {who} on validation has a negative slope ({coef} "
+                    f"{fmt(c, 3)}): the calibrated answers reverse the model's order of the pairs{aucs}; a "
+                    "calibrated score above chance here comes from the inversion, not from the similarities."
+                )
+        share = s.get("encoding_truncated_share")
+        if isinstance(share, (int, float)) and share > TRUNCATION_NOTE_SHARE:
+            out.append(
+                f"(!) {_task_cell(r)}, {r.model}: {100 * share:.2f}% of the texts were truncated to the model's "
+                "maximum sequence length: the score reads only their beginnings."
+            )
+    return out
+
+
+def family_section(fam: str, rows: list[ReportRow]) -> list[str]:
+    """A family's headline table, its notes, the rows without a main score (one line), then every other
+    score in a collapsed details table per main score."""
+    scored = [r for r in rows if withheld(r) is None]
+    out: list[str] = []
+    if scored:
+        out += headline_table(fam, scored) + [""]
+    notes = row_notes(scored)
+    if notes:
+        out += [*notes, ""]
+    missing = [r for r in rows if withheld(r) is not None]
+    if missing:
+        out += [
+            "Not scored: " + "; ".join(f"{_task_cell(r)}, {r.model} ({withheld(r)})" for r in missing) + ".",
+            "",
+        ]
+    if scored:
+        out += ["<details><summary>Every score of these rows</summary>", ""]
+        for main in dict.fromkeys(r.main_score_name for r in scored):  # one table per main score
+            out += details_table([r for r in scored if r.main_score_name == main]) + [""]
+        out += ["</details>", ""]
+    return out
+
+
+def not_run(skipped: list[dict[str, str]]) -> list[str]:
+    """The benchmarks not run, one line per reason."""
+    by_reason: dict[str, list[str]] = {}
+    for s in skipped:
+        by_reason.setdefault(s["reason"], []).append(s["benchmark"])
+    out = ["## Not run", ""]
+    out += [f"- {', '.join(names)}: {why}" for why, names in by_reason.items()]
+    return out + [""]
 
 
 def how_it_ran(rep: Report) -> list[str]:
@@ -236,7 +385,14 @@ def _machine_text(run: dict[str, Any]) -> str:
 MAX_SECONDARY = 8
 
 
-def score_table(rows: list[ReportRow]) -> list[str]:
+def details_table(rows: list[ReportRow]) -> list[str]:
+    """The scores of rows of one main score beyond the headline: :func:`score_table` without the value,
+    interval and chance columns, intervals stored by the protocol (``*_ci_low`` / ``*_ci_high``) left
+    to the csv."""
+    return score_table(rows, headline=False)
+
+
+def score_table(rows: list[ReportRow], *, headline: bool = True) -> list[str]:
     """One table per main score: value, 95% CI (with the unit resampled), chance, the cross-document
     value of the main score and its chance when the protocol stores one (author retrieval: the
     query's own document excluded), secondary scores (each beside its cross-document value), counts."""
@@ -244,6 +400,8 @@ def score_table(rows: list[ReportRow]) -> list[str]:
     sec: list[str] = []
     for r in rows:
         sec += [k for k in r.secondary if k not in sec and k != f"{main}_cross_document"]
+    if not headline:
+        sec = [k for k in sec if not k.endswith(("_ci_low", "_ci_high"))]
     cross = any(r.cross_document is not None for r in rows)
     if any(f"{k}_cross_document" in r.scores for r in rows for k in sec):
         # the paper's @10 metrics first, each beside its cross-document value
@@ -255,22 +413,18 @@ def score_table(rows: list[ReportRow]) -> list[str]:
                 sec.append(f"{k}_cross_document")
     else:
         sec = sec[:MAX_SECONDARY]
-    head = ["task", "subset", "model", "main score", "value", "95% CI (resampled)", "chance"]
+    head = ["task", "subset", "model", "main score"]
+    if headline:
+        head += ["value", "95% CI (resampled)", "chance"]
     if cross:
         head += [f"{main}_cross_document", "chance (cross-document)"]
-    head += sec + ["counts"]
+    head += [with_unit(k) for k in sec] + ["counts"]
     out = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for r in rows:
         arrow = "" if r.higher_is_better else " (lower is better)"
-        cells = [
-            r.task,
-            r.subset,
-            r.model,
-            f"{r.main_score_name}{arrow}",
-            fmt(r.main_score),
-            ci_cell(r.interval),
-            r.chance_text,
-        ]
+        cells = [r.task, r.subset, r.model, f"{r.main_score_name}{arrow}"]
+        if headline:
+            cells += [fmt(r.main_score), ci_cell(r.interval), r.chance_text]
         if cross:
             cells += [fmt(r.cross_document), fmt(r.cross_document_chance)]
         cells += [fmt(r.scores.get(k)) for k in sec]

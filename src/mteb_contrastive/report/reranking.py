@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mteb_contrastive.config import model_label
 from mteb_contrastive.report import plots
 from mteb_contrastive.report.reader import ScoreRow
 from mteb_contrastive.report.rows import ComparisonRow, ReportRow, RerankingRow
-from mteb_contrastive.search.rerank import model_label
 
 #: how every difference of the section is oriented
 ORIENTATION = "reranked minus first stage"
@@ -273,6 +273,7 @@ def score_vs_k_figure(entries: list[RerankingRow], task: str, colors: dict[str, 
         if chance is not None:
             ax.axhline(chance, ls=":", color=plots.CHANCE_COLOR, label="chance")
         ax.set_xscale("log")
+        ax.minorticks_off()  # only the ks evaluated are labelled
         ax.set_xticks(ks, [str(k) for k in ks])
         ax.set_title(f"{task} {subset}" if len(panels) > 1 or subset != "default" else task, fontsize=9)
         ax.set_xlabel("k (first-stage candidates reranked)")

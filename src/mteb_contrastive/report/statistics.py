@@ -12,6 +12,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from mteb_contrastive.families import Resampling, higher_is_better, resampling_of
 from mteb_contrastive.metrics.resampling import verdict_of
 from mteb_contrastive.report.chance import (
@@ -23,7 +25,17 @@ from mteb_contrastive.report.chance import (
     stored_ranges,
     verification_counts,
 )
-from mteb_contrastive.report.compare import Failure, Interval, compare_per_item, holm, interval_per_item
+from mteb_contrastive.report.compare import (
+    Comparison,
+    Failure,
+    Interval,
+    NotComparable,
+    bootstrap_interval,
+    compare_per_item,
+    holm,
+    interval_per_item,
+    paired_bootstrap,
+)
 from mteb_contrastive.report.reader import PerItem, ScoreRow, task_class
 from mteb_contrastive.report.rows import ComparisonRow, ReportRow, RowInterval, Separability
 
@@ -96,14 +108,85 @@ def chance_method(name: str, scores: dict[str, Any], sim: dict[str, Any] | None)
     return "exact"
 
 
+def _labelled_data(it: PerItem, idx: np.ndarray, labels: np.ndarray | None = None) -> dict[str, Any]:
+    """The data of a labelled record with its own statistic (``it.statistic``) for the items ``idx``."""
+    labels = np.asarray(it.labels)[idx] if labels is None else labels
+    return {"labels": labels, "answers": np.asarray(it.answers)[idx], **it.extra}
+
+
+def _units_present(it: PerItem, res: Resampling) -> None:
+    if res.grouped and it.groups is None:
+        raise NotComparable(f"no {res.unit} ids in the per-item file: rerun to resample by {res.unit}", "no_units")
+
+
+def own_statistic_interval(it: PerItem, res: Resampling) -> Interval | Failure:
+    """:func:`~.compare.bootstrap_interval` of a record that carries its own statistic (attribution's
+    macro-F1); a one-line reason when there is none."""
+    try:
+        _units_present(it, res)
+        return bootstrap_interval(
+            _labelled_data(it, np.arange(len(it.ids))),
+            statistic=it.statistic,
+            n=len(it.ids),
+            groups=it.groups,
+            unit=res.unit,
+            statistic_name=it.statistic_name,
+        )
+    except NotComparable as exc:
+        return Failure.of(exc)
+
+
+def own_statistic_comparison(a: PerItem, b: PerItem, hib: bool, res: Resampling) -> Comparison | Failure:
+    """:func:`~.compare.paired_bootstrap` of two records that carry their own statistic, on the same
+    items (the candidate's aligned to the reference's ids); a one-line reason when there is none."""
+    if set(a.ids) != set(b.ids):
+        sa, sb = set(a.ids), set(b.ids)
+        return Failure(
+            f"not the same items: {len(sa - sb)} only in the reference, {len(sb - sa)} only in the candidate "
+            f"({len(sa & sb)} common)",
+            "different_items",
+        )
+    at = {k: j for j, k in enumerate(b.ids)}
+    b_idx = np.array([at[i] for i in a.ids])
+    labels = np.asarray(a.labels)
+    if not np.array_equal(labels, np.asarray(b.labels)[b_idx]):
+        return Failure("the two models' answer files disagree on the gold authors", "different_items")
+    try:
+        _units_present(a, res)
+        return paired_bootstrap(
+            _labelled_data(a, np.arange(len(a.ids)), labels),
+            _labelled_data(b, b_idx, labels),
+            statistic=a.statistic,
+            n=len(a.ids),
+            groups=a.groups,
+            unit=res.unit,
+            higher_is_better=hib,
+            statistic_name=a.statistic_name,
+        )
+    except NotComparable as exc:
+        return Failure.of(exc)
+    except ValueError as exc:
+        return Failure(str(exc), "too_few")
+
+
 def main_interval(r: ScoreRow, it: PerItem | str) -> RowInterval:
     """The 95% interval of the row's main score from its per-item data (by the family's unit), or
-    why it is not shown (no per-item data, or an interval of another statistic)."""
+    why it is not shown (no per-item data, or an interval of another statistic). A record that
+    carries its own statistic (attribution's macro-F1 from the answers) must reproduce the stored
+    main score, else its interval is not shown."""
     res = resampling(r)
-    iv = interval_per_item(it, resampling=res) if not isinstance(it, str) else it
+    if isinstance(it, str):
+        iv: Interval | str = it
+    elif it.statistic is not None:
+        iv = own_statistic_interval(it, res)
+    else:
+        iv = interval_per_item(it, resampling=res)
     if not isinstance(iv, Interval):
         return RowInterval(unit=res.unit, reason=iv)
     reason = None if iv.statistic == r.main_score_name else f"interval of {iv.statistic}, not of the main score"
+    if reason is None and not isinstance(it, str) and it.statistic is not None and r.main is not None:
+        if abs(iv.value - r.main) > 1e-9:
+            reason = f"{iv.statistic} recomputed from the answers is {iv.value:.4f}, the result stores {r.main:.4f}"
     return RowInterval(unit=iv.unit, interval=iv, reason=reason)
 
 
@@ -175,7 +258,13 @@ def compare_rows(ra: ScoreRow, rb: ScoreRow, items: Items) -> ComparisonRow:
         entry.verdict = a if isinstance(a, str) else b
         return entry
     hib = higher_is_better(a.statistic_name)
-    c = compare_per_item(a, b, hib, resampling=res)
+    if a.statistic is not None or b.statistic is not None:
+        if a.statistic is not b.statistic or a.statistic_name != b.statistic_name:
+            entry.verdict = Failure("the two models' per-item files hold different statistics", "other")
+            return entry
+        c = own_statistic_comparison(a, b, hib, res)
+    else:
+        c = compare_per_item(a, b, hib, resampling=res)
     if isinstance(c, str):
         entry.verdict = "not comparable" if c.kind == "different_items" else c
         if entry.verdict == "not comparable":
@@ -223,3 +312,18 @@ def separability(comparisons: list[ComparisonRow], models: list[str]) -> list[Se
         scored = [m for m in models if scores.get(m) is not None]
         e.ranking = sorted(scored, key=lambda m: -scores[m] if hib else scores[m])
     return list(out.values())
+
+
+def beats(comparisons: list[ComparisonRow]) -> Callable[[str, str, str, str, str], bool]:
+    """``beats(task, split, subset, winner, loser)``: the two models' paired comparison on that task
+    says ``winner`` is better (its 95% interval of the difference excludes 0 in ``winner``'s favour)."""
+    better: set[tuple[str, str, str, str, str]] = set()
+    for c in comparisons:
+        if c.result is None:
+            continue
+        key = (c.task, c.split, c.subset)
+        if c.verdict == "better":
+            better.add((*key, c.candidate, c.reference))
+        elif c.verdict == "worse":
+            better.add((*key, c.reference, c.candidate))
+    return lambda task, split, subset, winner, loser: (task, split, subset, winner, loser) in better

@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from mteb_contrastive import compat, config
-from mteb_contrastive.config import MINILM, bundled_minilm
+from mteb_contrastive.config import MINILM, bundled_minilm, model_label
 from mteb_contrastive.identity import fingerprint, model_folder_revision
 from mteb_contrastive.layout import TRAINING_CONFIG_FILE
 from mteb_contrastive.metrics.ranking import tie_range_of
@@ -65,13 +65,6 @@ from mteb_contrastive.search.faiss_backend import search_model_for
 from mteb_contrastive.search.full_rank import GoldRanking, GoldRankingSearch, GoldTie, below_head, with_gold_ranks
 
 logger = logging.getLogger(__name__)
-
-
-def model_label(name: str) -> str:
-    """A short label of a reranker model: ``all-MiniLM-L6-v2 (bundled)`` for the bundled folder, else the name."""
-    if str(name) == bundled_minilm() and name != MINILM:
-        return "all-MiniLM-L6-v2 (bundled)"
-    return str(name)
 
 
 def _device(device: str | None) -> str:
