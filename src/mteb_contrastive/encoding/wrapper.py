@@ -31,9 +31,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
-from mteb.models.cache_wrappers.cache_wrapper import CachedEmbeddingWrapper
 
-from mteb_contrastive.compat import create_dataloader
+from mteb_contrastive.compat import NamespacedEmbeddingCache, create_dataloader
 from mteb_contrastive.encoding.core import mean_of_windows, window_spans
 from mteb_contrastive.encoding.settings import KEYS, EncodingSettings, EncodingSettingsError, default_cache_dir
 from mteb_contrastive.encoding.store import MemoryEmbeddingStore, SqliteEmbeddingStore, text_key
@@ -89,10 +88,11 @@ def cache_namespace(
     return fingerprint(desc, length=32), desc
 
 
-class SharedEmbeddingCache(CachedEmbeddingWrapper):
-    """mteb's ``CachedEmbeddingWrapper`` keyed by namespace instead of task name.
+class SharedEmbeddingCache(NamespacedEmbeddingCache):
+    """mteb's ``CachedEmbeddingWrapper`` keyed by namespace instead of task name (the override of its
+    private store lookup lives in :class:`mteb_contrastive.compat.NamespacedEmbeddingCache`).
 
-    The wrapped model (``self._model``) is a callable-bearing object with mteb's ``encode``;
+    The wrapped model is a callable-bearing object with mteb's ``encode``;
     :meth:`use_namespace` selects the namespace for the next ``encode`` call.
 
     Args:
@@ -101,24 +101,22 @@ class SharedEmbeddingCache(CachedEmbeddingWrapper):
     """
 
     def __init__(self, model: Any, cache_path: str | Path | None) -> None:
-        self._model = model
-        self.cache_path = Path(cache_path) if cache_path is not None else None
-        if self.cache_path is not None:
-            self.cache_path.mkdir(parents=True, exist_ok=True)
-        self.cache_backend = SqliteEmbeddingStore if cache_path is not None else MemoryEmbeddingStore
-        self.cache_dict: dict[Any, Any] = {}
+        super().__init__(model, cache_path, SqliteEmbeddingStore if cache_path is not None else MemoryEmbeddingStore)
         self._namespace: tuple[str, dict[str, Any]] | None = None
 
     @property
     def mteb_model_meta(self) -> Any:
-        return getattr(self._model, "mteb_model_meta", None)
+        return getattr(self.wrapped, "mteb_model_meta", None)
 
     def use_namespace(self, namespace: str, description: dict[str, Any]) -> None:
         self._namespace = (namespace, description)
 
-    def _get_or_create_cache(
-        self, task_name: str, prompt_type: Any, encode_kwargs: dict[str, Any] | None = None
-    ) -> Any:
+    def current_store(self) -> Any:
+        """The store of the namespace set by :meth:`use_namespace`.
+
+        Raises:
+            RuntimeError: no namespace was set.
+        """
         if self._namespace is None:
             raise RuntimeError("SharedEmbeddingCache.use_namespace() must be called before encode()")
         ns, desc = self._namespace
@@ -128,7 +126,7 @@ class SharedEmbeddingCache(CachedEmbeddingWrapper):
 
     def store(self) -> Any:
         """The store of the current namespace."""
-        return self._get_or_create_cache("", None)
+        return self.current_store()
 
 
 #: texts encoded per call of the model: the ``texts encoded`` bar moves after each such chunk

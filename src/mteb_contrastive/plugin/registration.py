@@ -58,12 +58,26 @@ _registered = False
 
 
 def register() -> None:
-    """Register the extension's tasks, models and benchmarks with mteb (idempotent)."""
+    """Register the extension's tasks, models and benchmarks with mteb (idempotent).
+
+    Every private mteb name is checked first (:func:`mteb_contrastive.compat.check_all`), then mteb is
+    changed all or nothing (:func:`mteb_contrastive.compat.all_or_nothing`): a failure on the way
+    leaves mteb as shipped, and a later call tries again.
+
+    Raises:
+        RuntimeError: the installed mteb moved a private name (one line naming its version).
+    """
     global _registered
     if _registered:
         return
-    _registered = True
     quiet_if_asked()  # set by `mteb-contrastive evaluate` for its `mteb run`s
+    compat.check_all()
+    with compat.all_or_nothing():
+        _register()
+    _registered = True
+
+
+def _register() -> None:
     register_tasks(catalog.all_task_classes())
     for cls in (AbsTaskVerification, AbsTaskTripletClassification):
         compat.allow_cross_encoders(cls)  # these protocols score a cross-encoder's pairs directly
