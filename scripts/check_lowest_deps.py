@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             text=True,
         )
         ok = test.returncode == 0
-        tail = [ln for ln in test.stdout.strip().splitlines() if ln.strip()][-15:]
+        tail = [ln for ln in (test.stdout + test.stderr).strip().splitlines() if ln.strip()][-25:]
         lines += ["", f"Fast tests ({len(args.tests)} files): {'passed' if ok else 'FAILED'}", "", "```", *tail, "```"]
     print("\n".join(lines))
     shutil.rmtree(root, ignore_errors=True)
