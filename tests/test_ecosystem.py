@@ -73,3 +73,141 @@ def test_benchmarks_carry_citation_and_contacts():
             bibtex_citation = None
 
     assert suites.citation([A, B, A]) == "@a{x}" and suites.citation([B]) is None
+
+
+# ---- models, caches, results (bad input of kind 4) ----
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from mteb_contrastive.models.local import WEIGHT_SUFFIXES, ModelFolderError, check_model_weights  # noqa: E402
+
+_NAMES = st.sampled_from(
+    ["config.json", "modules.json", "tokenizer.json", "vocab.txt", "README.md", "sentence_bert_config.json"]
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    files=st.lists(st.tuples(st.sampled_from(["", "0_Transformer/", "1_Pooling/"]), _NAMES), min_size=0, max_size=6),
+    weight=st.one_of(
+        st.none(), st.tuples(st.sampled_from(["", "0_Transformer/", "onnx/"]), st.sampled_from(WEIGHT_SUFFIXES))
+    ),
+)
+def test_model_folder_without_weights_is_refused(tmp_path_factory, files, weight):
+    """Generated model folders: a config (config.json / modules.json) without any weight file is refused in one
+    line naming the folder; one weight file at any depth, or no config at all, passes this check."""
+    folder = tmp_path_factory.mktemp("model")
+    for sub, name in [("", "config.json"), *files]:
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+        (folder / sub / name).write_text("{}")
+    if weight is not None:
+        (folder / weight[0]).mkdir(parents=True, exist_ok=True)
+        (folder / weight[0] / f"model{weight[1]}").write_bytes(b"\0")
+        check_model_weights(folder)
+        return
+    with pytest.raises(ModelFolderError) as err:
+        check_model_weights(folder, "-m")
+    msg = str(err.value)
+    assert "\n" not in msg and str(folder) in msg and "without weights" in msg
+
+
+def _no_weights(tmp_path):
+    folder = tmp_path / "half-downloaded"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"model_type": "bert"}')
+    (folder / "modules.json").write_text("[]")
+    return folder
+
+
+def test_evaluate_refuses_a_model_folder_without_weights_before_building(tmp_path, capsys):
+    out = tmp_path / "out"
+    folder = _no_weights(tmp_path)
+    rc = main(["evaluate", "-m", str(folder), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1, err
+    assert str(folder) in err and "without weights" in err and "Traceback" not in err
+    assert not any((out / "datasets").glob("*")), "nothing is built before the -m names are resolved"
+
+
+def test_evaluate_resolves_every_model_name_before_building(tmp_path, capsys):
+    out = tmp_path / "out"
+    rc = main(["evaluate", "-m", "mteb/baseline-bm25s", "-m", "./no/such/model", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and "-m ./no/such/model" in err and len(err.strip().splitlines()) == 1, err
+    assert not any((out / "datasets").glob("*")) and not (out / "results").exists()
+
+
+def test_train_refuses_a_base_model_folder_without_weights(tmp_path, capsys):
+    from conftest import SHARED
+
+    folder = _no_weights(tmp_path)
+    rc = main(
+        [
+            "train",
+            "--docs",
+            f"taln={SHARED / 'taln' / 'articles.jsonl.gz'}",
+            "--base-model",
+            str(folder),
+            "--out",
+            str(tmp_path / "m"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert rc == 2 and "--base-model" in err and "without weights" in err
+    assert [ln for ln in err.splitlines() if ln.startswith("error:")] == [err.strip().splitlines()[-1]]
+    assert not (tmp_path / "m").exists()
+
+
+def test_embedding_cache_variable_naming_a_file_is_one_line(tmp_path, monkeypatch):
+    from encoding_fakes import counting_model
+
+    from mteb_contrastive.encoding.settings import CACHE_DIR_ENV, EncodingSettingsError
+
+    f = tmp_path / "cache.txt"
+    f.write_text("mine")
+    for where in (f, f / "inside"):
+        monkeypatch.setenv(CACHE_DIR_ENV, str(where))
+        with pytest.raises(EncodingSettingsError) as err:
+            counting_model(where)
+        msg = str(err.value)
+        assert "\n" not in msg and f"{CACHE_DIR_ENV}={where}" in msg and f"{f} is a file" in msg
+    assert f.read_text() == "mine"
+    counting_model(tmp_path / "fine")  # a folder that can be made
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=_JSON | st.sampled_from([[], {}, {"scores": []}, {"task_name": "X", "scores": {"test": [1]}}]))
+def test_result_file_of_another_shape_is_missing(tmp_path_factory, capsys, value):
+    """Generated JSON that is not a task result, in place of `<task>.json`: `report`'s reader leaves it out,
+    `evaluate`'s cache check and mteb's result cache (through registration) treat it as missing -- one warning
+    line each, never a traceback."""
+    import json
+
+    from mteb.cache.result_cache import ResultCache
+
+    from mteb_contrastive.cli.evaluate import cached_result
+    from mteb_contrastive.layout import result_file
+    from mteb_contrastive.report.reader import read_results
+
+    results = tmp_path_factory.mktemp("results")
+    f = result_file(results, "org/model", "1", "CranfieldIRTriplets")
+    f.parent.mkdir(parents=True)
+    f.write_text(json.dumps(value))
+    (f.parent / "model_meta.json").write_text(json.dumps({"name": "org/model", "revision": "1"}))
+    capsys.readouterr()
+    assert read_results(results) == []
+    assert cached_result(results, "org/model", "1", "CranfieldIRTriplets", "any") is None
+    cache = ResultCache(results.parent / results.name)
+    got = cache.load_task_result("CranfieldIRTriplets", "org/model", "1")
+    assert got is None
+    err = capsys.readouterr().err
+    warnings = [ln for ln in err.splitlines() if "unreadable result file" in ln]
+    assert len(warnings) == 3 and all(str(f) in w or f.name in w for w in warnings), err

@@ -33,7 +33,6 @@ Errors a user can fix (unknown model, no benchmark available, a failing ``mteb r
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -54,15 +53,16 @@ def cached_result(
     results: Path, model_name: str, model_revision: str | None, task: str, dataset_revision: str | None
 ) -> Path | None:
     """The result file of (model, task) when it exists with the task's current dataset revision; a file
-    that cannot be read (cut by a kill) is missing: one warning line, and the task is run again."""
-    from mteb_contrastive.report.reader import unreadable_result, warn
+    that cannot be read (cut by a kill, JSON of another shape such as ``[]``;
+    :func:`mteb_contrastive.report.reader.load_result`) is missing: one warning line, and the task is run again."""
+    from mteb_contrastive.report.reader import load_result, unreadable_result, warn
 
     f = result_file(results, model_name, model_revision, task)
     if not f.is_file():
         return None
     try:
-        stored = json.loads(f.read_text(encoding="utf-8")).get("dataset_revision")
-    except ValueError as exc:  # JSON or decoding error
+        stored = load_result(f).dataset_revision
+    except ValueError as exc:  # JSON, shape or decoding error
         warn(unreadable_result(f, exc, "treated as missing: evaluated again"))
         return None
     return f if stored == dataset_revision else None
@@ -153,6 +153,21 @@ def run_evaluation(
     os.environ[config.SHARED_ENV] = str(shared)  # the sources below look for the shared files there
     benches = plan(out, shared, suite, hub=hub)  # before the update: only the user's folders are "user folders"
     apply_environment(env_updates)
+    # every -m resolved before anything is built or run: a bad name or an incomplete folder stops here
+    metas = {}
+    for m in models:
+        try:
+            metas[m] = mteb.get_model_meta(m)
+        except Exception as exc:
+            print(
+                f"error: -m {m}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__} "
+                "(an mteb model name, a registered baseline or a sentence-transformers folder)",
+                file=sys.stderr,
+            )
+            return 2
+    if reference is not None and reference not in models and reference not in {x.name for x in metas.values()}:
+        print(f"error: --reference {reference} is not one of the -m models ({', '.join(models)})", file=sys.stderr)
+        return 2
 
     _say(f"release evaluation of {len(models)} model(s), suite '{suite}', output {out}")
     for b in benches:
@@ -179,21 +194,6 @@ def run_evaluation(
             b.build()
 
     register_tasks(all_task_classes())  # folders built above
-    metas = {}
-    for m in models:
-        try:
-            metas[m] = mteb.get_model_meta(m)
-        except Exception as exc:
-            print(
-                f"error: -m {m}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__} "
-                "(an mteb model name, a registered baseline or a sentence-transformers folder)",
-                file=sys.stderr,
-            )
-            return 2
-    if reference is not None and reference not in models and reference not in {x.name for x in metas.values()}:
-        print(f"error: --reference {reference} is not one of the -m models ({', '.join(models)})", file=sys.stderr)
-        return 2
-
     results, predictions = out / "results", out / "predictions"
     mteb_bin = str(Path(sys.executable).with_name("mteb"))
     prediction_dirs = {}

@@ -342,12 +342,15 @@ def run(args: argparse.Namespace) -> int | None:
     """Run a training subcommand; None when ``args.cmd`` is not one of them. Exit 2 on bad input."""
     if args.cmd not in COMMANDS:
         return None
-    from mteb_contrastive.data.errors import DataError
+    from mteb_contrastive.data.errors import InputError
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         cfg = _config(args)
         cfg.check()
+        from mteb_contrastive.models.local import check_model_weights
+
+        check_model_weights(cfg.base_model, "--base-model")
         if args.cmd == "train-reranker":
             from mteb_contrastive.training.cross_encoder import train_quoter_reranker
 
@@ -378,7 +381,7 @@ def run(args: argparse.Namespace) -> int | None:
                 source=" ".join(args.docs),
                 data_counts=counts,
             )
-    except DataError as exc:
+    except InputError as exc:  # bad data, a model folder without weights
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except FileNotFoundError as exc:

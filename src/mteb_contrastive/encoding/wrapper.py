@@ -34,7 +34,13 @@ import numpy as np
 
 from mteb_contrastive.compat import NamespacedEmbeddingCache, create_dataloader
 from mteb_contrastive.encoding.core import mean_of_windows, window_spans
-from mteb_contrastive.encoding.settings import KEYS, EncodingSettings, EncodingSettingsError, default_cache_dir
+from mteb_contrastive.encoding.settings import (
+    KEYS,
+    EncodingSettings,
+    EncodingSettingsError,
+    check_cache_dir,
+    default_cache_dir,
+)
 from mteb_contrastive.encoding.store import MemoryEmbeddingStore, SqliteEmbeddingStore, text_key
 from mteb_contrastive.identity import MODEL_FILE_PATTERNS, fingerprint, folder_fingerprint
 
@@ -241,6 +247,8 @@ class EncodingModel:
                 stacklevel=2,
             )
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        if on_disk:
+            check_cache_dir(self.cache_dir)
         self._similarity_model = similarity_model if similarity_model is not None else getattr(core, "wrapper", None)
         self._cache = SharedEmbeddingCache(_Misses(self), self.cache_dir if on_disk else None)
         self.n_encoded = 0
