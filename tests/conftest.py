@@ -24,6 +24,10 @@ if not os.environ.get("MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR"):
     )
     atexit.register(shutil.rmtree, _EMB_CACHE, ignore_errors=True)
 
+# the list of built folders (mteb_contrastive.data.registry) is off unless a test names one: the folders tests
+# build must not become tasks of the user's `mteb` command, nor of the other tests
+os.environ.setdefault("MTEB_CONTRASTIVE_REGISTRY", "off")
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"

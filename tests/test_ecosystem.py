@@ -4,6 +4,7 @@ the default home of built folders, progress lines."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -211,3 +212,105 @@ def test_result_file_of_another_shape_is_missing(tmp_path_factory, capsys, value
     err = capsys.readouterr().err
     warnings = [ln for ln in err.splitlines() if "unreadable result file" in ln]
     assert len(warnings) == 3 and all(str(f) in w or f.name in w for w in warnings), err
+
+
+# ---- the default home of built folders ----
+
+
+def _built(folder):
+    import json as _json
+
+    folder.mkdir(parents=True)
+    (folder / "mteb_contrastive.json").write_text(_json.dumps({"kind": "author-triplets", "name": folder.name}))
+    return folder
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    env_names=st.lists(st.sampled_from("ABCD"), unique=True, max_size=3),
+    listed=st.lists(st.tuples(st.integers(0, 2), st.sampled_from("ABCDE")), max_size=6),
+)
+def test_listed_folders_join_the_variables_and_the_variable_wins(tmp_path_factory, monkeypatch, env_names, listed):
+    """Generated variable entries and listed builds (several --out folders, names repeated): the result is the
+    variable's folders, then one listed folder per other name -- the newest listing of that name."""
+    from mteb_contrastive import config
+    from mteb_contrastive.data import registry
+    from mteb_contrastive.sources.folders import dataset_folders
+
+    root = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv(config.REGISTRY_ENV, str(root / "list.json"))
+    env_dir = root / "env"
+    env_dir.mkdir()
+    for n in env_names:
+        _built(env_dir / n)
+    monkeypatch.setenv(config.DATASETS_ENV, str(env_dir))
+    newest: dict[str, Path] = {}
+    for out, name in listed:
+        f = root / f"out{out}" / name
+        if not f.exists():
+            _built(f)
+        registry.remember(f.parent, "datasets")
+        for c in sorted(f.parent.iterdir()):  # the whole --out folder is listed, newest last
+            if c.is_dir():
+                newest[c.name] = c
+    got = dataset_folders()
+    assert got[: len(env_names)] == [env_dir / n for n in sorted(env_names)]
+    rest = got[len(env_names) :]
+    assert sorted(p.name for p in rest) == sorted(set(newest) - set(env_names))
+    assert all(p.resolve() == newest[p.name].resolve() for p in rest)
+    assert registry.registered("verification") == []
+    monkeypatch.setenv(config.REGISTRY_ENV, "off")
+    assert dataset_folders() == got[: len(env_names)]
+
+
+def test_stock_mteb_command_finds_what_was_built(tmp_path, monkeypatch, capsys):
+    """A build command lists its --out folder; `evaluate --user-folders-only` runs that folder alone (no skip
+    lines) and prints the `mteb run` line of one task; that line, run by the real `mteb` command with no
+    variable naming the folder, finds the task."""
+    import json
+    import shlex
+
+    from conftest import run
+    from synthetic_benchmarks import author_docs
+
+    from mteb_contrastive import config
+
+    reg = tmp_path / "built-folders.json"
+    monkeypatch.setenv(config.REGISTRY_ENV, str(reg))
+    monkeypatch.delenv(config.DATASETS_ENV, raising=False)
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(d) + "\n" for d in author_docs()))
+    out = tmp_path / "built"
+    assert main(["build-triplets", str(corpus), "--name", "SynthHome", "--out", str(out), "--k", "2"]) == 0
+    assert json.loads(reg.read_text())["datasets"] == [str(out.resolve())]
+    env = {
+        config.REGISTRY_ENV: str(reg),
+        config.DATASETS_ENV: "",
+        config.VERIFICATION_ENV: "",
+        config.SHARED_ENV: str(tmp_path / "no-shared-data"),
+        config.CACHE_ENV: str(tmp_path / "cache"),
+        config.CHANCE_RUNS_ENV: "30",
+    }
+    release = tmp_path / "release"
+    r = run(
+        [
+            "mteb-contrastive",
+            "evaluate",
+            "-m",
+            "mteb-contrastive/tfidf-words",
+            "--user-folders-only",
+            "--out",
+            str(release),
+        ],
+        env,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert " skip " not in r.stdout and "  run  SynthHome" in r.stdout
+    (line,) = [ln for ln in r.stdout.splitlines() if ln.startswith("rerun one task with the stock mteb command: ")]
+    cmd = shlex.split(line.split(": ", 1)[1])
+    assert cmd[:6] == ["mteb", "run", "-m", "mteb-contrastive/tfidf-words", "-t", "SynthHomeAuthorRetrieval"]
+    again = tmp_path / "again"
+    cmd[cmd.index("--output-folder") + 1] = str(again)
+    r2 = run(cmd, env)
+    assert r2.returncode == 0, r2.stderr[-3000:]
+    assert list(again.rglob("SynthHomeAuthorRetrieval.json"))

@@ -106,8 +106,13 @@ def run_evaluation(
     batch_size: int | None = None,
     verbose: bool = False,
     device: str | None = None,
+    user_folders_only: bool = False,
 ) -> int:
     """The command (module docstring). Returns the exit status.
+
+    ``user_folders_only``: the benchmarks of the user's own folders alone (the variables' and the listed
+    built folders, :func:`mteb_contrastive.benchmarks.plan.user_folders`): no shared or declared benchmark,
+    no skip line for them.
 
     Raises:
         ValueError: a ``device`` :func:`mteb_run_device` does not accept, or a GPU asked for where
@@ -138,7 +143,9 @@ def run_evaluation(
     out_ver.mkdir(parents=True, exist_ok=True)
     hub = config.hub_reachable()
     # the environment of this process and of each `mteb run`: built folders, shared data, quiet libraries
+    registry_file = config.registry_file()  # the user's list, before the cache root moves into <out> below
     env_updates = {
+        config.REGISTRY_ENV: str(registry_file) if registry_file is not None else "off",
         config.DATASETS_ENV: os.pathsep.join(filter(None, [config.env(config.DATASETS_ENV), str(out_ds)])),
         config.VERIFICATION_ENV: os.pathsep.join(filter(None, [config.env(config.VERIFICATION_ENV), str(out_ver)])),
         config.CACHE_ENV: config.env(config.CACHE_ENV) or str(out / "cache"),
@@ -151,7 +158,8 @@ def run_evaluation(
         quiet()
         env_updates[config.QUIET_ENV] = "1"
     os.environ[config.SHARED_ENV] = str(shared)  # the sources below look for the shared files there
-    benches = plan(out, shared, suite, hub=hub)  # before the update: only the user's folders are "user folders"
+    # before the update: only the user's folders are "user folders"
+    benches = plan(out, shared, suite, hub=hub, user_folders_only=user_folders_only)
     apply_environment(env_updates)
     # every -m resolved before anything is built or run: a bad name or an incomplete folder stops here
     metas = {}
@@ -193,6 +201,11 @@ def run_evaluation(
             tqdm.write(f"  building {b.name} into {b.built_folder.parent}")
             b.build()
 
+    from mteb_contrastive.data.registry import remember
+
+    for folder, kind in ((out_ds, "datasets"), (out_ver, "verification")):
+        if any(is_built_folder(c) for c in folder.iterdir()):
+            remember(folder, kind)  # the stock `mteb run` finds them from now on, without a variable
     register_tasks(all_task_classes())  # folders built above
     results, predictions = out / "results", out / "predictions"
     mteb_bin = str(Path(sys.executable).with_name("mteb"))
@@ -284,6 +297,12 @@ def run_evaluation(
         skipped=skipped,
         load_references=True,
     )
+    first = next((t for b in todo for t in b.tasks), None)
+    if first is not None:
+        import shlex
+
+        line = ["mteb", "run", "-m", models[0], "-t", first, "--output-folder", str(results)]
+        _say(f"rerun one task with the stock mteb command: {shlex.join([*line, '--overwrite-strategy', 'always'])}")
     _say(f"report: {md}")
     return 0
 
@@ -341,6 +360,15 @@ def add_parser(sub) -> None:
         ),
     )
     e.add_argument(
+        "--user-folders-only",
+        action="store_true",
+        help=(
+            "evaluate only your own built folders (those of $MTEB_CONTRASTIVE_DATASETS / "
+            "$MTEB_CONTRASTIVE_VERIFICATION and those the build commands listed): no shared or declared "
+            "benchmark (default: off)"
+        ),
+    )
+    e.add_argument(
         "-v",
         "--verbose",
         action="store_true",
@@ -362,4 +390,5 @@ def main(args) -> int:
         batch_size=args.batch_size,
         verbose=args.verbose,
         device=args.device,
+        user_folders_only=args.user_folders_only,
     )
