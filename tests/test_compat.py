@@ -396,3 +396,15 @@ print(all(getattr(compat.resolve(t), "_mteb_contrastive", False) for t in target
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env)
     assert p.returncode == 0, p.stderr[-3000:]
     assert p.stdout.splitlines() == ["[True, True, True, True, True, True] True True False", "True True True"]
+
+
+def test_importing_compat_does_not_import_mteb():
+    """The `mteb-contrastive` command imports mteb only when a subcommand needs it: compat (imported by the
+    builders) must not import it, or the start-up hook registers in the middle of a builder's import."""
+    import subprocess
+    import sys
+
+    code = "import sys; sys.argv[0] = 'mteb-contrastive'; import mteb_contrastive.compat; print('mteb' in sys.modules)"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.split() == ["False"]

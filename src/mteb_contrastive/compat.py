@@ -518,49 +518,68 @@ EXPECTED[GET_OR_CREATE_CACHE] = ("self", "task_name", "prompt_type", "encode_kwa
 CACHE_WRAPPER_ATTRIBUTES = ("_model", "cache_path", "cache_backend", "cache_dict")
 
 
-try:
-    _CacheWrapper: type = resolve(CACHE_WRAPPER)
-except (ImportError, AttributeError):  # mteb moved it: check_all() (run at registration) says so in one line
-    _CacheWrapper = object
+_namespaced_cache: type | None = None
 
 
-class NamespacedEmbeddingCache(_CacheWrapper):  # type: ignore[misc,valid-type]
-    """mteb's ``CachedEmbeddingWrapper`` (its ``encode``: look every item up, encode the misses through
-    the wrapped model, add them) whose store is chosen by :meth:`current_store` instead of mteb's
-    (task name, prompt type, experiment) key.
+def __getattr__(name: str) -> Any:
+    """``NamespacedEmbeddingCache`` is made on first use (importing this module does not import mteb)."""
+    if name == "NamespacedEmbeddingCache":
+        return _namespaced_embedding_cache()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    Args:
-        model: the object whose ``encode`` computes the misses (and whose ``mteb_model_meta`` is shown).
-        cache_path: folder of the store (created); None: no folder (an in-memory ``cache_backend``).
-        cache_backend: the store class (mteb's ``CacheBackendProtocol``).
-    """
 
-    def __init__(self, model: Any, cache_path: Any, cache_backend: type) -> None:
-        from pathlib import Path
+def _namespaced_embedding_cache() -> type:
+    global _namespaced_cache
+    if _namespaced_cache is not None:
+        return _namespaced_cache
+    try:
+        base: type = resolve(CACHE_WRAPPER)
+    except (ImportError, AttributeError) as exc:
+        raise RuntimeError(
+            f"mteb changed: {CACHE_WRAPPER} not found ({exc}); adapt mteb_contrastive/compat.py"
+        ) from exc
 
-        # what mteb's __init__ sets (CACHE_WRAPPER_ATTRIBUTES), without its folder requirement
-        self._model = model
-        self.cache_path = Path(cache_path) if cache_path is not None else None
-        if self.cache_path is not None:
-            self.cache_path.mkdir(parents=True, exist_ok=True)
-        self.cache_backend = cache_backend
-        self.cache_dict: dict[Any, Any] = {}
+    class NamespacedEmbeddingCache(base):  # type: ignore[misc,valid-type]
+        """mteb's ``CachedEmbeddingWrapper`` (its ``encode``: look every item up, encode the misses through
+        the wrapped model, add them) whose store is chosen by :meth:`current_store` instead of mteb's
+        (task name, prompt type, experiment) key.
 
-    @property
-    def wrapped(self) -> Any:
-        """The model whose ``encode`` computes the misses."""
-        return self._model
+        Args:
+            model: the object whose ``encode`` computes the misses (and whose ``mteb_model_meta`` is shown).
+            cache_path: folder of the store (created); None: no folder (an in-memory ``cache_backend``).
+            cache_backend: the store class (mteb's ``CacheBackendProtocol``).
+        """
 
-    def current_store(self) -> Any:
-        """The store for the next ``encode`` call (subclasses choose it). Default: one store."""
-        if None not in self.cache_dict:
-            self.cache_dict[None] = self.cache_backend(self.cache_path)
-        return self.cache_dict[None]
+        def __init__(self, model: Any, cache_path: Any, cache_backend: type) -> None:
+            from pathlib import Path
 
-    def _get_or_create_cache(
-        self, task_name: str, prompt_type: Any, encode_kwargs: dict[str, Any] | None = None
-    ) -> Any:
-        return self.current_store()
+            # what mteb's __init__ sets (CACHE_WRAPPER_ATTRIBUTES), without its folder requirement
+            self._model = model
+            self.cache_path = Path(cache_path) if cache_path is not None else None
+            if self.cache_path is not None:
+                self.cache_path.mkdir(parents=True, exist_ok=True)
+            self.cache_backend = cache_backend
+            self.cache_dict: dict[Any, Any] = {}
+
+        @property
+        def wrapped(self) -> Any:
+            """The model whose ``encode`` computes the misses."""
+            return self._model
+
+        def current_store(self) -> Any:
+            """The store for the next ``encode`` call (subclasses choose it). Default: one store."""
+            if None not in self.cache_dict:
+                self.cache_dict[None] = self.cache_backend(self.cache_path)
+            return self.cache_dict[None]
+
+        def _get_or_create_cache(
+            self, task_name: str, prompt_type: Any, encode_kwargs: dict[str, Any] | None = None
+        ) -> Any:
+            return self.current_store()
+
+    NamespacedEmbeddingCache.__module__ = __name__
+    _namespaced_cache = NamespacedEmbeddingCache
+    return NamespacedEmbeddingCache
 
 
 def check_all() -> None:
