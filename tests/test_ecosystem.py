@@ -314,3 +314,96 @@ def test_stock_mteb_command_finds_what_was_built(tmp_path, monkeypatch, capsys):
     r2 = run(cmd, env)
     assert r2.returncode == 0, r2.stderr[-3000:]
     assert list(again.rglob("SynthHomeAuthorRetrieval.json"))
+
+
+# ---- progress a person can read ----
+
+
+class _Log:
+    """A stream that is not a terminal (a log file)."""
+
+    def __init__(self):
+        self.text = ""
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+
+@settings(max_examples=40, deadline=None)
+@given(total=st.integers(0, 40), steps=st.lists(st.integers(1, 7), max_size=12), period=st.sampled_from([0.0, 1e9]))
+def test_progress_in_a_log_is_whole_lines_with_a_fixed_total(total, steps, period):
+    """Generated totals and update sequences, written to a stream that is not a terminal: whole lines only (no
+    carriage return), every line shows the total given at the start, the counts never go back, and the last line
+    is the final count; with a long period only the first and last line are written."""
+    import re
+
+    from mteb_contrastive.data.progress import PlainLines, bar
+
+    log = _Log()
+    b = bar(total, "SomeTask: texts encoded", file=log, period=period)
+    assert isinstance(b, PlainLines)
+    n = 0
+    for k in steps:
+        k = min(k, total - n)
+        if k <= 0:
+            break
+        b.update(k)
+        n += k
+    b.close()
+    assert "\r" not in log.text and log.text.endswith("\n")
+    lines = log.text.splitlines()
+    pat = re.compile(r"SomeTask: texts encoded: (\d+)" + (rf"/{total} texts \(\d+%\)" if total else " texts") + ", ")
+    counts = [int(pat.match(ln).group(1)) for ln in lines]
+    assert counts == sorted(counts) and counts[-1] == n and counts[0] in (0, n)
+    if period > 1e6:
+        assert len(lines) <= 2
+
+
+def test_progress_on_a_terminal_is_tqdm_s_bar():
+    from tqdm.std import tqdm
+
+    from mteb_contrastive.data.progress import PlainLines, bar
+
+    class Tty(_Log):
+        def isatty(self):
+            return True
+
+    b = bar(3, "x", file=Tty())
+    assert isinstance(b, tqdm) and not isinstance(b, PlainLines) and b.total == 3
+    b.close()
+
+
+def test_report_phase_shows_progress(tmp_path, capsys):
+    """The report phase has its own bar: `report: rows ...` lines (here: a log, not a terminal)."""
+    import json
+
+    from mteb_contrastive.layout import result_file
+    from mteb_contrastive.report.write import build_report
+
+    f = result_file(tmp_path, "org/m", "1", "NoSuchTaskHere")
+    f.parent.mkdir(parents=True)
+    f.write_text(
+        json.dumps(
+            {
+                "dataset_revision": "r",
+                "task_name": "NoSuchTaskHere",
+                "mteb_version": "2.26.24",
+                "scores": {
+                    "test": [{"hf_subset": "default", "languages": ["eng-Latn"], "main_score": 0.5, "accuracy": 0.5}]
+                },
+                "evaluation_time": 1.0,
+            }
+        )
+    )
+    (f.parent / "model_meta.json").write_text(json.dumps({"name": "org/m", "revision": "1"}))
+    capsys.readouterr()
+    rep = build_report(tmp_path, load_references=False, show_progress=True)
+    err = capsys.readouterr().err
+    assert len(rep["rows"]) == 1
+    assert "report: rows (chance levels, intervals): 1/1 rows (100%)" in err and "\r" not in err

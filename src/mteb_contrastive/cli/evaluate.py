@@ -197,9 +197,14 @@ def run_evaluation(
     if to_build:
         from tqdm import tqdm
 
-        for b in tqdm(to_build, desc="building benchmarks", unit="benchmark"):
+        from mteb_contrastive.data.progress import bar
+
+        build_bar = bar(len(to_build), "building benchmarks", unit="benchmark")
+        for b in to_build:
             tqdm.write(f"  building {b.name} into {b.built_folder.parent}")
             b.build()
+            build_bar.update(1)
+        build_bar.close()
 
     from mteb_contrastive.data.registry import remember
 
@@ -296,6 +301,7 @@ def run_evaluation(
         reference_model=ref,
         skipped=skipped,
         load_references=True,
+        show_progress=True,
     )
     first = next((t for b in todo for t in b.tasks), None)
     if first is not None:

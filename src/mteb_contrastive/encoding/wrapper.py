@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from mteb_contrastive.compat import NamespacedEmbeddingCache, create_dataloader
+from mteb_contrastive.data.progress import bar
 from mteb_contrastive.encoding.core import mean_of_windows, window_spans
 from mteb_contrastive.encoding.settings import (
     KEYS,
@@ -135,7 +136,7 @@ class SharedEmbeddingCache(NamespacedEmbeddingCache):
         return self.current_store()
 
 
-#: texts encoded per call of the model: the ``texts encoded`` bar moves after each such chunk
+#: texts encoded per call of the model: the ``<task>: texts encoded`` bar moves after each such chunk
 PROGRESS_CHUNK = 256
 
 
@@ -156,7 +157,12 @@ class _Misses:
         texts = [t for batch in inputs for t in batch["text"]]
         o._last_encoded += len(texts)
         o.n_encoded += len(texts)
-        bar = o._progress_bar(len(texts), show=kwargs.get("show_progress_bar", True) is not False)
+        meta = kwargs.get("task_metadata")
+        bar = o._progress_bar(
+            len(texts),
+            getattr(meta, "name", None),
+            show=kwargs.get("show_progress_bar", True) is not False,
+        )
         parts = []
         for a in range(0, len(texts), PROGRESS_CHUNK):
             chunk = texts[a : a + PROGRESS_CHUNK]
@@ -183,6 +189,8 @@ class _Misses:
             parts.append(emb)
             if bar is not None:
                 bar.update(len(chunk))
+        if bar is not None:
+            bar.close()
         return np.concatenate(parts, axis=0) if parts else np.zeros((0, 0), np.float32)
 
 
@@ -303,18 +311,14 @@ class EncodingModel:
             output_arguments(encode_kwargs or {}),
         )
 
-    def _progress_bar(self, n: int, *, show: bool) -> Any:
-        """The one ``texts encoded`` bar of this model (created at the first miss; shown unless the
-        first call said ``show_progress_bar=False``), its total raised by ``n``."""
+    def _progress_bar(self, n: int, task: str | None, *, show: bool) -> Any:
+        """A ``<task>: texts encoded`` bar over the ``n`` misses of one encode call (its total known before
+        encoding starts, :func:`mteb_contrastive.data.progress.bar`: plain periodic lines when stderr is not a
+        terminal); None when there is nothing to encode. Kept as ``_progress`` until the next one."""
         if n <= 0:
-            return self._progress
-        if self._progress is None:
-            from tqdm.auto import tqdm
-
-            self._progress = tqdm(total=n, desc="texts encoded", unit="text", disable=not show)
-        else:
-            self._progress.total += n
-            self._progress.refresh()
+            return None
+        desc = f"{task}: texts encoded" if task else "texts encoded"
+        self._progress = bar(n, desc, unit="text", disable=not show)
         return self._progress
 
     def _cuts(self, texts: list[str]) -> list[list[bool]] | None:
@@ -449,8 +453,6 @@ class EncodingModel:
 
     def close(self) -> None:
         self._cache.close()
-        if self._progress is not None:
-            self._progress.close()
 
 
 def _position_limit(core: Any) -> int | None:

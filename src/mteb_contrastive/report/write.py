@@ -28,6 +28,7 @@ import numpy as np
 
 from mteb_contrastive import config
 from mteb_contrastive.data.atomic import write_text_atomic
+from mteb_contrastive.data.progress import bar
 from mteb_contrastive.families import FAMILIES, Resampling, higher_is_better, resampling_of
 from mteb_contrastive.layout import model_root
 from mteb_contrastive.report import plots
@@ -99,6 +100,7 @@ def build_report(
     load_references: bool = True,
     chance_runs: int | None = None,
     run_info: dict[str, Any] | None = None,
+    show_progress: bool = False,
 ) -> dict[str, Any]:
     """Everything the report shows, as one JSON-able dict (see :func:`write_report`).
 
@@ -114,6 +116,8 @@ def build_report(
             per-item scores (False: only what the result files hold).
         chance_runs: random runs of a simulated chance level (:func:`~.chance.simulate_calibrated_chance`;
             default ``$MTEB_CONTRASTIVE_CHANCE_RUNS``, else :data:`~.chance.SIMULATION_RUNS`).
+        show_progress: a ``report: rows`` bar over the rows (chance levels, intervals: where the minutes go)
+            and a ``report: comparisons`` bar (:func:`mteb_contrastive.data.progress.bar`).
 
     Raises:
         ValueError: ``$MTEB_CONTRASTIVE_CHANCE_RUNS`` is not a whole number > 0.
@@ -157,7 +161,9 @@ def build_report(
         return item_cache[id(r)]
 
     out_rows = []
+    row_bar = bar(len(rows), "report: rows (chance levels, intervals)", unit="row", disable=not show_progress)
     for r in rows:
+        row_bar.update(1)
         ch, ranges = row_chance(r, reference, chance_runs)
         chance_value, chance_text = main_chance(r.main_score_name, ch, ranges)
         res = resampling(r)
@@ -199,6 +205,7 @@ def build_report(
                 "result_file": str(r.path),
             }
         )
+    row_bar.close()
 
     comparisons = []
     if len(models) > 1:
@@ -210,10 +217,12 @@ def build_report(
         by_key: dict[tuple, dict[str, ScoreRow]] = {}
         for r in rows:
             by_key.setdefault((r.task, r.split, r.subset), {})[r.model] = r
-        for per_model in by_key.values():
-            for a, b in pairs:
-                if a in per_model and b in per_model:
-                    comparisons.append(compare_rows(per_model[a], per_model[b], items))
+        todo = [(pm[a], pm[b]) for pm in by_key.values() for a, b in pairs if a in pm and b in pm]
+        cmp_bar = bar(len(todo), "report: comparisons", unit="comparison", disable=not show_progress)
+        for ra, rb in todo:
+            comparisons.append(compare_rows(ra, rb, items))
+            cmp_bar.update(1)
+        cmp_bar.close()
 
     questioned = questioned_lines(rows, prediction_dirs)
     figures = []

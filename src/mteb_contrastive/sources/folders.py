@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mteb_contrastive import config
+from mteb_contrastive.data import registry
 from mteb_contrastive.data.attribution_builder import load_texts
 from mteb_contrastive.data.errors import read_json
 from mteb_contrastive.data.halvest import load_triplets
@@ -43,8 +44,6 @@ def dataset_folders(
     a variable's entry that is not a folder is skipped with a warning. A listed folder of the same
     name as one the variable names, or as a newer listed one, is passed over (the variable wins).
     """
-    from mteb_contrastive.data import registry
-
     raw = (config.env(env) or "") if value is None else value
     found = []
     for p in config.env_folders(env, raw):
