@@ -46,12 +46,15 @@ TORCH = "torch==2.13.0"
 
 
 def floors(pyproject: Path = REPO / "pyproject.toml") -> dict[str, str | None]:
-    """Direct dependency name (normalised: lower case, ``-``) -> its ``>=`` floor, or None when it has none."""
-    deps = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["dependencies"]
+    """Direct dependency name (normalised: lower case, ``-``) -> its ``>=`` floor (``==`` pin), or None when it has
+    none; the dependencies and the ``test`` and ``model`` extras (those installed here)."""
+    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    extras = project.get("optional-dependencies", {})
+    deps = [*project["dependencies"], *extras.get("test", []), *extras.get("model", [])]
     out: dict[str, str | None] = {}
     for spec in deps:
         name = re.split(r"[\s<>=!~;\[]", spec, maxsplit=1)[0]
-        m = re.search(r">=\s*([0-9][^,;\s]*)", spec)
+        m = re.search(r"(?:>=|==)\s*([0-9][^,;\s]*)", spec)
         out[re.sub(r"[-_.]+", "-", name).lower()] = m.group(1) if m else None
     return out
 

@@ -407,3 +407,19 @@ def test_report_phase_shows_progress(tmp_path, capsys):
     err = capsys.readouterr().err
     assert len(rep["rows"]) == 1
     assert "report: rows (chance levels, intervals): 1/1 rows (100%)" in err and "\r" not in err
+
+
+def test_mteb_run_s_model_lookup_refuses_a_folder_without_weights(tmp_path):
+    """`mteb run -m FOLDER` resolves the folder through the registered get_model_meta: a folder without weights
+    is an input error there (one `mteb: error:` line under the mteb command, exit 2)."""
+    import mteb
+
+    from mteb_contrastive.plugin.registration import is_input_error
+
+    folder = _no_weights(tmp_path)
+    with pytest.raises(ModelFolderError) as err:
+        mteb.get_model_meta(str(folder))
+    assert is_input_error(err.value) and "without weights" in str(err.value)
+    (folder / "0_Transformer").mkdir()
+    (folder / "0_Transformer" / "model.safetensors").write_bytes(b"\0")
+    assert mteb.get_model_meta(str(folder)).name == "local/half-downloaded"
