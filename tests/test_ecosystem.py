@@ -423,3 +423,27 @@ def test_mteb_run_s_model_lookup_refuses_a_folder_without_weights(tmp_path):
     (folder / "0_Transformer").mkdir()
     (folder / "0_Transformer" / "model.safetensors").write_bytes(b"\0")
     assert mteb.get_model_meta(str(folder)).name == "local/half-downloaded"
+
+
+def test_mteb_s_phase_bar_in_a_log_is_whole_lines(monkeypatch):
+    """Under `evaluate`'s quiet mode, mteb's own `Evaluating task` bar (opened in mteb.evaluate) written to a
+    log is plain lines; a library's bar stays off."""
+    import tqdm.std
+
+    from mteb_contrastive.data.progress import PlainLines
+    from mteb_contrastive.plugin import quiet
+
+    monkeypatch.setattr(tqdm.std.tqdm, "__init__", tqdm.std.tqdm.__init__)
+    quiet.quiet_progress_bars()
+    log = _Log()
+    opened_in = {"tqdm": tqdm.std.tqdm, "log": log}
+    code = "b = tqdm(total=3, desc='Evaluating task X', file=log)\nfor _ in range(3): b.update(1)\nb.close()"
+    exec(compile(code, "mteb/evaluate.py", "exec"), {"__name__": "mteb.evaluate", **opened_in})
+    assert "\r" not in log.text and log.text.splitlines()[-1].startswith("Evaluating task X: 3/3 its (100%)")
+    other = _Log()
+    exec(
+        compile("tqdm(total=3, desc='Split strings', file=log).close()", "bm25s.py", "exec"),
+        {"__name__": "bm25s.tokenization", "tqdm": tqdm.std.tqdm, "log": other},
+    )
+    assert other.text == ""
+    assert not isinstance(tqdm.std.tqdm(total=1, disable=True), PlainLines)

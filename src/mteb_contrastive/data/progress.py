@@ -3,7 +3,8 @@
 :func:`bar` is a ``tqdm`` bar whose total is known when it opens (it never grows, so its percentage never
 jumps back). On a terminal it redraws in place; when the stream is not a terminal (``make run > log``, a
 CI log) it prints plain lines instead -- ``<desc>: <n>/<total> <unit>s (<pct>%), <elapsed> elapsed`` -- one
-when it opens, then at most one every :data:`LOG_PERIOD_S` seconds, and one when it closes -- rather than
+when it opens, one when its description changes (mteb's ``Evaluating task <name>``), otherwise at most one
+every :data:`LOG_PERIOD_S` seconds, and one when it closes -- rather than
 tqdm's carriage-return frames, which a log file shows as hundreds of fragments.
 """
 
@@ -19,7 +20,9 @@ from tqdm.std import tqdm
 LOG_PERIOD_S = 30.0
 
 
-def _is_terminal(stream: Any) -> bool:
+def is_terminal(stream: Any = None) -> bool:
+    """Whether ``stream`` (default ``sys.stderr``) is a terminal."""
+    stream = sys.stderr if stream is None else stream
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError):
@@ -27,12 +30,14 @@ def _is_terminal(stream: Any) -> bool:
 
 
 class PlainLines(tqdm):
-    """A ``tqdm`` that writes whole lines (no ``\\r``): at its start, every :data:`LOG_PERIOD_S` seconds, at its end."""
+    """A ``tqdm`` that writes whole lines (no ``\\r``): at its start, when its description changes, every
+    :data:`LOG_PERIOD_S` seconds, at its end."""
 
     def __init__(self, *args: Any, period: float = LOG_PERIOD_S, **kwargs: Any) -> None:
         self._period = period
         self._last_line = -float("inf")
         self._last_text = ""
+        self._last_desc: str | None = None
         kwargs.setdefault("mininterval", 0.0)
         super().__init__(*args, **kwargs)
 
@@ -42,13 +47,17 @@ class PlainLines(tqdm):
         n, total, unit = d["n"], d["total"], d["unit"] or "it"
         pct = f" ({100 * n / total:.0f}%)" if total else ""
         of = f"/{total}" if total else ""
-        return f"{d['prefix'] or 'progress'}: {n}{of} {unit}s{pct}, {self.format_interval(d['elapsed'])} elapsed"
+        prefix = d["prefix"] or "progress"
+        prefix = prefix[:-2] if prefix.endswith(": ") else prefix  # set_description adds ": "
+        return f"{prefix}: {n}{of} {unit}s{pct}, {self.format_interval(d['elapsed'])} elapsed"
 
     def display(self, msg: str | None = None, pos: int | None = None) -> bool:
         now = time.monotonic()
         done = self.total is not None and self.n >= self.total
-        if not (done or now - self._last_line >= self._period):
+        renamed = self.desc != self._last_desc  # mteb names the task it starts in the description
+        if not (done or renamed or now - self._last_line >= self._period):
             return True
+        self._last_desc = self.desc
         text = self.line()
         if text != self._last_text:
             self.fp.write(text + "\n")
@@ -82,6 +91,6 @@ def bar(total: int, desc: str, unit: str = "text", *, disable: bool = False, fil
         file: the stream (default ``sys.stderr``).
     """
     stream = sys.stderr if file is None else file
-    if _is_terminal(stream):
+    if is_terminal(stream):
         return tqdm(total=total, desc=desc, unit=unit, disable=disable, file=stream, **kwargs)
     return PlainLines(total=total, desc=desc, unit=unit, disable=disable, file=stream, **kwargs)
