@@ -38,6 +38,7 @@ class PlainLines(tqdm):
         self._last_line = -float("inf")
         self._last_text = ""
         self._last_desc: str | None = None
+        self._done_written = False
         kwargs.setdefault("mininterval", 0.0)
         super().__init__(*args, **kwargs)
 
@@ -55,9 +56,12 @@ class PlainLines(tqdm):
         now = time.monotonic()
         done = self.total is not None and self.n >= self.total
         renamed = self.desc != self._last_desc  # mteb names the task it starts in the description
+        if done and not renamed and self._done_written:
+            return True  # the final count once, however often tqdm refreshes after it
         if not (done or renamed or now - self._last_line >= self._period):
             return True
         self._last_desc = self.desc
+        self._done_written = done
         text = self.line()
         if text != self._last_text:
             self.fp.write(text + "\n")
