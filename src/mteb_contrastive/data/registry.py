@@ -11,7 +11,8 @@ The catalog reads it beside ``MTEB_CONTRASTIVE_DATASETS`` / ``MTEB_CONTRASTIVE_V
 (:func:`mteb_contrastive.sources.folders.dataset_folders`), so a task built once is a task of the stock
 ``mteb run`` from then on, without an exported variable. The file only lists paths: nothing in a listed
 folder is ever written or removed through it; a listed folder that is gone is passed over. A folder
-named by a variable wins over a listed folder of the same name.
+named by a variable wins over a listed folder of the same name. Writers take turns through an advisory lock
+on ``<list>.lock`` beside it (an empty file, kept); the list itself is replaced whole (``write_text_atomic``).
 """
 
 from __future__ import annotations
