@@ -27,6 +27,9 @@ if not os.environ.get("MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR"):
 # the list of built folders (mteb_contrastive.data.registry) is off unless a test names one: the folders tests
 # build must not become tasks of the user's `mteb` command, nor of the other tests
 os.environ.setdefault("MTEB_CONTRASTIVE_REGISTRY", "off")
+# the verification protocol simulates the chance of its calibrated scores at the model's own scale on every
+# evaluation; 40 runs test the wiring (tests that check a simulated value pass their own number of runs)
+os.environ.setdefault("MTEB_CONTRASTIVE_CHANCE_RUNS", "40")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -138,17 +139,16 @@ def result_files(results_dir: str | Path) -> list[Path]:
     """Every task result file under an mteb output folder, sorted by path (hidden folders -- a save's
     staging folder, :func:`mteb_contrastive.data.atomic.staged_writes` -- left out)."""
     root = Path(results_dir)
-    return (
-        sorted(
-            f
-            for f in root.rglob("*.json")
-            if f.name != "model_meta.json"
-            and (f.parent / "model_meta.json").is_file()
-            and not any(part.startswith(".") for part in f.relative_to(root).parts)  # a save in progress
-        )
-        if root.is_dir()
-        else []
-    )
+    found = []
+    # os.walk, pruned: a hidden folder (a save in progress) is never entered, and a folder removed while
+    # it is walked (a stage finishing) is skipped instead of raising
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        if "model_meta.json" not in files:
+            continue
+        here = Path(folder)
+        found += [here / f for f in files if f.endswith(".json") and f != "model_meta.json" and not f.startswith(".")]
+    return sorted(found)
 
 
 def unreadable_result(path: str | Path, exc: BaseException, then: str) -> str:
@@ -408,7 +408,8 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
         if rev is not None and row.dataset_revision is not None and str(rev) != str(row.dataset_revision):
             raise NotComparable(
                 f"{row.model}'s result is of dataset revision {row.dataset_revision}, the task's data here is "
-                f"revision {rev}: its items cannot be scored against today's qrels or labels"
+                f"revision {rev}: its items cannot be scored against today's qrels or labels",
+                "other_revision",
             )
         return ref
 
