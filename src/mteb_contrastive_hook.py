@@ -34,7 +34,7 @@ class _RegisterAfterLoad:
         except Exception as exc:  # never break mteb itself
             import warnings
 
-            warnings.warn(f"mteb-contrastive could not register its tasks: {exc!r}", stacklevel=2)
+            warnings.warn(f"mteb-contrastive could not register its tasks: {exc}", stacklevel=2)
 
 
 class _MtebFinder:

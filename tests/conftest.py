@@ -24,6 +24,9 @@ if not os.environ.get("MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR"):
     )
     atexit.register(shutil.rmtree, _EMB_CACHE, ignore_errors=True)
 
+# the list of built folders (mteb_contrastive.data.registry) is off unless a test names one: the folders tests
+# build must not become tasks of the user's `mteb` command, nor of the other tests
+os.environ.setdefault("MTEB_CONTRASTIVE_REGISTRY", "off")
 # the verification protocol simulates the chance of its calibrated scores at the model's own scale on every
 # evaluation; 40 runs test the wiring (tests that check a simulated value pass their own number of runs)
 os.environ.setdefault("MTEB_CONTRASTIVE_CHANCE_RUNS", "40")

@@ -259,3 +259,152 @@ def test_only_compat_touches_private_mteb_names():
             continue
         offenders += [f"{rel}:{line}: {what}" for line, what in _private_references(path, names)]
     assert not offenders, "private mteb names outside compat.py (add a compat accessor):\n" + "\n".join(offenders)
+
+
+# ---- the embedding cache override, the check at registration, all-or-nothing registration ----
+
+
+def test_cache_wrapper_attributes_are_mteb_s(tmp_path):
+    """NamespacedEmbeddingCache sets exactly the attributes mteb's CachedEmbeddingWrapper.__init__ sets
+    (it does not call that __init__), and mteb's encode still asks _get_or_create_cache for its store."""
+    import inspect
+
+    from mteb.models.cache_wrappers.cache_wrapper import CachedEmbeddingWrapper
+
+    class Model:
+        mteb_model_meta = None
+
+        def encode(self, *a, **k):
+            raise AssertionError
+
+    assert set(vars(CachedEmbeddingWrapper(Model(), tmp_path))) == set(compat.CACHE_WRAPPER_ATTRIBUTES)
+    ours = compat.NamespacedEmbeddingCache(Model(), tmp_path / "c", dict)
+    assert set(vars(ours)) == set(compat.CACHE_WRAPPER_ATTRIBUTES)
+    source = inspect.getsource(CachedEmbeddingWrapper.encode)
+    assert "self._get_or_create_cache(task_name, prompt_type, kwargs)" in source
+
+
+def test_namespaced_cache_serves_mteb_encode_from_the_chosen_store(tmp_path):
+    """mteb's own encode, through the override: the second call finds every text in the store."""
+    from datasets import Dataset
+    from torch.utils.data import DataLoader
+
+    from mteb_contrastive.encoding.store import MemoryEmbeddingStore
+
+    calls = []
+
+    class Model:
+        mteb_model_meta = None
+
+        def encode(self, inputs, **kwargs):
+            texts = [t for b in inputs for t in b["text"]]
+            calls.append(texts)
+            return np.array([[float(len(t)), 1.0] for t in texts], dtype=np.float32)
+
+    class OneStore(compat.NamespacedEmbeddingCache):
+        def current_store(self):
+            if "s" not in self.cache_dict:
+                self.cache_dict["s"] = self.cache_backend(None, namespace="s", description={})
+            return self.cache_dict["s"]
+
+    import mteb
+
+    task = mteb.get_task("CranfieldIRTriplets")
+    cache = OneStore(Model(), None, MemoryEmbeddingStore)
+    loader = DataLoader(Dataset.from_dict({"text": ["ab", "abcd"]}), batch_size=2)
+    kw = dict(task_metadata=task.metadata, hf_split="test", hf_subset="default")
+    first = cache.encode(loader, **kw)
+    second = cache.encode(loader, **kw)
+    assert calls == [["ab", "abcd"]]
+    assert first.tolist() == second.tolist() == [[2.0, 1.0], [4.0, 1.0]]
+
+
+def test_a_changed_cache_signature_is_refused_naming_the_mteb_version(monkeypatch):
+    """mteb 2.20's one-argument _get_or_create_cache: check_all refuses in one line with the version."""
+    import importlib.metadata
+
+    from mteb.models.cache_wrappers.cache_wrapper import CachedEmbeddingWrapper
+
+    def old(self, task_name):  # the mteb 2.20 signature
+        raise AssertionError
+
+    monkeypatch.setattr(CachedEmbeddingWrapper, "_get_or_create_cache", old)
+    monkeypatch.setattr(compat, "_checked", set())
+    with pytest.raises(RuntimeError) as err:
+        compat.check_all()
+    msg = str(err.value)
+    assert "\n" not in msg
+    assert f"mteb {importlib.metadata.version('mteb')} is not supported" in msg
+    assert compat.GET_OR_CREATE_CACHE in msg and "encode_kwargs" in msg
+
+
+def test_all_or_nothing_undoes_every_change():
+    import importlib
+
+    import mteb
+
+    gb = importlib.import_module("mteb.benchmarks.get_benchmark")
+    before_fn, before_gmm = gb._build_registry, mteb.get_model_meta
+    table = dict(compat.task_table())
+
+    class Marker:
+        pass
+
+    with pytest.raises(ZeroDivisionError):
+        with compat.all_or_nothing():
+            assert compat.patch(compat.BUILD_BENCHMARK_REGISTRY, lambda o: lambda: {}, marker="_test_marker")
+            compat.allow_cross_encoders(Marker)
+            compat.task_table()["NoSuchTaskForTheTest"] = Marker
+            raise ZeroDivisionError
+    assert gb._build_registry is before_fn and mteb.get_model_meta is before_gmm
+    assert "_support_cross_encoder" not in vars(Marker)
+    assert compat.task_table() == table
+
+
+def test_registration_failing_half_way_leaves_mteb_as_shipped():
+    """A step of register() that raises: every patch already applied is undone, and a second call (the
+    step fixed) registers. Run in a fresh interpreter with the start-up hook off."""
+    import subprocess
+    import sys
+
+    code = """
+import os, sys
+sys.argv[0] = "mteb-contrastive"  # so `import mteb_contrastive` does not register at once
+import mteb_contrastive, mteb
+from mteb_contrastive import compat
+from mteb_contrastive.plugin import registration as r
+targets = [compat.CHECK_CACHE, compat.SAVE_RESULT, compat.LOAD_RESULT, compat.SAVE_TASK_PREDICTIONS,
+           compat.EVALUATE_TASK, compat.GET_MODEL_META]
+before = [compat.resolve(t) for t in targets]
+n_tasks = len(compat.task_table())
+step = r._list_only_configured_tasks
+def boom():
+    raise OSError("disk gone")
+r._list_only_configured_tasks = boom
+try:
+    r.register()
+except OSError:
+    pass
+print([compat.resolve(t) is b for t, b in zip(targets, before)], len(compat.task_table()) == n_tasks,
+      mteb.get_model_meta is before[-1], r._registered)
+r._list_only_configured_tasks = step
+r.register()
+print(all(getattr(compat.resolve(t), "_mteb_contrastive", False) for t in targets), r._registered,
+      "CranfieldIRTriplets" in compat.task_table())
+"""
+    env = dict(__import__("os").environ, MTEB_CONTRASTIVE_DISABLE="1")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert p.stdout.splitlines() == ["[True, True, True, True, True, True] True True False", "True True True"]
+
+
+def test_importing_compat_does_not_import_mteb():
+    """The `mteb-contrastive` command imports mteb only when a subcommand needs it: compat (imported by the
+    builders) must not import it, or the start-up hook registers in the middle of a builder's import."""
+    import subprocess
+    import sys
+
+    code = "import sys; sys.argv[0] = 'mteb-contrastive'; import mteb_contrastive.compat; print('mteb' in sys.modules)"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.split() == ["False"]

@@ -341,7 +341,14 @@ def test_cached_result_is_keyed_by_the_dataset_revision(tmp_path):
 
     folder = tmp_path / "results" / "org__m" / "rev1"
     folder.mkdir(parents=True)
-    (folder / "T.json").write_text(json.dumps({"dataset_revision": "abc", "task_name": "T"}))
+    result = {  # a task result as mteb writes it (one of another shape is missing: test_ecosystem.py)
+        "dataset_revision": "abc",
+        "task_name": "T",
+        "mteb_version": "2.26.24",
+        "scores": {"test": [{"hf_subset": "default", "languages": ["eng-Latn"], "main_score": 0.5}]},
+        "evaluation_time": 1.0,
+    }
+    (folder / "T.json").write_text(json.dumps(result))
     assert cached_result(tmp_path, "org/m", "rev1", "T", "abc") == folder / "T.json"
     assert cached_result(tmp_path, "org/m", "rev1", "T", "abd") is None  # content changed: rerun
     assert cached_result(tmp_path, "org/m", "rev2", "T", "abc") is None  # another model revision

@@ -132,8 +132,14 @@ def unknown_task(name: str) -> str:
     if suffix is None:
         return f"no such task{hint} (mteb-contrastive tasks lists this extension's tasks)"
     env, command = BUILT_TASK_SUFFIXES[suffix]
+    listed = config.registry_file()
     base = f"no such task: a task made by mteb-contrastive {command} is found through {env}"
     value = config.env(env)
+    if not value and listed is not None:
+        return (
+            f"{base} or the list of built folders {listed}; {env} is unset and no listed folder makes it: "
+            f"build it again (a build lists its --out folder) or set {env} to the --out folder of the build"
+        )
     if not value:
         return f"{base}, which is unset; set {env} to the --out folder of the build"
     _, problems = scan_folders(env)

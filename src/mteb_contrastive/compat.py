@@ -16,6 +16,11 @@ Wrapped:
 * :func:`save_task_predictions` -- ``AbsTask._save_task_predictions`` (``<folder>/<task>_predictions.json``);
 * :func:`pair_classification_metric_values` -- ``AbsTaskPairClassification._compute_metrics_values``
   (mteb's accuracy/F1/precision/recall/AP of one score list: pair scores without vectors);
+* :class:`NamespacedEmbeddingCache` -- mteb's ``CachedEmbeddingWrapper`` with its private
+  ``_get_or_create_cache`` overridden (the store chosen by the caller, not by task and prompt type) and
+  the private attributes its ``encode`` reads (:data:`CACHE_WRAPPER_ATTRIBUTES`) set here;
+* :func:`check_all` -- every name above checked at once (registration calls it before it changes
+  anything, and refuses an mteb whose private names moved, in one line naming the version);
 * the block at the end of the file: the functions mteb's code calls by module-global lookup that
   the project replaces (:func:`patch`: result cache check, task evaluation, benchmark registry,
   prediction paths, ``mteb run``, the result cache's writes and reads), and accessors of private
@@ -25,6 +30,7 @@ Wrapped:
 from __future__ import annotations
 
 import inspect
+from contextlib import contextmanager
 from typing import Any
 
 #: private function -> parameters the project relies on
@@ -267,8 +273,51 @@ def patch(target: str, make: Any, *, marker: str = "_mteb_contrastive") -> bool:
     module, _, attr = target.partition(":")
     owner_path, _, name = attr.rpartition(".")
     owner = resolve(f"{module}:{owner_path}") if owner_path else importlib.import_module(module)
-    setattr(owner, name, new)
+    _set(owner, name, new)
     return True
+
+
+_MISSING = object()
+#: (owner, name, value before) of every attribute set inside :func:`all_or_nothing`, else None
+_journal: list[tuple[Any, str, Any]] | None = None
+
+
+def _set(owner: Any, name: str, value: Any) -> None:
+    """``setattr(owner, name, value)``, recorded for :func:`all_or_nothing`'s undo."""
+    if _journal is not None:
+        _journal.append((owner, name, vars(owner).get(name, _MISSING)))
+    setattr(owner, name, value)
+
+
+@contextmanager
+def all_or_nothing() -> Any:
+    """Every change to mteb made through this module inside the block (:func:`patch`,
+    :func:`wrap_get_model_meta`, :func:`allow_cross_encoders`, the task table and ``TASK_LIST``, mteb's
+    model registry) is undone when the block raises: mteb is left as it was, never half-patched."""
+    global _journal
+    import mteb
+    from mteb.models.model_implementations import MODEL_REGISTRY
+
+    table, listed = dict(task_table()), listed_tasks()
+    models, get_model_meta = dict(MODEL_REGISTRY), mteb.get_model_meta
+    outer, _journal = _journal, []
+    try:
+        yield
+    except BaseException:
+        for owner, name, before in reversed(_journal):
+            if before is _MISSING:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, before)
+        task_table().clear()
+        task_table().update(table)
+        set_listed_tasks(listed)
+        MODEL_REGISTRY.clear()
+        MODEL_REGISTRY.update(models)
+        mteb.get_model_meta = get_model_meta
+        raise
+    finally:
+        _journal = outer
 
 
 def check_attribute(target: str, obj: Any = None) -> tuple[Any, str]:
@@ -316,7 +365,7 @@ def set_listed_tasks(classes: Any) -> None:
 def allow_cross_encoders(cls: type) -> None:
     """Let cross-encoders into ``cls``'s ``evaluate`` (mteb's private ``AbsTask._support_cross_encoder`` flag)."""
     _, name = check_attribute("mteb.abstasks.abstask:AbsTask._support_cross_encoder")
-    setattr(cls, name, True)
+    _set(cls, name, True)
 
 
 def retrieval_scores(
@@ -455,3 +504,106 @@ def task_result_path(cache: Any, task_name: str, model_name: Any, model_revision
     if model_revision is None:
         return fn(cache, task_name, model_name)
     return fn(cache, task_name, model_name, model_revision)
+
+
+# --------------------------------------------------------------------------- embedding cache
+
+CACHE_WRAPPER = "mteb.models.cache_wrappers.cache_wrapper:CachedEmbeddingWrapper"
+#: the private method mteb's ``CachedEmbeddingWrapper.encode`` calls for the store of one call (one
+#: parameter in mteb 2.20, three since 2.26)
+GET_OR_CREATE_CACHE = CACHE_WRAPPER + "._get_or_create_cache"
+EXPECTED[GET_OR_CREATE_CACHE] = ("self", "task_name", "prompt_type", "encode_kwargs")
+#: the attributes mteb's ``CachedEmbeddingWrapper.__init__`` sets and its ``encode`` reads
+#: (``tests/test_compat.py`` compares them with a real instance's)
+CACHE_WRAPPER_ATTRIBUTES = ("_model", "cache_path", "cache_backend", "cache_dict")
+
+
+_namespaced_cache: type | None = None
+
+
+def __getattr__(name: str) -> Any:
+    """``NamespacedEmbeddingCache`` is made on first use (importing this module does not import mteb)."""
+    if name == "NamespacedEmbeddingCache":
+        return _namespaced_embedding_cache()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _namespaced_embedding_cache() -> type:
+    global _namespaced_cache
+    if _namespaced_cache is not None:
+        return _namespaced_cache
+    try:
+        base: type = resolve(CACHE_WRAPPER)
+    except (ImportError, AttributeError) as exc:
+        raise RuntimeError(
+            f"mteb changed: {CACHE_WRAPPER} not found ({exc}); adapt mteb_contrastive/compat.py"
+        ) from exc
+
+    class NamespacedEmbeddingCache(base):  # type: ignore[misc,valid-type]
+        """mteb's ``CachedEmbeddingWrapper`` (its ``encode``: look every item up, encode the misses through
+        the wrapped model, add them) whose store is chosen by :meth:`current_store` instead of mteb's
+        (task name, prompt type, experiment) key.
+
+        Args:
+            model: the object whose ``encode`` computes the misses (and whose ``mteb_model_meta`` is shown).
+            cache_path: folder of the store (created); None: no folder (an in-memory ``cache_backend``).
+            cache_backend: the store class (mteb's ``CacheBackendProtocol``).
+        """
+
+        def __init__(self, model: Any, cache_path: Any, cache_backend: type) -> None:
+            from pathlib import Path
+
+            # what mteb's __init__ sets (CACHE_WRAPPER_ATTRIBUTES), without its folder requirement
+            self._model = model
+            self.cache_path = Path(cache_path) if cache_path is not None else None
+            if self.cache_path is not None:
+                self.cache_path.mkdir(parents=True, exist_ok=True)
+            self.cache_backend = cache_backend
+            self.cache_dict: dict[Any, Any] = {}
+
+        @property
+        def wrapped(self) -> Any:
+            """The model whose ``encode`` computes the misses."""
+            return self._model
+
+        def current_store(self) -> Any:
+            """The store for the next ``encode`` call (subclasses choose it). Default: one store."""
+            if None not in self.cache_dict:
+                self.cache_dict[None] = self.cache_backend(self.cache_path)
+            return self.cache_dict[None]
+
+        def _get_or_create_cache(
+            self, task_name: str, prompt_type: Any, encode_kwargs: dict[str, Any] | None = None
+        ) -> Any:
+            return self.current_store()
+
+    NamespacedEmbeddingCache.__module__ = __name__
+    _namespaced_cache = NamespacedEmbeddingCache
+    return NamespacedEmbeddingCache
+
+
+def check_all() -> None:
+    """Check every private mteb name of :data:`EXPECTED` and :data:`PRIVATE_ATTRIBUTES` (class and module
+    attributes; instance attributes are checked where used).
+
+    Raises:
+        RuntimeError: one line naming the installed mteb version and the first name that moved.
+    """
+    import importlib.metadata
+
+    instance_only = {"mteb.models.model_implementations.bm25:BM25Search._tokenizer"}
+    try:
+        for target in EXPECTED:
+            check(target)
+        for target in PRIVATE_ATTRIBUTES:
+            if target not in instance_only:
+                check_attribute(target)
+    except RuntimeError as exc:
+        try:
+            version = importlib.metadata.version("mteb")
+        except importlib.metadata.PackageNotFoundError:
+            version = "?"
+        raise RuntimeError(
+            f"mteb {version} is not supported by mteb-contrastive (tested with mteb 2.26): {exc}; "
+            "install a supported mteb (pip install 'mteb>=2.26,<2.27')"
+        ) from None

@@ -26,6 +26,9 @@ PAN21_ENV = "MTEB_CONTRASTIVE_PAN21"
 CRANFIELD_ENV = "MTEB_CONTRASTIVE_CRANFIELD"
 #: the project's cache root (IR triplets built on first load, file digests, chance simulations)
 CACHE_ENV = "MTEB_CONTRASTIVE_CACHE"
+#: the file that lists the folders the builders and ``evaluate`` wrote (default ``<cache root>/built-folders.json``;
+#: ``off``: none read or written), so the stock ``mteb`` command finds them without a variable
+REGISTRY_ENV = "MTEB_CONTRASTIVE_REGISTRY"
 #: random runs of a simulated chance level in the report (default 1000)
 CHANCE_RUNS_ENV = "MTEB_CONTRASTIVE_CHANCE_RUNS"
 #: the folder of the official QuoteR files (``english.txt``, ...)
@@ -123,6 +126,14 @@ def shared_data_dir(arg: str | None = None) -> Path:
 def cache_root() -> Path:
     """``$MTEB_CONTRASTIVE_CACHE``, default ``~/.cache/mteb_contrastive``."""
     return Path(env(CACHE_ENV) or Path.home() / ".cache" / "mteb_contrastive").expanduser()
+
+
+def registry_file() -> Path | None:
+    """``$MTEB_CONTRASTIVE_REGISTRY``, default ``<cache root>/built-folders.json``; None when it is ``off``."""
+    v = env(REGISTRY_ENV)
+    if v is not None and v.strip().lower() == "off":
+        return None
+    return Path(v).expanduser() if v else cache_root() / "built-folders.json"
 
 
 def hub_offline() -> bool:

@@ -54,7 +54,9 @@ class Bench:
     retrieval_tasks: list[str] = field(default_factory=list)
 
 
-def plan(out: Path, shared: Path, suite: str, *, hub: bool | None = None) -> list[Bench]:
+def plan(
+    out: Path, shared: Path, suite: str, *, hub: bool | None = None, user_folders_only: bool = False
+) -> list[Bench]:
     """The benchmarks of ``suite`` ("default" or "full") with their run/skip decision.
 
     Args:
@@ -63,13 +65,20 @@ def plan(out: Path, shared: Path, suite: str, *, hub: bool | None = None) -> lis
         shared: the shared data folder.
         suite: "default" or "full".
         hub: whether the HuggingFace Hub answered (None: not asked; only ``HF_HUB_OFFLINE=1`` counts).
+        user_folders_only: only :func:`user_folders` (every one run, whatever the suite).
+
+    A user folder named like a benchmark of the plan (a listed folder of an earlier ``evaluate``, built from
+    the same recipe) is that benchmark: it is not listed twice.
     """
+    if user_folders_only:
+        return user_folders()
     benches = _declared(hub) + _shared_data(out, shared)
     order = list(FAMILIES)
     benches.sort(
         key=lambda b: order.index(b.family) if b.family in order else len(order)
     )  # stable: declared before built
-    benches += user_folders()
+    names = {b.name for b in benches}
+    benches += [b for b in user_folders() if b.name not in names]
     for b in benches:
         if not b.default and suite == "default" and b.missing is None:
             b.missing = NOT_IN_SUITE
@@ -157,7 +166,8 @@ def _shared_data(out: Path, shared: Path) -> list[Bench]:
 
 
 def user_folders() -> list[Bench]:
-    """Benchmarks from the folders named by ``MTEB_CONTRASTIVE_DATASETS`` and ``MTEB_CONTRASTIVE_VERIFICATION``."""
+    """Benchmarks from the folders named by ``MTEB_CONTRASTIVE_DATASETS`` and ``MTEB_CONTRASTIVE_VERIFICATION``
+    and the listed built folders (:mod:`mteb_contrastive.data.registry`)."""
     out = []
     for env in (config.DATASETS_ENV, config.VERIFICATION_ENV):
         classes, problems = catalog.scan_folders(env)

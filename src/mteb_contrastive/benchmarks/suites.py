@@ -25,6 +25,33 @@ from mteb_contrastive.families import FAMILIES, family_of
 
 SUITE = "mteb-contrastive"
 
+#: family -> the GitHub accounts to contact about its data or protocol (mteb's ``Benchmark.contacts``): the
+#: owners of the repositories the docs cite for it (HALvest-Contrastive: Madjakul, the dataset's owner on the
+#: Hub; PAN: pan-webis-de/pan-code; QuoteR: thunlp/QuoteR; Kirby's contrastive verification: petekirby/contrastive-av)
+CONTACTS: dict[str, tuple[str, ...]] = {
+    "author": ("Madjakul",),
+    "verification": ("pan-webis-de", "petekirby"),
+    "attribution": ("pan-webis-de",),
+    "quotes": ("thunlp",),
+}
+
+
+def citation(classes: list[type]) -> str | None:
+    """The BibTeX entries of ``classes``' tasks (``metadata.bibtex_citation``), each once, in task order;
+    None when no task has one."""
+    seen: list[str] = []
+    for c in classes:
+        bib = (c.metadata.bibtex_citation or "").strip()
+        if bib and bib not in seen:
+            seen.append(bib)
+    return "\n\n".join(seen) or None
+
+
+def contacts(families: list[str]) -> list[str] | None:
+    """The :data:`CONTACTS` of ``families``, each once; None when none."""
+    out = list(dict.fromkeys(c for f in families for c in CONTACTS.get(f, ())))
+    return out or None
+
 
 def available_task_classes() -> list[type]:
     """Extension task classes whose data is present here (the registered class when mteb holds one),
@@ -43,13 +70,20 @@ def benchmarks() -> dict[str, Any]:
             tasks=[c() for c in classes],
             description="Every mteb-contrastive task whose data is present on this machine.",
             reference="https://arxiv.org/abs/2407.20595",
+            citation=citation(classes),
+            contacts=contacts(list(FAMILIES)),
         )
     }
     for fam in FAMILIES.values():
         if fam.description is None:
             continue
         name = f"{SUITE}-{fam.label}"
+        members = [c for c in classes if family_of(c) == fam.name]
         out[name] = Benchmark(
-            name=name, tasks=[c() for c in classes if family_of(c) == fam.name], description=fam.description
+            name=name,
+            tasks=[c() for c in members],
+            description=fam.description,
+            citation=citation(members),
+            contacts=contacts([fam.name]),
         )
     return out

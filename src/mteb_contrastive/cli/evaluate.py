@@ -124,19 +124,20 @@ def cached_result(
     predictions: Path | None = None,
 ) -> Path | None:
     """The result file of (model, task) when it exists with the task's current dataset revision; a file
-    that cannot be read (cut by a kill) is missing: one warning line, and the task is run again.
+    that cannot be read (cut by a kill, JSON of another shape such as ``[]``;
+    :func:`mteb_contrastive.report.reader.load_result`) is missing: one warning line, and the task is run again.
 
     With ``predictions`` (the ``--prediction-folder``), the task's prediction files of that model
     (``<task>_predictions.json``, ``<task>_per_item.json``) are read too: a cut one makes the result
     missing in the same way (its per-item comparisons and intervals come from it)."""
-    from mteb_contrastive.report.reader import unreadable_result, warn
+    from mteb_contrastive.report.reader import load_result, unreadable_result, warn
 
     f = result_file(results, model_name, model_revision, task)
     if not f.is_file():
         return None
     try:
-        stored = json.loads(f.read_text(encoding="utf-8")).get("dataset_revision")
-    except ValueError as exc:  # JSON or decoding error
+        stored = load_result(f).dataset_revision
+    except ValueError as exc:  # JSON, shape or decoding error
         warn(unreadable_result(f, exc, "treated as missing: evaluated again"))
         return None
     if stored != dataset_revision:
@@ -194,8 +195,13 @@ def run_evaluation(
     batch_size: int | None = None,
     verbose: bool = False,
     device: str | None = None,
+    user_folders_only: bool = False,
 ) -> int:
     """The command (module docstring). Returns the exit status.
+
+    ``user_folders_only``: the benchmarks of the user's own folders alone (the variables' and the listed
+    built folders, :func:`mteb_contrastive.benchmarks.plan.user_folders`): no shared or declared benchmark,
+    no skip line for them.
 
     Raises:
         ValueError: a ``device`` :func:`mteb_run_device` does not accept, or a GPU asked for where
@@ -231,7 +237,9 @@ def run_evaluation(
     out_ver.mkdir(parents=True, exist_ok=True)
     hub = config.hub_reachable()
     # the environment of this process and of each `mteb run`: built folders, shared data, quiet libraries
+    registry_file = config.registry_file()  # the user's list, before the cache root moves into <out> below
     env_updates = {
+        config.REGISTRY_ENV: str(registry_file) if registry_file is not None else "off",
         config.DATASETS_ENV: os.pathsep.join(filter(None, [config.env(config.DATASETS_ENV), str(out_ds)])),
         config.VERIFICATION_ENV: os.pathsep.join(filter(None, [config.env(config.VERIFICATION_ENV), str(out_ver)])),
         config.CACHE_ENV: config.env(config.CACHE_ENV) or str(out / "cache"),
@@ -244,7 +252,8 @@ def run_evaluation(
         quiet()
         env_updates[config.QUIET_ENV] = "1"
     os.environ[config.SHARED_ENV] = str(shared)  # the sources below look for the shared files there
-    benches = plan(out, shared, suite, hub=hub)  # before the update: only the user's folders are "user folders"
+    # before the update: only the user's folders are "user folders"
+    benches = plan(out, shared, suite, hub=hub, user_folders_only=user_folders_only)
     if benchmarks:
         unknown = [n for n in benchmarks if n not in {b.name for b in benches}]
         if unknown:
@@ -260,6 +269,21 @@ def run_evaluation(
             elif b.missing == NOT_IN_SUITE:
                 b.missing = None  # named: run it whatever the suite
     apply_environment(env_updates)
+    # every -m resolved before anything is built or run: a bad name or an incomplete folder stops here
+    metas = {}
+    for m in models:
+        try:
+            metas[m] = mteb.get_model_meta(m)
+        except Exception as exc:
+            print(
+                f"error: -m {m}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__} "
+                "(an mteb model name, a registered baseline or a sentence-transformers folder)",
+                file=sys.stderr,
+            )
+            return 2
+    if reference is not None and reference not in models and reference not in {x.name for x in metas.values()}:
+        print(f"error: --reference {reference} is not one of the -m models ({', '.join(models)})", file=sys.stderr)
+        return 2
 
     _say(f"release evaluation of {len(models)} model(s), suite '{suite}', output {out}")
     for b in benches:
@@ -281,26 +305,21 @@ def run_evaluation(
     if to_build:
         from tqdm import tqdm
 
-        for b in tqdm(to_build, desc="building benchmarks", unit="benchmark"):
+        from mteb_contrastive.data.progress import bar
+
+        build_bar = bar(len(to_build), "building benchmarks", unit="benchmark")
+        for b in to_build:
             tqdm.write(f"  building {b.name} into {b.built_folder.parent}")
             b.build()
+            build_bar.update(1)
+        build_bar.close()
 
+    from mteb_contrastive.data.registry import remember
+
+    for folder, kind in ((out_ds, "datasets"), (out_ver, "verification")):
+        if any(is_built_folder(c) for c in folder.iterdir()):
+            remember(folder, kind)  # the stock `mteb run` finds them from now on, without a variable
     register_tasks(all_task_classes())  # folders built above
-    metas = {}
-    for m in models:
-        try:
-            metas[m] = mteb.get_model_meta(m)
-        except Exception as exc:
-            print(
-                f"error: -m {m}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__} "
-                "(an mteb model name, a registered baseline or a sentence-transformers folder)",
-                file=sys.stderr,
-            )
-            return 2
-    if reference is not None and reference not in models and reference not in {x.name for x in metas.values()}:
-        print(f"error: --reference {reference} is not one of the -m models ({', '.join(models)})", file=sys.stderr)
-        return 2
-
     results, predictions = out / "results", out / "predictions"
     mteb_bin = str(Path(sys.executable).with_name("mteb"))
     prediction_dirs = {}
@@ -398,7 +417,14 @@ def run_evaluation(
         skipped=skipped,
         failed=failed,
         load_references=True,
+        show_progress=True,
     )
+    first = next((t for b in todo for t in b.tasks), None)
+    if first is not None:
+        import shlex
+
+        line = ["mteb", "run", "-m", models[0], "-t", first, "--output-folder", str(results)]
+        _say(f"rerun one task with the stock mteb command: {shlex.join([*line, '--overwrite-strategy', 'always'])}")
     _say(f"report: {md}")
     return first_rc
 
@@ -467,6 +493,15 @@ def add_parser(sub) -> None:
         ),
     )
     e.add_argument(
+        "--user-folders-only",
+        action="store_true",
+        help=(
+            "evaluate only your own built folders (those of $MTEB_CONTRASTIVE_DATASETS / "
+            "$MTEB_CONTRASTIVE_VERIFICATION and those the build commands listed): no shared or declared "
+            "benchmark (default: off)"
+        ),
+    )
+    e.add_argument(
         "-v",
         "--verbose",
         action="store_true",
@@ -489,4 +524,5 @@ def main(args) -> int:
         batch_size=args.batch_size,
         verbose=args.verbose,
         device=args.device,
+        user_folders_only=args.user_folders_only,
     )

@@ -361,8 +361,23 @@ def build_parser() -> OneLineParser:
     return ap
 
 
+#: build commands -> the list (:mod:`mteb_contrastive.data.registry`) their ``--out`` folder is added to
+BUILD_COMMANDS = {
+    "build-triplets": "datasets",
+    "build-taln": "datasets",
+    "build-ir-triplets": "datasets",
+    "build-quoter": "datasets",
+    "build-attribution": "datasets",
+    "build-verification": "verification",
+    "build-pan-benchmarks": "verification",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run one ``mteb-contrastive`` subcommand; bad input is one stderr line and exit status 2."""
+    """Run one ``mteb-contrastive`` subcommand; bad input is one stderr line and exit status 2.
+
+    A build command that succeeds adds its ``--out`` folder to the list of built folders
+    (:func:`mteb_contrastive.data.registry.remember`): the stock ``mteb`` command finds what it built."""
     ap = build_parser()
     args = ap.parse_args(argv)
     from mteb_contrastive.data.errors import DataError
@@ -371,6 +386,17 @@ def main(argv: list[str] | None = None) -> int:
         check_outputs(args)  # where it writes, before any work: one line, exit 2
     except (DataError, OSError) as exc:
         return print_error(exc)
+    rc = _run(ap, args)
+    if rc == 0 and args.cmd in BUILD_COMMANDS and getattr(args, "out", None):
+        from mteb_contrastive.data.registry import remember
+
+        remember(args.out, BUILD_COMMANDS[args.cmd])
+    return rc
+
+
+def _run(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from mteb_contrastive.data.errors import DataError
+
     if args.cmd in training_cli.COMMANDS:
         return training_cli.run(args)
 

@@ -420,7 +420,7 @@ def run(args: argparse.Namespace) -> int | None:
     if args.cmd not in COMMANDS:
         return None
     from mteb_contrastive.cli.args import print_error
-    from mteb_contrastive.data.errors import DataError
+    from mteb_contrastive.data.errors import InputError
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     for name in LOADING_LOGGERS:  # the training's INFO lines, not the libraries' loading chatter
@@ -428,6 +428,9 @@ def run(args: argparse.Namespace) -> int | None:
     try:
         cfg = _config(args)
         cfg.check()
+        from mteb_contrastive.models.local import check_model_weights
+
+        check_model_weights(cfg.base_model, "--base-model")
         if args.cmd == "train-reranker":
             from mteb_contrastive.training.cross_encoder import train_quoter_reranker
 
@@ -458,7 +461,7 @@ def run(args: argparse.Namespace) -> int | None:
                 source=" ".join(args.docs),
                 data_counts=counts,
             )
-    except (DataError, OSError) as exc:  # bad input: one line, as every other command
+    except (InputError, OSError) as exc:  # bad input (data, a model folder without weights): one line
         return print_error(exc)
     print(json.dumps(summary, default=str), flush=True)
     return 0

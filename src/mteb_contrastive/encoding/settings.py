@@ -222,6 +222,25 @@ def pop_options(kwargs: dict[str, Any]) -> dict[str, Any]:
     return {k: kwargs.pop(k) for k in KEYS if k in kwargs}
 
 
+def check_cache_dir(folder: Path, env: dict[str, str] | None = None) -> Path:
+    """``folder`` when it is a folder or can be made one (no part of it is a file).
+
+    Raises:
+        EncodingSettingsError: ``folder`` or one of its parents is a file (one line naming
+            ``MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR`` when the folder came from it, and the fix).
+    """
+    env = os.environ if env is None else env
+    blocker = next((p for p in (folder, *folder.parents) if p.exists() and not p.is_dir()), None)
+    if blocker is None:
+        return folder
+    given = env.get(CACHE_DIR_ENV)
+    where = f"{CACHE_DIR_ENV}={given}" if given and Path(given).expanduser() == folder else f"embedding cache {folder}"
+    raise EncodingSettingsError(
+        f"{where}: {blocker} is a file, not a folder; name a folder for the embedding cache "
+        f"(or unset {CACHE_DIR_ENV} for the default, ~/.cache/mteb_contrastive/embeddings)"
+    )
+
+
 def default_cache_dir(env: dict[str, str] | None = None) -> Path:
     """``$MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR``, else ``$XDG_CACHE_HOME/mteb_contrastive/embeddings``
     (``~/.cache/mteb_contrastive/embeddings``)."""

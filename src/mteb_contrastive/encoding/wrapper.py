@@ -31,11 +31,17 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
-from mteb.models.cache_wrappers.cache_wrapper import CachedEmbeddingWrapper
 
-from mteb_contrastive.compat import create_dataloader
+from mteb_contrastive.compat import NamespacedEmbeddingCache, create_dataloader
+from mteb_contrastive.data.progress import bar
 from mteb_contrastive.encoding.core import mean_of_windows, window_spans
-from mteb_contrastive.encoding.settings import KEYS, EncodingSettings, EncodingSettingsError, default_cache_dir
+from mteb_contrastive.encoding.settings import (
+    KEYS,
+    EncodingSettings,
+    EncodingSettingsError,
+    check_cache_dir,
+    default_cache_dir,
+)
 from mteb_contrastive.encoding.store import MemoryEmbeddingStore, SqliteEmbeddingStore, text_key
 from mteb_contrastive.identity import MODEL_FILE_PATTERNS, fingerprint, folder_fingerprint
 
@@ -89,10 +95,11 @@ def cache_namespace(
     return fingerprint(desc, length=32), desc
 
 
-class SharedEmbeddingCache(CachedEmbeddingWrapper):
-    """mteb's ``CachedEmbeddingWrapper`` keyed by namespace instead of task name.
+class SharedEmbeddingCache(NamespacedEmbeddingCache):
+    """mteb's ``CachedEmbeddingWrapper`` keyed by namespace instead of task name (the override of its
+    private store lookup lives in :class:`mteb_contrastive.compat.NamespacedEmbeddingCache`).
 
-    The wrapped model (``self._model``) is a callable-bearing object with mteb's ``encode``;
+    The wrapped model is a callable-bearing object with mteb's ``encode``;
     :meth:`use_namespace` selects the namespace for the next ``encode`` call.
 
     Args:
@@ -101,24 +108,22 @@ class SharedEmbeddingCache(CachedEmbeddingWrapper):
     """
 
     def __init__(self, model: Any, cache_path: str | Path | None) -> None:
-        self._model = model
-        self.cache_path = Path(cache_path) if cache_path is not None else None
-        if self.cache_path is not None:
-            self.cache_path.mkdir(parents=True, exist_ok=True)
-        self.cache_backend = SqliteEmbeddingStore if cache_path is not None else MemoryEmbeddingStore
-        self.cache_dict: dict[Any, Any] = {}
+        super().__init__(model, cache_path, SqliteEmbeddingStore if cache_path is not None else MemoryEmbeddingStore)
         self._namespace: tuple[str, dict[str, Any]] | None = None
 
     @property
     def mteb_model_meta(self) -> Any:
-        return getattr(self._model, "mteb_model_meta", None)
+        return getattr(self.wrapped, "mteb_model_meta", None)
 
     def use_namespace(self, namespace: str, description: dict[str, Any]) -> None:
         self._namespace = (namespace, description)
 
-    def _get_or_create_cache(
-        self, task_name: str, prompt_type: Any, encode_kwargs: dict[str, Any] | None = None
-    ) -> Any:
+    def current_store(self) -> Any:
+        """The store of the namespace set by :meth:`use_namespace`.
+
+        Raises:
+            RuntimeError: no namespace was set.
+        """
         if self._namespace is None:
             raise RuntimeError("SharedEmbeddingCache.use_namespace() must be called before encode()")
         ns, desc = self._namespace
@@ -128,10 +133,10 @@ class SharedEmbeddingCache(CachedEmbeddingWrapper):
 
     def store(self) -> Any:
         """The store of the current namespace."""
-        return self._get_or_create_cache("", None)
+        return self.current_store()
 
 
-#: texts encoded per call of the model: the ``texts encoded`` bar moves after each such chunk
+#: texts encoded per call of the model: the ``<task>: texts encoded`` bar moves after each such chunk
 PROGRESS_CHUNK = 256
 
 
@@ -152,7 +157,12 @@ class _Misses:
         texts = [t for batch in inputs for t in batch["text"]]
         o._last_encoded += len(texts)
         o.n_encoded += len(texts)
-        bar = o._progress_bar(len(texts), show=kwargs.get("show_progress_bar", True) is not False)
+        meta = kwargs.get("task_metadata")
+        bar = o._progress_bar(
+            len(texts),
+            getattr(meta, "name", None),
+            show=kwargs.get("show_progress_bar", True) is not False,
+        )
         parts = []
         for a in range(0, len(texts), PROGRESS_CHUNK):
             chunk = texts[a : a + PROGRESS_CHUNK]
@@ -179,6 +189,8 @@ class _Misses:
             parts.append(emb)
             if bar is not None:
                 bar.update(len(chunk))
+        if bar is not None:
+            bar.close()
         return np.concatenate(parts, axis=0) if parts else np.zeros((0, 0), np.float32)
 
 
@@ -243,6 +255,8 @@ class EncodingModel:
                 stacklevel=2,
             )
         self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        if on_disk:
+            check_cache_dir(self.cache_dir)
         self._similarity_model = similarity_model if similarity_model is not None else getattr(core, "wrapper", None)
         self._cache = SharedEmbeddingCache(_Misses(self), self.cache_dir if on_disk else None)
         self.n_encoded = 0
@@ -297,18 +311,14 @@ class EncodingModel:
             output_arguments(encode_kwargs or {}),
         )
 
-    def _progress_bar(self, n: int, *, show: bool) -> Any:
-        """The one ``texts encoded`` bar of this model (created at the first miss; shown unless the
-        first call said ``show_progress_bar=False``), its total raised by ``n``."""
+    def _progress_bar(self, n: int, task: str | None, *, show: bool) -> Any:
+        """A ``<task>: texts encoded`` bar over the ``n`` misses of one encode call (its total known before
+        encoding starts, :func:`mteb_contrastive.data.progress.bar`: plain periodic lines when stderr is not a
+        terminal); None when there is nothing to encode. Kept as ``_progress`` until the next one."""
         if n <= 0:
-            return self._progress
-        if self._progress is None:
-            from tqdm.auto import tqdm
-
-            self._progress = tqdm(total=n, desc="texts encoded", unit="text", disable=not show)
-        else:
-            self._progress.total += n
-            self._progress.refresh()
+            return None
+        desc = f"{task}: texts encoded" if task else "texts encoded"
+        self._progress = bar(n, desc, unit="text", disable=not show)
         return self._progress
 
     def _cuts(self, texts: list[str]) -> list[list[bool]] | None:
@@ -443,8 +453,6 @@ class EncodingModel:
 
     def close(self) -> None:
         self._cache.close()
-        if self._progress is not None:
-            self._progress.close()
 
 
 def _position_limit(core: Any) -> int | None:

@@ -14,10 +14,17 @@ section 4) leaves both entropies fixed, so ``E[V] = 2 E[MI] / (H(C) + H(K))`` ex
 ``sklearn.metrics.adjusted_mutual_info_score`` subtracts (checked in the tests through the identity
 ``AMI = (MI - E[MI]) / (mean(H) - E[MI])``).
 
-The project's chance level for author clustering is :func:`expected_v_measure` with the **gold
-sizes on both sides** (``random_v_measure``): a random partition of the texts into groups as large
-as the authors' -- it does not depend on the model. It is large on small sets (0.32 for sizes
-[5, 3, 4, 2]), which is why it is printed beside every V-measure.
+Author clustering (:mod:`mteb_contrastive.protocols.author_clustering`) reports two chance levels of
+:func:`expected_v_measure`, both with the **authors' sizes as the gold side**:
+
+* ``random_v_measure`` -- the other side has the **sizes of the model's clusters**
+  (``expected_v_measure(author sizes, cluster_sizes(assignment))``): what those cluster sizes give for
+  free; the chance level printed beside every V-measure;
+* ``random_v_measure_author_sizes`` -- the authors' sizes on **both** sides (a random partition into groups
+  as large as the authors'; it does not depend on the model).
+
+Both are large on small sets (0.32 for sizes [5, 3, 4, 2] on both sides), which is why one is printed
+beside every V-measure.
 """
 
 from __future__ import annotations

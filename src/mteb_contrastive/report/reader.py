@@ -160,6 +160,50 @@ def unreadable_result(path: str | Path, exc: BaseException, then: str) -> str:
     return f"warning: {path}: unreadable result file ({why}); {then}"
 
 
+class UnreadableResult(ValueError):
+    """A result file that is not an mteb ``TaskResult``: cut, not JSON, or JSON of another shape."""
+
+
+#: what mteb's ``TaskResult.from_disk`` raises on JSON of the wrong shape (``[]``: AttributeError; ``{}``: KeyError)
+SHAPE_ERRORS = (ValueError, KeyError, TypeError, AttributeError, IndexError)
+
+
+def load_result(path: str | Path) -> Any:
+    """mteb's ``TaskResult`` of the result file ``path`` -- the one reader of result files (``report``,
+    ``evaluate``'s cache check, ``mteb run``'s through registration).
+
+    Raises:
+        UnreadableResult: the file is not UTF-8 JSON, or its JSON is not a task result (a list, a number,
+            an object without mteb's fields...): the message says which, in one line.
+        OSError: the file cannot be read.
+    """
+    from mteb import TaskResult
+
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:  # JSON and decoding errors
+        raise UnreadableResult(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__) from None
+    if not isinstance(data, dict):
+        raise UnreadableResult(f"JSON {type(data).__name__}, not an object with mteb's task result fields")
+    try:
+        return TaskResult.from_disk(path)
+    except SHAPE_ERRORS as exc:
+        what = f"missing field {exc}" if isinstance(exc, KeyError) else (str(exc).strip().splitlines() or [""])[0]
+        raise UnreadableResult(f"not an mteb task result ({type(exc).__name__}: {what})") from None
+
+
+def result_problem(path: str | Path) -> str | None:
+    """Why the result file ``path`` cannot be read (:func:`load_result`), None when it can or is absent."""
+    try:
+        load_result(path)
+    except FileNotFoundError:
+        return None
+    except (UnreadableResult, OSError) as exc:
+        return str(exc)
+    return None
+
+
 def warn(line: str) -> None:
     """Print one warning line on stderr, above any progress bar (``tqdm.write``)."""
     import sys
@@ -184,14 +228,14 @@ def read_results(
         cannot be read -- e.g. cut by a kill -- is treated as missing, with one warning line
         (:func:`unreadable_result`).
     """
-    from mteb import TaskResult
-
     rows: list[ScoreRow] = []
     for f in result_files(results_dir):
         try:
-            r = TaskResult.from_disk(f)
+            r = load_result(f)
             meta = json.loads((f.parent / "model_meta.json").read_text(encoding="utf-8"))
-        except (ValueError, OSError) as exc:  # JSON, validation and decoding errors are ValueErrors
+            if not isinstance(meta, dict):
+                raise UnreadableResult(f"{f.parent / 'model_meta.json'}: JSON {type(meta).__name__}, not an object")
+        except (ValueError, OSError) as exc:  # JSON, shape and decoding errors are ValueErrors
             warn(unreadable_result(f, exc, "left out of the report as missing (rerun the model to recompute it)"))
             continue
         model = meta.get("name") or model_name_of_folder(f.parent.parent.name)

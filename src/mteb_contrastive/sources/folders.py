@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mteb_contrastive import config
+from mteb_contrastive.data import registry
 from mteb_contrastive.data.attribution_builder import load_texts
 from mteb_contrastive.data.halvest import load_triplets
 from mteb_contrastive.data.ir_triplets import load_ir_triplets
@@ -32,11 +33,16 @@ from mteb_contrastive.sources.quoter import QuoteRFile
 logger = logging.getLogger(__name__)
 
 
-def dataset_folders(value: str | None = None, env: str = config.DATASETS_ENV) -> list[Path]:
-    """Built dataset folders named by the environment variable ``env`` (or ``value``), in order.
+def dataset_folders(
+    value: str | None = None, env: str = config.DATASETS_ENV, *, registered: bool | None = None
+) -> list[Path]:
+    """Built dataset folders named by the environment variable ``env`` (or ``value``), in order, then
+    those of the list of built folders (:mod:`mteb_contrastive.data.registry`; ``registered``: whether to
+    read it, default: when ``value`` is not given).
 
-    Each ``os.pathsep``-separated entry is a folder holding ``mteb_contrastive.json`` or a folder of
-    such folders (sorted by path); an entry that is not a folder is skipped with a warning.
+    Each entry is a folder holding ``mteb_contrastive.json`` or a folder of such folders (sorted by path);
+    a variable's entry that is not a folder is skipped with a warning. A listed folder of the same
+    name as one the variable names, or as a newer listed one, is passed over (the variable wins).
     """
     raw = (config.env(env) or "") if value is None else value
     found = []
@@ -47,11 +53,32 @@ def dataset_folders(value: str | None = None, env: str = config.DATASETS_ENV) ->
             found.extend(sorted(c for c in p.iterdir() if is_built_folder(c)))
         else:
             logger.warning("%s=%s: %s is not a folder", env, raw, p)
+    if registered is None:
+        registered = value is None
+    if registered:
+        kind = "verification" if env == config.VERIFICATION_ENV else "datasets"
+        seen_paths = {p.resolve() for p in found}
+        seen_names = {p.name for p in found}
+        listed = []
+        for p in reversed(registry.registered(kind)):  # newest first
+            try:
+                inside = (
+                    [p] if is_built_folder(p) else sorted((c for c in p.iterdir() if is_built_folder(c)), reverse=True)
+                )
+            except OSError:  # gone or unreadable since it was listed
+                continue
+            for c in inside:
+                if c.resolve() not in seen_paths and c.name not in seen_names:
+                    listed.append(c)
+                    seen_paths.add(c.resolve())
+                    seen_names.add(c.name)
+        found += reversed(listed)
     return found
 
 
 def verification_folders(value: str | None = None) -> list[Path]:
-    """Built verification folders named by ``MTEB_CONTRASTIVE_VERIFICATION`` (or ``value``).
+    """Built verification folders named by ``MTEB_CONTRASTIVE_VERIFICATION`` (or ``value``), then the listed
+    ones (:func:`dataset_folders`).
 
     A PAN-format folder (``<split>/pairs.jsonl``) without ``mteb_contrastive.json`` is skipped
     with one warning that says what to write there.
@@ -66,7 +93,7 @@ def verification_folders(value: str | None = None) -> list[Path]:
                     INFO_FILE,
                     ", ".join(REQUIRED_FIELDS.values()),
                 )
-    return dataset_folders(raw, env=config.VERIFICATION_ENV)
+    return dataset_folders(raw, env=config.VERIFICATION_ENV, registered=value is None)
 
 
 def read_info(folder: Path) -> dict[str, Any]:
