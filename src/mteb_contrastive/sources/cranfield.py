@@ -2,7 +2,7 @@
 
 The source is ``$MTEB_CONTRASTIVE_CRANFIELD``, else ``<shared>/ir/cranfield``
 (:func:`mteb_contrastive.config.shared_data_dir`). The triplets are built once into
-``<cache root>/ir_triplets/<name>-<key>`` (:func:`built_folder`), where the key fingerprints the
+``<cache root>/ir_triplets/<name>-<key>/<name>`` (:func:`built_folder`), where the key fingerprints the
 builder version, the build parameters and the bytes of the source files (:func:`source_key`);
 later loads read that folder.
 """
@@ -58,9 +58,10 @@ def source_key(source: Path, params: dict[str, Any]) -> str:
 
 
 def built_folder(name: str, source: Path, params: dict[str, Any]) -> Path:
-    """The built IR-triplet folder ``<cache_root>/<name>-<source_key>`` for ``source``;
-    built (atomically) when absent."""
-    folder = cache_root() / f"{name}-{source_key(source, params)}"
+    """The built IR-triplet folder ``<cache_root>/<name>-<source_key>/<name>`` for ``source``;
+    built (atomically) when absent. The key is a folder of its own so that the dataset keeps the
+    builders' name rule (letters and digits) and the build is the builders' own, replaceable folder."""
+    folder = cache_root() / f"{name}-{source_key(source, params)}" / name
     if not is_built_folder(folder):
         corpus, queries, qrels = read_beir_folder(source)
         logger.info("building %s from %s into %s", name, source, folder)
@@ -68,7 +69,7 @@ def built_folder(name: str, source: Path, params: dict[str, Any]) -> Path:
             corpus,
             qrels,
             folder.parent,
-            folder.name,
+            name,
             queries=queries,
             source=str(source),
             description=f"{name}: Paragraph Vector IR triplets from {source}",
