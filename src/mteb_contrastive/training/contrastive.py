@@ -76,6 +76,9 @@ class ContrastiveConfig:
         max_grad_norm: gradient clipping norm; 0 (default): none, as the authors.
         max_steps: stop after this many optimiser steps (-1: run all epochs).
         logging_steps: log the loss every N steps (0: once per epoch).
+        eval_steps: validate (F1) and save a checkpoint every N optimiser steps (0: once per epoch, as the
+            authors). On a small corpus an epoch is a few batches (``floor(documents / batch)``), and a
+            validation per epoch would cost more than the steps between them.
         head_lr_multiplier: cross-encoders only: the fresh classification head's learning rate is
             this times ``learning_rate`` (see :mod:`mteb_contrastive.training.cross_encoder`).
         preset: the :data:`~mteb_contrastive.training.presets.PRESETS` name the values started from.
@@ -99,6 +102,7 @@ class ContrastiveConfig:
     seed: int = 0
     max_steps: int = -1
     logging_steps: int = 0
+    eval_steps: int = 0
     head_lr_multiplier: float = 20.0
     preset: str = DEFAULT_PRESET
     extra: dict[str, Any] = field(default_factory=dict)
@@ -132,6 +136,8 @@ class ContrastiveConfig:
             raise TrainingDataError("--head-lr-multiplier", f"must be > 0, got {self.head_lr_multiplier}")
         if self.epochs < 1:
             raise TrainingDataError("--epochs", "must be >= 1")
+        if self.eval_steps < 0:
+            raise TrainingDataError("--eval-steps", f"must be >= 0 (0: every epoch), got {self.eval_steps}")
         if self.mini_batch_size < 1:
             raise TrainingDataError("--mini-batch-size", f"must be >= 1, got {self.mini_batch_size}")
 
@@ -187,7 +193,8 @@ def check_context_length(model: Any, context_length: int, name: str = "") -> Non
 
 
 class _JsonlLog:
-    """A trainer callback appending every log entry (loss, learning rate, validation metrics) to a JSONL file."""
+    """A trainer callback appending every log entry (loss, the last step's gradient norm, learning rate, validation
+    metrics) to a JSONL file, each with its wall-clock ``unix_time`` (seconds)."""
 
     def __new__(cls, path: Path):
         from transformers import TrainerCallback
@@ -197,7 +204,13 @@ class _JsonlLog:
                 if logs:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     with open(path, "a", encoding="utf-8") as fh:
-                        fh.write(json.dumps({"step": state.global_step, "epoch": state.epoch, **logs}) + "\n")
+                        row = {
+                            "step": state.global_step,
+                            "epoch": state.epoch,
+                            "unix_time": round(time.time(), 1),
+                            **logs,
+                        }
+                        fh.write(json.dumps(row) + "\n")
 
         return _CB()
 
@@ -227,6 +240,19 @@ def build_loss(model: Any, cfg: ContrastiveConfig) -> Any:
 def warmup_steps(cfg: ContrastiveConfig, n_batches: int) -> int:
     """``floor(warmup_ratio x total steps)`` (``models/transformer_contrastive_module.py:110-116``)."""
     return int(cfg.warmup_ratio * (cfg.max_steps if cfg.max_steps > 0 else n_batches * cfg.epochs))
+
+
+def selection_schedule(cfg: ContrastiveConfig) -> dict[str, Any]:
+    """The trainer's validation and checkpoint schedule: every epoch (``eval_steps`` 0, the authors'
+    ``train.py:21``), else every ``eval_steps`` optimiser steps (the end of training is always saved)."""
+    if cfg.eval_steps > 0:
+        return {
+            "eval_strategy": "steps",
+            "save_strategy": "steps",
+            "eval_steps": cfg.eval_steps,
+            "save_steps": cfg.eval_steps,
+        }
+    return {"eval_strategy": "epoch", "save_strategy": "epoch"}
 
 
 def check_validation(validation: list[dict[str, Any]]) -> None:
@@ -358,8 +384,7 @@ def train_contrastive(
         bf16=bool(cfg.bf16 and gpu and torch.cuda.is_bf16_supported()),
         seed=cfg.seed,
         data_seed=cfg.seed,
-        eval_strategy="epoch",
-        save_strategy="epoch",
+        **selection_schedule(cfg),
         logging_strategy="steps" if cfg.logging_steps > 0 else "epoch",
         logging_steps=cfg.logging_steps if cfg.logging_steps > 0 else 500,
         load_best_model_at_end=True,

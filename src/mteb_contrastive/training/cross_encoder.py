@@ -70,6 +70,7 @@ from mteb_contrastive.training.contrastive import (
     check_validation,
     checkpoints_dir,
     last_checkpoint,
+    selection_schedule,
     training_summary,
     training_table,
 )
@@ -198,8 +199,7 @@ def _ce_args(
         lr_scheduler_type="linear",
         seed=cfg.seed,
         data_seed=cfg.seed,
-        eval_strategy="epoch" if evaluate else "no",
-        save_strategy="epoch",
+        **(selection_schedule(cfg) if evaluate else {"eval_strategy": "no", "save_strategy": "epoch"}),
         logging_strategy="steps" if cfg.logging_steps > 0 else "epoch",
         logging_steps=cfg.logging_steps if cfg.logging_steps > 0 else 500,
         load_best_model_at_end=evaluate,
