@@ -4,7 +4,7 @@
 #   scripts/train_cpu_run.sh STAGE [RUN_DIR] [SHARED]
 #
 # STAGE: splits | train | benchmarks | evaluate | all. RUN_DIR (default build/train-cpu) holds every output;
-# SHARED (default ../shared/data) the shared data. Environment: SEED (0), MAX_STEPS (600), EVAL_STEPS (100),
+# SHARED (default ../shared/data) the shared data. Environment: SEED (0), MAX_STEPS (600), EVAL_STEPS (100), VAL_PAIRS (160),
 # BATCH (32), CONTEXT (128), LR (5e-5), THREADS (2); RESUME=1 continues the train stage from its last checkpoint.
 #
 # splits      scripts/taln_training_splits.py: first authors split 25 % test / 15 % validation / rest train,
@@ -38,7 +38,7 @@ train() {
   [[ "${RESUME:-0}" == 1 ]] && resume=(--resume)
   nice -n 5 mteb-contrastive train --docs "corpus=$S/train.jsonl" --validation-docs "corpus=$S/validation.jsonl" \
     --out "$MODEL" --context-length "$CONTEXT" --batch-size "$BATCH" --learning-rate "$LR" --seed "$SEED" \
-    --max-steps "$MAX_STEPS" --eval-steps "$EVAL_STEPS" --logging-steps 10 --max-validation-pairs 160 \
+    --max-steps "$MAX_STEPS" --eval-steps "$EVAL_STEPS" --logging-steps 10 --max-validation-pairs "${VAL_PAIRS:-160}" \
     --no-progress "${resume[@]}"
 }
 
