@@ -109,3 +109,41 @@ def test_validation_docs_authors_leave_training_and_bad_eval_steps_is_one_line(t
     assert {d["author"] for d in docs} == set("cdef") and counts["documents_removed_validation_authors"] == 4
     assert counts["validation_share"] is None and counts["validation_documents"] == 4
     assert {a for p in pairs for a in p["authors"]} == {"a", "b"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-1, 1, allow_nan=False), min_size=4, max_size=40).filter(lambda s: len(s) % 2 == 0))
+def test_validation_f1_on_balanced_pairs_is_never_below_two_thirds(scores):
+    """Why F1 selection ties: answering "same" for every balanced pair has F1 = 2/3 (precision 1/2, recall 1),
+    and the lowest observed score is a candidate threshold, so the best F1 of any scorer is >= 2/3."""
+    import numpy as np
+
+    from mteb_contrastive.metrics.calibration import kirby_threshold
+
+    s, labels = np.array(scores), np.array([1, 0] * (len(scores) // 2))
+    hard = s >= kirby_threshold(s, labels)  # the selection's threshold (training/validation.py)
+    f1 = 2 * int(np.sum(hard & (labels == 1))) / (int(hard.sum()) + int(labels.sum()))
+    assert f1 >= 2 / 3 - 1e-12
+
+
+def test_selection_by_auc_keeps_the_checkpoint_with_the_best_validation_auc(tmp_path, capsys):
+    from mteb_contrastive.cli.main import main
+
+    rows = [{"id": f"{a}{i}", "author": a, "text": _words(10 * ord(a) + i)} for a in "abcdef" for i in range(2)]
+    val = [{"id": f"v{a}{i}", "author": a, "text": _words(500 + 10 * ord(a) + i)} for a in "vwxy" for i in range(2)]
+    train_file, val_file = _write(tmp_path / "train.jsonl", rows), _write(tmp_path / "val.jsonl", val)
+    out = tmp_path / "m"
+    argv = ["train", "--docs", f"corpus={train_file}", "--validation-docs", f"corpus={val_file}", "--out", str(out)]
+    argv += ["--base-model", bundled_minilm_path(), "--batch-size", "4", "--context-length", "16"]
+    argv += ["--max-steps", "3", "--eval-steps", "1", "--learning-rate", "1e-3", "--selection-metric", "auc"]
+    argv += ["--validation-pairs-per-author", "2", "--no-progress"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    log = [json.loads(x) for x in (out / "training_log.jsonl").read_text().splitlines()]
+    auc = [(r["step"], r["eval_validation_auc"]) for r in log if "eval_validation_auc" in r]
+    assert [s for s, _ in auc] == [1, 2, 3]
+    best = next(s for s, a in auc if a == max(a for _, a in auc))  # the first maximum
+    rec = json.loads((out / "training_config.json").read_text())
+    assert rec["summary"]["selection_metric"] == "eval_validation_auc"
+    assert rec["summary"]["best_checkpoint"].endswith(f"checkpoint-{best}")
+    assert rec["config"]["selection_metric"] == "auc"

@@ -73,6 +73,13 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-steps", type=int, default=-1, help="stop after N optimiser steps")
     p.add_argument("--logging-steps", type=int, default=0, help="log the loss every N steps (0: each epoch)")
     p.add_argument(
+        "--selection-metric",
+        choices=["f1", "auc"],
+        default=None,
+        help="the validation statistic of the kept checkpoint (default f1, the authors'; auc: the raw score's ROC "
+        "AUC, which moves while F1 still ties at the 2/3 of answering 'same' everywhere)",
+    )
+    p.add_argument(
         "--eval-steps",
         type=int,
         default=None,
@@ -193,6 +200,7 @@ def _config(args: argparse.Namespace) -> Any:
         max_steps=args.max_steps,
         logging_steps=args.logging_steps,
         eval_steps=args.eval_steps,
+        selection_metric=getattr(args, "selection_metric", None),
         head_lr_multiplier=getattr(args, "head_lr_multiplier", None),
     )
 

@@ -54,8 +54,13 @@ logger = logging.getLogger(__name__)
 
 LOG_FILE = "training_log.jsonl"
 CONFIG_FILE = "training_config.json"
-#: the trainer's log key of the selection metric (validation F1, as the authors' ``val_f1``)
+#: the trainer's log key of the default selection metric (validation F1, as the authors' ``val_f1``)
 SELECTION_METRIC = "eval_validation_f1"
+#: ``--selection-metric`` values -> the trainer's log key. ``f1`` is the authors' (``train.py:21``); ``auc`` is ours:
+#: on balanced pairs answering "same" for every pair already has F1 = 2/3, so a model that separates the
+#: classes only a little has its best F1 there, every checkpoint ties, and the first is kept; the AUC
+#: of the raw cosine moves with any separation.
+SELECTION_METRICS = {"f1": SELECTION_METRIC, "auc": "eval_validation_auc"}
 
 
 @dataclass
@@ -81,6 +86,8 @@ class ContrastiveConfig:
             validation per epoch would cost more than the steps between them.
         head_lr_multiplier: cross-encoders only: the fresh classification head's learning rate is
             this times ``learning_rate`` (see :mod:`mteb_contrastive.training.cross_encoder`).
+        selection_metric: the validation statistic the kept checkpoint maximises (:data:`SELECTION_METRICS`; the
+            first maximum is kept): ``f1`` (the authors') or ``auc``.
         preset: the :data:`~mteb_contrastive.training.presets.PRESETS` name the values started from.
     """
 
@@ -103,6 +110,7 @@ class ContrastiveConfig:
     max_steps: int = -1
     logging_steps: int = 0
     eval_steps: int = 0
+    selection_metric: str = "f1"
     head_lr_multiplier: float = 20.0
     preset: str = DEFAULT_PRESET
     extra: dict[str, Any] = field(default_factory=dict)
@@ -136,6 +144,10 @@ class ContrastiveConfig:
             raise TrainingDataError("--head-lr-multiplier", f"must be > 0, got {self.head_lr_multiplier}")
         if self.epochs < 1:
             raise TrainingDataError("--epochs", "must be >= 1")
+        if self.selection_metric not in SELECTION_METRICS:
+            raise TrainingDataError(
+                "--selection-metric", f"must be one of {', '.join(SELECTION_METRICS)}, got {self.selection_metric!r}"
+            )
         if self.eval_steps < 0:
             raise TrainingDataError("--eval-steps", f"must be >= 0 (0: every epoch), got {self.eval_steps}")
         if self.mini_batch_size < 1:
@@ -293,6 +305,7 @@ def training_summary(
     trainer: Any,
     seconds: float,
     resume_from: Path | None,
+    selection_key: str = SELECTION_METRIC,
 ) -> dict[str, Any]:
     """The counts, steps, best checkpoint and wall seconds of a finished training run (``training_config.json``)."""
     counts = author_counts(docs)
@@ -305,7 +318,7 @@ def training_summary(
         "batches_per_epoch": n_batches,
         "global_step": trainer.state.global_step,
         "best_checkpoint": trainer.state.best_model_checkpoint,
-        "selection_metric": SELECTION_METRIC,
+        "selection_metric": selection_key,
         "best_validation_f1": trainer.state.best_metric,
         "train_seconds": round(seconds, 1),
         "resumed_from": str(resume_from) if resume_from else None,
@@ -388,7 +401,7 @@ def train_contrastive(
         logging_strategy="steps" if cfg.logging_steps > 0 else "epoch",
         logging_steps=cfg.logging_steps if cfg.logging_steps > 0 else 500,
         load_best_model_at_end=True,
-        metric_for_best_model=SELECTION_METRIC,
+        metric_for_best_model=SELECTION_METRICS[cfg.selection_metric],
         greater_is_better=True,
         save_total_limit=2,
         batch_sampler=author_batch_sampler(),
@@ -412,7 +425,9 @@ def train_contrastive(
     trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
     seconds = time.monotonic() - t0
     calibration = evaluator.calibration(model)
-    summary = training_summary(source, docs, validation, n_batches, trainer, seconds, resume_from)
+    summary = training_summary(
+        source, docs, validation, n_batches, trainer, seconds, resume_from, SELECTION_METRICS[cfg.selection_metric]
+    )
     if data_counts:
         summary["data"] = data_counts
     with atomic_folder(out) as tmp:
