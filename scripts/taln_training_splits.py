@@ -16,8 +16,9 @@ README asks: no byline, e-mails or reference list), labelled by their **first au
 Optional topic hold-out (``--hold-out-topics``): training papers sharing an author keyword
 (``keywords_fr``) with a validation or test paper are dropped too, as the authors' code keeps
 validation fandoms out of training (``preprocessing/step1_parse_and_split.py:91-102`` of
-github.com/petekirby/contrastive-av). On TALN it leaves about a third of the training papers (keywords
-are free-form and frequent ones such as "corpus" are shared widely), so the documented run does not use it.
+github.com/petekirby/contrastive-av). On TALN (seed 0) it leaves 239 of the 778 training papers, 26 of
+their first authors with two papers (keywords are free-form and frequent ones such as "corpus" are shared
+widely), so the documented run does not use it.
 
 Output rows: ``{"id", "author", "authors", "text", "year", "topics"}`` (the corpus format of the
 builders and of ``train --docs corpus=``), and ``splits.json`` (counts, seed, the author lists).
