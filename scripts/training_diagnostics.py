@@ -6,7 +6,7 @@
 ``RUN_OUT`` is the ``--out`` of ``mteb-contrastive train`` (the log is read from ``RUN_OUT`` when the run
 finished, else from ``RUN_OUT.checkpoints``). Each check prints what was measured and a verdict:
 
-1. **loss falls**: mean logged loss over the first and the last fifth of the logged steps;
+1. **loss falls**: mean logged loss over the first and the last fifth of the logged steps (at least one each);
 2. **gradient norms sane**: every logged norm finite; first, median, last, largest;
 3. **learning-rate schedule**: every logged learning rate against the trainer's own linear schedule
    (``transformers.get_linear_schedule_with_warmup``: ``floor(warmup_ratio x steps)`` warmup steps,
@@ -45,7 +45,7 @@ def _log(out: Path) -> list[dict]:
 
 def loss_check(log: list[dict]) -> tuple[str, str]:
     rows = [r for r in log if "loss" in r]
-    if len(rows) < 5:
+    if len(rows) < 2:
         return f"{len(rows)} logged losses", "too few to tell"
     k = max(1, len(rows) // 5)
     first, last = statistics.mean(r["loss"] for r in rows[:k]), statistics.mean(r["loss"] for r in rows[-k:])
@@ -235,7 +235,10 @@ def base_validation_check(args: argparse.Namespace, log: list[dict]) -> tuple[st
     return (
         f"{len(pairs)} validation pairs, base model (step 0): F1 {m['validation_f1']:.3f}, AUC "
         f"{m['validation_auc']:.3f}; trained AUC {trained}",
-        "validation AUC moved" if ev and abs(ev[-1]["eval_validation_auc"] - m["validation_auc"]) > 0.02 else "flat",
+        "no trained validation logged"
+        if not ev
+        else ("rose" if ev[-1]["eval_validation_auc"] > m["validation_auc"] else "fell")
+        + f" by {abs(ev[-1]['eval_validation_auc'] - m['validation_auc']):.3f} (last validation vs base)",
     )
 
 
