@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     import mteb
 
     from mteb_contrastive.models.rerank import FIRST_STAGES
-    from mteb_contrastive.search.rerank import TwoStageSearch, make_reranker, model_label
+    from mteb_contrastive.search.rerank import TwoStageSearch, make_reranker, model_label, same_model_refusal
 
     rmodels = dict(kv.split("=", 1) for kv in args.reranker_model)
 
@@ -184,6 +184,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         for kind in args.rerankers:
             rr = PairCache(make_reranker(kind, rmodels.get(kind)))
+            refusal = same_model_refusal(f"{first}+{kind}", first_name, kind, rr.model_name)
+            if refusal:  # e.g. minilm+bi with MiniLM as the bi-encoder: it would change nothing
+                print(f"# skip {refusal}", file=sys.stderr, flush=True)
+                continue
             for k in sorted(args.ks):
                 two = TwoStageSearch(cached, rr, k)
                 task, _ = load_task()

@@ -8,9 +8,11 @@ give the resampling unit). A row trained with several seeds is one model per see
 the **mean over the row's seeds** of the per-seed statistic, on the same resampled pairs.
 
 For each comparison ``candidate vs reference`` and statistic it prints both values, the difference,
-its 95% paired-bootstrap interval, the randomisation-test p value, the verdict
-(:func:`mteb_contrastive.report.compare.paired_bootstrap`: Efron & Tibshirani 1993 percentile
-interval, Koehn 2004 paired resampling; 1,000 resamples, seed 0) and each seed's own difference.
+its 95% paired-bootstrap interval, the randomisation-test p value, the same p Holm-adjusted over
+every comparison of the table (family-wise error 0.05), the swap blocks and the smallest p they can
+reach, the verdict (:func:`mteb_contrastive.metrics.resampling.paired_bootstrap`: Efron & Tibshirani
+1993 percentile interval, Koehn 2004 paired resampling; 1,000 resamples, seed 0; a verdict needs the
+interval to exclude 0 and the Holm-adjusted p < 0.05) and each seed's own difference.
 
 **Resampling unit: the author.** Pairs of one author share its texts and style, so they are not
 independent; each test pair is put in the group of the first of its two authors in sorted order
@@ -39,6 +41,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -77,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from mteb_contrastive.data.pan import read_truth
     from mteb_contrastive.metrics.pan import evaluate_all
-    from mteb_contrastive.report.compare import paired_bootstrap
+    from mteb_contrastive.report.compare import holm_verdicts, paired_bootstrap
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="build/training")
@@ -140,16 +143,12 @@ def main(argv: list[str] | None = None) -> int:
         f"Task {a.task}: {len(ids)} test pairs ({int(labels.sum())} same-author) of {n_groups} author groups; "
         f"{a.resamples} paired resamples of authors, seed 0; rows averaged over their seeds"
     )
-    print(
-        "| candidate vs reference | statistic | reference | candidate | difference | 95% interval | p | verdict | "
-        "per-seed differences |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|")
+    table: list[tuple[str, Any, list[float]] | str] = []
     for comp in a.compare:
         cand_row, ref_row = comp.split(":")
         cand, ref = row_data(cand_row), row_data(ref_row)
         if not cand or not ref:
-            print(f"| {cand_row} vs {ref_row} | (no predictions) | | | | | | | |")
+            table.append(f"| {cand_row} vs {ref_row} | (no predictions) | | | | | | | | | |")
             continue
         c_arr, r_arr = arrays(cand), arrays(ref)
         for name in ("score AUC", "accuracy (Kirby)", "overall"):
@@ -165,12 +164,38 @@ def main(argv: list[str] | None = None) -> int:
             )
             ref_each = [per_seed(name, labels, row) for row in r_arr[name]["answers"]]
             seeds = [per_seed(name, labels, row) - np.mean(ref_each) for row in c_arr[name]["answers"]]
-            print(
-                f"| {cand_row} vs {ref_row} | {name} | {c.reference_value:.3f} | {c.candidate_value:.3f} | "
-                f"{c.diff:+.3f} | [{c.ci_low:+.3f}, {c.ci_high:+.3f}] | {c.p_value:.3f} | {c.verdict} | "
-                + ", ".join(f"{d:+.3f}" for d in seeds)
-                + " |"
-            )
+            table.append((f"{cand_row} vs {ref_row}", c, seeds))
+    # one family: every comparison of this table, Holm-adjusted together (metrics.resampling.holm_verdicts)
+    entries = [t[1].as_dict() for t in table if not isinstance(t, str)]
+    m = holm_verdicts(entries)
+    blocks = next((e["n_blocks"] for e in entries), 0)
+    min_p = next((e["min_p"] for e in entries if e["min_p"] is not None), None)
+    print(
+        f"Randomisation test: {blocks} swap blocks (connected author groups), smallest reachable p "
+        f"{'n/a' if min_p is None else f'{min_p:.4f}'}; p (Holm): the {m} p values of this table adjusted together "
+        "(Holm 1979, family-wise error 0.05); a verdict needs the interval to exclude 0 and p (Holm) < 0.05"
+    )
+    print(
+        "| candidate vs reference | statistic | reference | candidate | difference | 95% interval | p | p (Holm) | "
+        "blocks (min p) | verdict | per-seed differences |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    k = 0
+    for t in table:
+        if isinstance(t, str):
+            print(t)
+            continue
+        label, c, seeds = t
+        e = entries[k]
+        k += 1
+        min_p = "n/a" if e["min_p"] is None else f"{e['min_p']:.4f}"
+        p = "n/a" if c.p_value is None else f"{c.p_value:.3f}"
+        p_holm = "n/a" if e.get("p_holm") is None else f"{e['p_holm']:.3f}"
+        print(
+            f"| {label} | {c.statistic} | {c.reference_value:.3f} | {c.candidate_value:.3f} | "
+            f"{c.diff:+.3f} | [{c.ci_low:+.3f}, {c.ci_high:+.3f}] | {p} | {p_holm} | {e['n_blocks']} ({min_p}) | "
+            f"{e['verdict']} | " + ", ".join(f"{d:+.3f}" for d in seeds) + " |"
+        )
     return 0
 
 

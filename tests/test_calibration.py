@@ -170,3 +170,30 @@ def test_platt_is_invariant_to_the_scale_and_offset_of_the_scores(transform):
 def test_unknown_platt_method_is_an_error():
     with pytest.raises(ValueError, match="Platt method"):
         fit_platt(S_PLATT, Y_PLATT, method="isotonic")
+
+
+def test_the_papers_headline_accuracy_is_kirbys_threshold_not_the_midpoint():
+    """Names by rule: ``pan_hard_accuracy`` uses the midpoint threshold, the paper's headline number is
+    ``pan_kirby_hard_accuracy`` (Kirby's threshold: an observed validation score)."""
+    import re
+    from pathlib import Path
+
+    from mteb_contrastive.metrics.calibration import kirby_threshold
+
+    val, labels = [0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]
+    # sorted: 0.8 (1), 0.4 (0), 0.35 (1), 0.1 (0); F1 of cutting after each: 2/3, 1/2, 4/5, 2/3 -> cut after 0.35
+    assert fit_threshold(val, labels) == pytest.approx(0.225)  # midpoint of 0.35 and 0.1
+    assert kirby_threshold(val, labels) == pytest.approx(0.35)  # the observed score
+    # a test pair scored 0.3 of different authors: right by Kirby's rule, wrong by the midpoint
+    assert (0.3 >= fit_threshold(val, labels), 0.3 >= kirby_threshold(val, labels)) == (True, False)
+    root = Path(__file__).resolve().parents[1]
+    texts = {
+        p: (root / p).read_text(encoding="utf-8")
+        for p in ("docs/verification.md", "docs/calibration.md", "src/mteb_contrastive/protocols/verification.py")
+    }
+    for path, text in texts.items():
+        clauses = re.split(r"(?<=[.;|])\s", re.sub(r"\s+", " ", text))
+        heads = [c for c in clauses if "headline number" in c]
+        assert heads, path
+        for clause in heads:  # each "headline number" names the Kirby accuracy, in its own clause
+            assert "pan_kirby_hard_accuracy" in clause, (path, clause)

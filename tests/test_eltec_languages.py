@@ -131,7 +131,15 @@ def test_languages_table_flags_a_character_baseline_that_beats_every_model():
         row("mteb-contrastive/ppmd-cbc", "ELTeCSrpVerification", "srp-Cyrl", 0.70, 0.80),  # a tie is no win
         row("sentence-transformers/all-MiniLM-L6-v2", "PAN14KnownVerification", "eng-Latn", 0.9, 0.9),  # not ELTeC
     ]
-    table = language_rows(rows)
+    minilm, char3 = "sentence-transformers/all-MiniLM-L6-v2", "mteb-contrastive/tfidf-char3"
+
+    def beats(task, split, subset, winner, loser):  # the paired comparisons: only Hun's interval excludes 0
+        return (task, winner, loser) == ("ELTeCHunVerification", char3, minilm)
+
+    # flags on intervals: a higher point estimate within noise is no flag, nor anything without comparisons
+    assert language_rows(rows)["flags"] == {}
+    assert language_rows(rows, lambda *a: False)["flags"] == {}
+    table = language_rows(rows, beats)
     assert table["languages"] == ["hun", "hun (Edition)", "srp"]
     assert table["flags"] == {("hun", "verification"): "mteb-contrastive/tfidf-char3"}
     assert table["models"][0] == "sentence-transformers/all-MiniLM-L6-v2"  # models before baselines

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -203,12 +204,26 @@ def test_report_command_covers_every_family(evaluated):
 def test_second_call_recomputes_nothing(evaluated):
     out, _, cmd, env = evaluated
     files = {p: p.stat().st_mtime_ns for p in (out / "results").rglob("*.json")}
+    # what a run killed while writing left: none of it survives a rerun that recomputes nothing
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = [
+        out / f".run_info.json.{dead.pid}.ab12cd34.tmp",
+        out / "results" / f".staged.{dead.pid}.ef56gh78.tmp",
+        out / "plots" / f".recall_at_k.png.{dead.pid}.tmp.png",
+    ]
+    stale[0].write_text("{")
+    (stale[1] / "org__m" / "rev").mkdir(parents=True)
+    (stale[1] / "org__m" / "rev" / "T.json").write_text("{")
+    stale[2].parent.mkdir(exist_ok=True)
+    stale[2].write_text("cut")
     second = run(cmd, env)
     assert second.returncode == 0, second.stderr[-2000:]
     assert "$ " not in second.stdout  # no mteb run at all
     for m in MODELS:
         assert f"{m}: every result is already there, nothing to run" in second.stdout
     assert {p: p.stat().st_mtime_ns for p in (out / "results").rglob("*.json")} == files
+    assert [p for p in stale if p.exists()] == []
 
 
 def test_user_errors_are_one_line_exit_2(synth, tmp_path):
@@ -367,9 +382,9 @@ def test_report_tables_show_simulated_chance_units_and_cross_document_columns(ev
             r["interval"]["unit"] == "author" and r["interval"]["ci_low"] <= r["main_score"] <= r["interval"]["ci_high"]
         )
     assert "AUC 0.5; majority" not in md
-    # the chance level is cached per dataset revision of the task
-    rev = ver[0]["dataset_revision"]
-    assert list((out.parent / "cache" / "chance" / "SynthPairsVerification" / rev).glob("default-test-*.json"))
+    # the chance level is simulated by the protocol at the model's own scale and stored in its result
+    for r in ver:
+        assert r["scores"]["simulated_chance_runs"] == 30 and "own scale" in r["chance_method"]
     # the author-retrieval table: the cross-document main score and its chance beside the paper's
     head = next(line for line in md.splitlines() if line.startswith("| task |") and "ndcg_at_10_cross_document" in line)
     assert "| value | 95% CI (resampled) | chance | ndcg_at_10_cross_document | chance (cross-document) |" in head
@@ -377,7 +392,7 @@ def test_report_tables_show_simulated_chance_units_and_cross_document_columns(ev
     assert ret["cross_document"] == ret["scores"]["ndcg_at_10_cross_document"]
     assert ret["cross_document_chance"] == ret["scores"]["random_ndcg_at_10_cross_document"]
     # every comparison table says what it resampled
-    assert "| p | resampled | items (units) | verdict |" in md
+    assert "| p | p (Holm) | blocks (min p) | resampled | items (units) | verdict |" in md
 
 
 def test_third_model_and_another_revision(evaluated, tmp_path, monkeypatch):

@@ -9,11 +9,12 @@ import unicodedata
 import pytest
 
 from mteb_contrastive.data.corpus import read_corpus
-from mteb_contrastive.data.errors import DataError, read_text
+from mteb_contrastive.data.errors import DataError
 from mteb_contrastive.data.halvest_builder import sample_triplets
 from mteb_contrastive.data.ir_triplets import read_qrels, validate_collection
 from mteb_contrastive.data.pan import align_answers, read_answers, read_truth
 from mteb_contrastive.data.quoter import QueryFormat, QuoteRExample, build_pool
+from mteb_contrastive.data.readers import read_text
 from mteb_contrastive.data.verification_builder import split_authors, validate_documents
 
 NFC = unicodedata.normalize("NFC", "José Müller")

@@ -36,7 +36,10 @@ def test_the_issue_example_the_third_line_is_line_3_in_every_reader(tmp_path):
     bad_corpus = _lines(tmp_path / "c.jsonl", [_j(ok), _j({**ok, "id": "d1"}), _j({**ok, "id": "d2", "text": " "})])
     with pytest.raises(DataError) as e:
         read_corpus(bad_corpus)
-    assert str(e.value) == f"{bad_corpus}, line 3, field 'text': empty or whitespace-only text"
+    assert (
+        str(e.value) == f"{bad_corpus}, line 3, field 'text': "
+        "expected the text as a non-empty string, found a string of only whitespace"
+    )
     assert (e.value.line, e.value.record) == (3, None)
 
 
@@ -71,7 +74,7 @@ def test_the_issue_example_the_third_line_is_line_3_in_every_reader(tmp_path):
         (
             verification_builder.corpus_documents,
             [_j({"id": "a", "author": "A", "text": "t"}), "", _j({"id": "b", "author": "A", "text": ""})],
-            "line 3, field 'text': missing or empty",
+            "line 3, field 'text': expected the text as a non-empty string, found an empty string",
         ),
         (
             verification_builder.corpus_documents,  # the duplicate is found after reading: its line is kept
@@ -108,7 +111,7 @@ def test_sources_without_lines_name_the_1_based_record():
     assert position(LineRows([{}, {}], [3, 7]), 1) == {"line": 7}
     with pytest.raises(DataError) as e:
         verification_builder.validate_documents([{"id": "a", "author": "A", "text": "x"}, {"id": "b", "author": "A"}])
-    assert str(e.value) == "documents, record 2, field 'text': missing or empty"
+    assert str(e.value) == "documents, record 2, field 'text': missing; give every row its text (a non-empty string)"
 
 
 def test_no_data_error_is_raised_with_a_0_based_row():

@@ -116,7 +116,7 @@ def test_answers_integers_lists_and_missing_ids(tmp_path):
 
 def test_bad_json_names_file_and_row(tmp_path):
     path = _jsonl(tmp_path / "answers.jsonl", ['{"id": "p0", "value": 0.2}', "{not json"])
-    with pytest.raises(DataError, match="answers.jsonl, line 2: not JSON Lines"):
+    with pytest.raises(DataError, match="answers.jsonl, line 2: not JSON: Expecting property name"):
         read_answers(path)
 
 
@@ -307,7 +307,10 @@ def test_cli_build_verification_and_its_errors(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"id": "x", "author": "a", "text": ""}) + "\n")
     assert main(["build-verification", "corpus", str(bad), "--name", "Bad", "--out", str(tmp_path / "out")]) == 2
-    assert f"error: {bad}, line 1, field 'text': missing or empty" in capsys.readouterr().err
+    assert (
+        f"error: {bad}, line 1, field 'text': expected the text as a non-empty string, found an empty string"
+        in capsys.readouterr().err
+    )
     answers = tmp_path / "answers.jsonl"
     answers.write_text('{"id": "p0", "value": 2}\n')
     truth = _jsonl(tmp_path / "truth.jsonl", [_truth(0)])

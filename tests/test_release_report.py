@@ -42,11 +42,16 @@ def test_exact_bootstrap_interval_by_hand():
 
 
 def test_verdicts_follow_the_interval_and_the_direction():
-    # d = (1, 1): every resample has mean 1 -> interval [1, 1]; p = 2/4 (patterns 1, 0, 0, -1)
+    # d = (1, 1): every resample has mean 1 -> interval [1, 1]; p = 2/4 (patterns 1, 0, 0, -1): the interval
+    # excludes 0 but the test cannot reject with two swap blocks (smallest reachable p 2/4) -> within noise
     c = paired_bootstrap([0, 0], [1, 1])
-    assert (c.ci_low, c.ci_high, c.p_value, c.verdict) == (1.0, 1.0, 0.5, "better")
-    assert paired_bootstrap([0, 0], [1, 1], higher_is_better=False).verdict == "worse"
-    assert paired_bootstrap([1, 1], [0, 0]).verdict == "worse"
+    assert (c.ci_low, c.ci_high, c.p_value, c.verdict) == (1.0, 1.0, 0.5, "within noise")
+    assert (c.n_blocks, c.min_p, c.p_exact) == (2, 0.5, True)
+    # six items all +1: interval [1, 1], p = 2/64 < 0.05 -> a verdict, in the score's direction
+    c = paired_bootstrap([0] * 6, [1] * 6)
+    assert (c.ci_low, c.ci_high, c.p_value, c.min_p, c.verdict) == (1.0, 1.0, 2 / 64, 2 / 64, "better")
+    assert paired_bootstrap([0] * 6, [1] * 6, higher_is_better=False).verdict == "worse"
+    assert paired_bootstrap([1] * 6, [0] * 6).verdict == "worse"
 
 
 def test_small_test_set_gives_a_wide_interval():

@@ -4,11 +4,14 @@ what the tables show, the figures."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mteb_contrastive  # noqa: F401  (registers the tasks)
 from mteb_contrastive.data.pan import write_pairs_and_truth
@@ -164,7 +167,7 @@ def test_each_family_resamples_its_unit_of_independence():
         "verification": ("pair", "author"),
         "quote-retrieval": ("query", "query"),
         "ir-triplets": ("triplet", "IR query"),
-        "attribution": ("text", "text"),
+        "attribution": ("text", "author"),  # a text is scored against its author's other texts
         "author-clustering": ("text", "text"),
     }
     # results of tasks not registered here: by family (an author ranking by query, author triplets by anchor author)
@@ -172,6 +175,8 @@ def test_each_family_resamples_its_unit_of_independence():
     assert resampling_of(None, "author", {"ndcg_at_10": 0.3}).unit == "query"
     assert resampling_of(None, "author", {"accuracy": 0.8}).unit == "anchor author"
     assert resampling_of(None, "verification").unit == "author"
+    assert resampling_of(None, "attribution", {"macro_f1": 0.3}).unit == "author"
+    assert resampling_of(None, "attribution", {"v_measure": 0.3}).unit == "text"
 
 
 def test_a_pair_counts_once_per_draw_of_each_of_its_authors():
@@ -250,7 +255,11 @@ def test_perfect_against_inverted_answers_on_4_pairs_is_not_within_noise():
     # scored as a difference of 0. On every other one: perfect 1 (AUC, c@1, F1, F0.5u, Brier all 1), inverted 0
     assert (c.exact, c.n_resamples, c.n_undefined) == (True, 256, 32)
     assert (c.reference_value, c.candidate_value, c.ci_low, c.ci_high) == (0.0, 1.0, 1.0, 1.0)
-    assert c.verdict == "better"  # was [0, 1], "within noise"
+    # the interval excludes 0 (it was [0, 1] when undefined resamples counted as 0), but 4 independent pairs are 4
+    # swap blocks: the 16 swaps enumerated, only "none" and "all" reach |diff| 1 -> p = 2/16, the smallest reachable
+    # p, above 0.05: no verdict from 4 pairs
+    assert (c.n_blocks, c.p_exact, c.p_value, c.min_p) == (4, True, 0.125, 0.125)
+    assert c.verdict == "within noise"
 
 
 def test_a_statistic_undefined_on_half_the_resamples_gives_no_interval():
@@ -284,15 +293,15 @@ def test_results_of_two_dataset_revisions_are_listed_as_not_comparable():
     def items(r):
         raise AssertionError("per-item data are not even read across revisions")
 
-    c = compare_rows(a, b, items)
+    c = compare_rows(a, b, items).to_json()
     assert (c["verdict"], c["reason"]) == ("not comparable", "dataset revision rev-1 vs rev-2")
     assert (c["reference_dataset_revision"], c["candidate_dataset_revision"]) == ("rev-1", "rev-2")
     # the same revision: compared, by the unit of the family (anchor authors for author triplets)
-    c = compare_rows(a, _row("m/b", revision="rev-1"), lambda r: same_ids)
+    c = compare_rows(a, _row("m/b", revision="rev-1"), lambda r: same_ids).to_json()
     assert (c["statistic"], c["unit"], c["n_groups"], c["verdict"]) == ("accuracy", "anchor author", 3, "within noise")
     # the same revision but other items (a truncated prediction file): not comparable either
     fewer = PerItem("accuracy", ["t1", "t2"], values=[1, 0], groups=["x", "y"])
-    c = compare_rows(a, _row("m/b"), lambda r: same_ids if r.model == "m/a" else fewer)
+    c = compare_rows(a, _row("m/b"), lambda r: same_ids if r.model == "m/a" else fewer).to_json()
     assert c["verdict"] == "not comparable"
     assert c["reason"] == "not the same items: 1 only in the reference, 0 only in the candidate (2 common)"
     rep = {
@@ -303,7 +312,7 @@ def test_results_of_two_dataset_revisions_are_listed_as_not_comparable():
         "models": [],
         "skipped": [],
         "rows": [],
-        "comparisons": [compare_rows(a, b, items)],
+        "comparisons": [compare_rows(a, b, items).to_json()],
         "plots": [],
         "datasets": [],
     }
@@ -326,36 +335,76 @@ def test_stored_rankings_are_not_rescored_against_another_revisions_qrels(tmp_pa
     p = per_item_scores(row, tmp_path, lambda: {**today, "dataset_revision": "rev-1"})
     assert p.values == pytest.approx([1 / np.log2(3)])
 
+    from mteb_contrastive.report.compare import Failure
+
     # in the report: both results of rev-1, the task here at rev-2 -> not comparable, with the reason
     def items(r):
         try:
             return per_item_scores(r, tmp_path, lambda: today)
         except NotComparable as exc:
-            return str(exc)
+            return Failure.of(exc)  # typed: its kind, not its text, says "another revision"
 
     c = compare_rows(row, _row("m/b", task="R", revision="rev-1", family="retrieval", main="ndcg_at_10"), items)
+    c = c.to_json()
     assert c["verdict"] == "not comparable" and "the task's data here is revision rev-2" in c["reason"]
 
 
 # ----------------------------------------------------------------------------- what the tables show
 
 
+def _row_interval(low, high, n, unit):
+    from mteb_contrastive.report.compare import Interval
+    from mteb_contrastive.report.rows import RowInterval
+
+    return RowInterval(unit, Interval("x", (low + high) / 2, low, high, n, n, unit, 1000, False))
+
+
+def report_row(**kw):
+    """A report row with neutral defaults and the given fields."""
+    from mteb_contrastive.report.rows import ReportRow, RowInterval
+
+    base = dict(
+        family="author",
+        task="T",
+        split="test",
+        subset="default",
+        languages=[],
+        model="m",
+        model_revision="1",
+        dataset_revision="1",
+        main_score_name="accuracy",
+        main_score=0.5,
+        higher_is_better=True,
+        chance=None,
+        chance_text="n/a",
+        chance_range=None,
+        chance_method="exact",
+        chance_levels={},
+        chance_simulated={},
+        cross_document=None,
+        cross_document_chance=None,
+        interval=RowInterval("item", reason="no per-item data"),
+        resampling_unit="item",
+        counts={},
+        secondary={},
+        scores={},
+        evaluation_time_s=None,
+        mteb_version=None,
+        result_file="",
+    )
+    return ReportRow(**{**base, **kw})
+
+
 def test_separable_pairs_of_three_models():
+    from mteb_contrastive.report.compare import Comparison
+    from mteb_contrastive.report.rows import ComparisonRow
     from mteb_contrastive.report.write import separability
 
     def comp(a, b, ma, mb, verdict):
-        return {
-            "task": "T",
-            "split": "test",
-            "subset": "default",
-            "reference": a,
-            "candidate": b,
-            "reference_main": ma,
-            "candidate_main": mb,
-            "statistic": "accuracy",
-            "verdict": verdict,
-            "higher_is_better": True,
-        }
+        test = Comparison("accuracy", 10, ma, mb, mb - ma, -1.0, 1.0, 0.5, verdict, 1000, False)
+        return ComparisonRow(
+            "T", "test", "default", a, b, "accuracy", ma, mb, "1", "1", "item", "item", verdict, result=test
+        )
 
     comps = [
         comp("A", "B", 0.80, 0.70, "worse"),
@@ -363,15 +412,15 @@ def test_separable_pairs_of_three_models():
         comp("B", "C", 0.70, 0.78, "better"),
     ]
     (e,) = separability(comps, ["A", "B", "C"])
-    assert e["ranking"] == ["A", "C", "B"]
-    assert e["separable"] == ["A > B", "C > B"] and e["not_separable"] == ["A ~ C"]
-    comps[1] = {**comps[1], "statistic": None, "verdict": "not comparable", "reason": "dataset revision 1 vs 2"}
+    assert e.ranking == ["A", "C", "B"]
+    assert e.separable == ["A > B", "C > B"] and e.not_separable == ["A ~ C"]
+    comps[1].result, comps[1].verdict, comps[1].reason = None, "not comparable", "dataset revision 1 vs 2"
     (e,) = separability(comps, ["A", "B", "C"])
-    assert e["not_compared"] == ["A, C: dataset revision 1 vs 2"]
+    assert e.not_compared == ["A, C: dataset revision 1 vs 2"]
 
 
 def test_author_retrieval_table_shows_cross_document_metrics_beside_the_papers():
-    from mteb_contrastive.report.write import _score_table
+    from mteb_contrastive.report.write import score_table
 
     scores = {
         "ndcg_at_10": 0.42,
@@ -380,22 +429,21 @@ def test_author_retrieval_table_shows_cross_document_metrics_beside_the_papers()
         "recall_at_10_cross_document": 0.2,
         "random_ndcg_at_10_cross_document": 0.01,
     }
-    row = {
-        "task": "NewCorpusAuthorRetrieval",
-        "subset": "base-2",
-        "model": "m",
-        "main_score_name": "ndcg_at_10",
-        "main_score": 0.42,
-        "higher_is_better": True,
-        "interval": {"ci_low": 0.4, "ci_high": 0.44, "n_units": 300, "unit": "query", "n_items": 300},
-        "chance_text": "0.0100",
-        "cross_document": 0.13,
-        "cross_document_chance": 0.01,
-        "secondary": {"recall_at_10": 0.5},
-        "scores": scores,
-        "counts": {"pool_size": 1000},
-    }
-    head, _, line = _score_table([row])
+    row = report_row(
+        task="NewCorpusAuthorRetrieval",
+        subset="base-2",
+        model="m",
+        main_score_name="ndcg_at_10",
+        main_score=0.42,
+        interval=_row_interval(0.4, 0.44, 300, "query"),
+        chance_text="0.0100",
+        cross_document=0.13,
+        cross_document_chance=0.01,
+        secondary={"recall_at_10": 0.5},
+        scores=scores,
+        counts={"pool_size": 1000},
+    )
+    head, _, line = score_table([row])
     assert head == (
         "| task | subset | model | main score | value | 95% CI (resampled) | chance | ndcg_at_10_cross_document | "
         "chance (cross-document) | recall_at_10 | recall_at_10_cross_document | counts |"
@@ -436,7 +484,7 @@ def test_figures_one_colour_per_model_chance_interval_and_axes_from_zero():
     models = ["org/a", "org/b"]
     colors = plots.model_colors(models)
     assert len(set(colors.values())) == 2
-    iv = {"ci_low": 0.3, "ci_high": 0.5, "n_units": 10, "unit": "query", "n_items": 10}
+    iv = _row_interval(0.3, 0.5, 10, "query")
     rows, infos = [], []
     for m, base in zip(models, (0.4, 0.6)):
         for k in (2, 4):
@@ -449,20 +497,19 @@ def test_figures_one_colour_per_model_chance_interval_and_axes_from_zero():
                 "random_recall_at_10": 0.05,
             }
             r = ScoreRow(m, "1", "XAuthorRetrieval", "test", f"base-{k}", "author", "ndcg_at_10", s)
-            info = {
-                "task": r.task,
-                "subset": r.subset,
-                "model": m,
-                "main_score_name": "ndcg_at_10",
-                "main_score": base,
-                "interval": iv,
-                "chance": 0.02 * k,
-                "chance_range": None,
-            }
+            info = report_row(
+                task=r.task,
+                subset=r.subset,
+                model=m,
+                main_score_name="ndcg_at_10",
+                main_score=base,
+                interval=iv,
+                chance=0.02 * k,
+            )
             rows.append(r)
             infos.append(info)
-    ver = {**infos[0], "task": "V", "subset": "default", "main_score_name": "pan_platt_abstain_overall"}
-    ver.update(main_score=0.6, chance=0.546, chance_range=[0.49, 0.61])
+    ver = dataclasses.replace(infos[0], task="V", subset="default", main_score_name="pan_platt_abstain_overall")
+    ver.main_score, ver.chance, ver.chance_range = 0.6, 0.546, [0.49, 0.61]
     interval = Interval("recall_at_10", 0.5, 0.4, 0.6, 10, 10, "query", 100, False)
     y = np.array([1, 1, 0, 0, 1, 0])
     s = np.array([0.9, 0.7, 0.2, 0.4, 0.3, 0.6])
@@ -499,3 +546,98 @@ def test_random_ranking_counts_of_the_rank_histogram_by_hand():
     # pool of 10, 5 queries, bins [1, 2), [2, 5), [5, 11]: 1, 3 and 6 of the 10 ranks -> 0.5, 1.5, 3.0; nothing beyond
     assert random_rank_counts(np.array([1, 2, 5, 11]), 5, 10).tolist() == [0.5, 1.5, 3.0, 0.0]
     assert random_recall_at_k(10, 272) == 10 / 272 and random_recall_at_k(300, 272) == 1.0
+
+
+# ----------------------------------------------------------------------------- chance at the model's own scale
+
+
+def _narrow_cosines(n_val=200, n_test=192, seed=0):
+    rng = np.random.default_rng(seed)
+    val_y = np.r_[np.ones(n_val // 2), np.zeros(n_val - n_val // 2)].astype(int)
+    test_y = np.r_[np.ones(n_test // 2), np.zeros(n_test - n_test // 2)].astype(int)
+    return 0.80 + 0.04 * rng.random(n_val), val_y, 0.80 + 0.04 * rng.random(n_test), test_y
+
+
+def test_kirby_chance_is_simulated_at_the_models_own_scale():
+    from mteb_contrastive.report.chance import simulate_own_scale_chance
+
+    vs, vy, ts, ty = _narrow_cosines()
+    own = simulate_own_scale_chance(vs, vy, ts, ty, runs=400)["pan_kirby_platt_abstain_overall"]
+    uniform = simulate_calibrated_chance(200, 100, 192, 96, runs=400)["pan_kirby_platt_abstain_overall"]
+    # cosines in 0.80-0.84: LogisticRegression(C=1) on raw cosines shrinks toward p = 0.5, and in some runs stops
+    # at its start (p = 0.5 everywhere: every pair a non-answer, overall 0.25): chance about 0.50, not the 0.543
+    # of uniform scores
+    assert 0.47 < own["mean"] < 0.52 and own["low"] == pytest.approx(0.25)
+    assert uniform["mean"] == pytest.approx(0.543, abs=0.008)
+    # Platt's own fit is scale-invariant: the two agree there
+    platt_own = simulate_own_scale_chance(vs, vy, ts, ty, runs=400)["pan_platt_abstain_overall"]["mean"]
+    platt_uniform = simulate_calibrated_chance(200, 100, 192, 96, runs=400)["pan_platt_abstain_overall"]["mean"]
+    assert platt_own == pytest.approx(platt_uniform, abs=0.01)
+
+
+def test_a_stored_own_scale_chance_wins_in_the_report(tmp_path, monkeypatch):
+    from mteb_contrastive.report.chance import own_scale_chance_scores
+    from mteb_contrastive.report.reader import ScoreRow
+    from mteb_contrastive.report.statistics import chance_method, row_chance
+
+    monkeypatch.setenv("MTEB_CONTRASTIVE_CACHE", str(tmp_path / "cache"))
+    vs, vy, ts, ty = _narrow_cosines(40, 40)
+    stored = own_scale_chance_scores(vs, vy, ts, ty, year=2021, runs=30)
+    scores = {"pan_kirby_platt_abstain_overall": 0.6, "n_pairs": 40, "n_same_author": 20, **stored}
+    scores.update(n_validation_pairs=40, n_validation_same_author=20, pan_year=2021)
+    row = ScoreRow("m", "1", "T", "test", "default", "verification", "pan_kirby_platt_abstain_overall", scores)
+    ch, ranges = row_chance(row, lambda r: None, runs=30)
+    k = "pan_kirby_platt_abstain_overall"
+    assert ch[f"random_{k}"] == stored[f"random_{k}"] and ranges[k]["low"] == stored[f"simulated_low_{k}"]
+    assert "own scale" in chance_method(k, scores, ranges[k])
+    assert not (tmp_path / "cache").exists()  # no uniform simulation when the result carries its own
+
+
+def _random_streams(draw_runs, n_val, n_test, seed, scale, ties):
+    rng = np.random.default_rng(seed)
+
+    def split(n):
+        s = scale[0] + scale[1] * rng.random((draw_runs, n))
+        if ties:
+            s = np.round(s * 4) / 4
+        y = np.zeros((draw_runs, n), dtype=int)
+        for r in range(draw_runs):
+            y[r, rng.choice(n, size=rng.integers(1, n), replace=False)] = 1
+        return s, y
+
+    vs, vy = split(n_val)
+    ts, ty = split(n_test)
+    return vs, vy, ts, ty
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    st.integers(1, 2),
+    st.integers(3, 14),
+    st.integers(2, 14),
+    st.integers(0, 10_000),
+    st.sampled_from([(0.0, 1.0), (0.8, 0.04), (-5.0, 30.0)]),
+    st.booleans(),
+)
+def test_vectorised_simulation_equals_the_protocol_loop(runs, n_val, n_test, seed, scale, ties):
+    from mteb_contrastive.report.chance import reference_loop_scores, simulated_scores
+
+    streams = _random_streams(runs, n_val, n_test, seed, scale, ties)
+    fast = simulated_scores(*streams, 2021)
+    loop = reference_loop_scores(*streams, 2021)
+    assert set(fast) == set(loop)
+    for k in loop:
+        np.testing.assert_allclose(fast[k], loop[k], rtol=0, atol=1e-12, err_msg=k)
+
+
+def test_vectorised_simulation_equals_the_loop_on_the_same_streams():
+    from mteb_contrastive.report.chance import (
+        permuted_streams,
+        reference_loop_scores,
+        simulated_scores,
+        uniform_streams,
+    )
+
+    for streams in (uniform_streams(30, 15, 24, 12, 3, 0), permuted_streams(*_narrow_cosines(30, 24), 3, 0)):
+        fast, loop = simulated_scores(*streams, 2021), reference_loop_scores(*streams, 2021)
+        assert max(float(np.max(np.abs(fast[k] - loop[k]))) for k in loop) <= 1e-12

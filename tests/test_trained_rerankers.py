@@ -19,11 +19,12 @@ def test_ce_reranker_needs_an_explicit_trained_model(monkeypatch):
         make_reranker("ce")
     metas = {m.name: m for m in registered_model_metas()}
     ce = metas["rerank/bm25+ce@50"]
-    assert ce.loader_kwargs["reranker_model"] == "unset"
-    with pytest.raises(ValueError, match=r"rerank/bm25\+ce@50: the ce reranker needs a trained cross-encoder"):
-        ce.loader("rerank/bm25+ce@50")
+    assert ce.loader_kwargs["reranker_model"] is None and "-unset-" in ce.revision
+    for load in (lambda: ce.loader("rerank/bm25+ce@50"), ce.load_model):  # load_model: as mteb calls it, with kwargs
+        with pytest.raises(ValueError, match=r"rerank/bm25\+ce@50: the ce reranker needs a trained cross-encoder"):
+            load()
     # li / bi keep their default (the bundled MiniLM's own embeddings, no random head involved)
-    assert metas["rerank/bm25+li@50"].loader_kwargs["reranker_model"] != "unset"
+    assert metas["rerank/bm25+li@50"].loader_kwargs["reranker_model"] == bundled_minilm_path()
 
 
 def test_registered_ce_names_use_the_trained_model_path(monkeypatch, tmp_path):

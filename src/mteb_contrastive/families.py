@@ -110,8 +110,11 @@ BY_ANCHOR_AUTHOR = Resampling("triplet", "anchor author")
 #: pairs are grouped by their authors: a pair counts once per draw of each of its authors
 #: (a same-author pair has one, a different-author pair two)
 BY_AUTHOR = Resampling("pair", "author")
-#: attribution and clustering: each text (its chunks are not independent)
+#: clustering: each text (its chunks are not independent)
 BY_TEXT = Resampling("text", "text")
+#: attribution: texts are grouped by their author -- a text is scored against its author's other texts
+#: (leave-one-text-out), so one author's texts are not independent: the author is drawn
+BY_TEXT_AUTHOR = Resampling("text", "author")
 
 #: the project's protocols (the ``protocol`` attribute of each protocol class)
 PROTOCOLS: dict[str, Protocol] = {
@@ -141,7 +144,7 @@ PROTOCOLS: dict[str, Protocol] = {
             "attribution",
             "accuracy: 1/t when the gold author is among t candidates tied at the top; "
             "macro-F1: a top tie goes to the first name",
-            BY_TEXT,
+            BY_TEXT_AUTHOR,
         ),
         Protocol("author-clustering", "attribution", "none: K-means (MiniBatchKMeans, seed 42, mteb)", BY_TEXT),
         Protocol(
@@ -168,7 +171,7 @@ FAMILY_RESAMPLING: dict[str, Resampling] = {
     "verification": BY_AUTHOR,
     "ir-triplets": Resampling("triplet", "IR query"),
     "author": BY_ANCHOR_AUTHOR,
-    "attribution": BY_TEXT,
+    "attribution": BY_TEXT_AUTHOR,
     "other": Resampling("item", "item"),
 }
 
@@ -217,12 +220,15 @@ def family_of_scores(task: str, task_type: str | None, scores: dict[str, Any]) -
 
 def resampling_of(cls: type | None, family: str, scores: dict[str, Any] | None = None) -> Resampling:
     """What the intervals of a result resample: its protocol's :class:`Resampling`, else its family's
-    (:data:`FAMILY_RESAMPLING`; an author-family ranking result, one with ``pool_size``, by query)."""
+    (:data:`FAMILY_RESAMPLING`; an author-family ranking result, one with ``pool_size``, by query; an
+    attribution-family clustering result, one with ``v_measure``, by text)."""
     p = protocol_of(cls) if cls is not None else None
     if p is not None:
         return p.resampling
     if family == "author" and scores is not None and ("pool_size" in scores or "ndcg_at_10" in scores):
         return BY_QUERY
+    if family == "attribution" and scores is not None and "v_measure" in scores:
+        return BY_TEXT  # a clustering result: its texts
     return FAMILY_RESAMPLING.get(family, FAMILY_RESAMPLING["other"])
 
 

@@ -18,6 +18,9 @@ from pathlib import Path
 
 #: the description file of a built (or hand-made) dataset folder: kind, name, languages, build_id, ...
 INFO_FILE = "mteb_contrastive.json"
+#: a trained model folder's record of how it was trained (``train``, ``train-cross-encoder``, ``train-reranker``):
+#: ``{"recipe", "config": {... "context_length" ...}, "summary"}``
+TRAINING_CONFIG_FILE = "training_config.json"
 #: mteb's folder name for a model without a revision
 NO_REVISION = "no_revision_available"
 

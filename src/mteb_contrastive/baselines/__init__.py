@@ -10,6 +10,8 @@ Registered in mteb's model registry (their metas: :mod:`mteb_contrastive.models.
 ``mteb-contrastive/bm25s-triplets``         a correct BM25 (bm25s, Lucene IDF, k1 1.5, b 0.75) on the
                                             same background corpus; bm25s on retrieval tasks
 ``mteb-contrastive/tfidf-words``            TF-IDF bag of words, cosine
+``mteb-contrastive/tfidf-topic``            TF-IDF bag of words without the corpus's 150 most frequent
+                                            words (Delta's style features): the topic-only reference
 ``mteb-contrastive/tfidf-bigrams``          TF-IDF bag of unigrams + word bigrams, cosine
 ``mteb-contrastive/tfidf-char3``            TF-IDF character 3-grams, cosine (PAN baseline)
 ``mteb-contrastive/word2vec-avg``           mean of skip-gram word vectors, cosine

@@ -57,6 +57,9 @@ class FittedBaseline(abc.ABC):
     """Base class; subclasses implement :meth:`_fit` and, unless they score otherwise, :meth:`_represent`."""
 
     sparse: bool = False
+    #: scores are a function of one vector per text and side (:meth:`pair_vectors`, :meth:`block_scores`);
+    #: False for a baseline that scores each pair itself (PPMd compression, bm25s)
+    has_vectors: bool = True
 
     def __init__(
         self,
@@ -139,6 +142,22 @@ class FittedBaseline(abc.ABC):
         qmap, dmap = {t: i for i, t in enumerate(qd)}, {t: i for i, t in enumerate(dd)}
         qi, di = np.array([qmap[t] for t in queries]), np.array([dmap[t] for t in docs])
         return self._row_scores(self._sides(qd)[0][qi], self._sides(dd)[1][di])
+
+    def pair_vectors(self, texts: Sequence[str]) -> tuple[Any, Any]:
+        """(query side, document side) of ``texts`` (dense: L2-normalised float64 arrays; sparse: CSR).
+
+        Raises:
+            NotFittedError: :meth:`fit` was not called.
+        """
+        self._check_fitted()
+        return self._sides(list(texts))
+
+    def block_scores(self, q: Any, d: Any) -> np.ndarray:
+        """Score of every document row ``d[j]`` for every query row ``q[i]``, float64 (len(q), len(d)):
+        the same numbers as :meth:`_row_scores` on those pairs, as one matrix product (inner product)."""
+        if self.sparse:
+            return np.asarray((q @ d.T).toarray(), dtype=np.float64)
+        return np.asarray(q @ d.T, dtype=np.float64)
 
     def _check_pairs(self, queries: Sequence[str], docs: Sequence[str]) -> None:
         """Raises NotFittedError before :meth:`fit`, ValueError when the two lists differ in length."""

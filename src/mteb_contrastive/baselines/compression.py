@@ -40,6 +40,8 @@ from mteb_contrastive.baselines.base import FittedBaseline
 class PPMdCBC(FittedBaseline):
     """Compression-based cosine with ``pyppmd`` (see the module docstring)."""
 
+    has_vectors = False  # each pair is compressed: scored pair by pair
+
     def __init__(
         self,
         model_name: str | None = None,

@@ -12,6 +12,14 @@ scripts, jieba on Chinese, character bigrams on other unsegmented scripts):
   word bigrams (``ngram_range=(1, 2)``);
 * ``char3`` -- character 3-grams (``analyzer="char"``), the PAN authorship-verification baseline.
 
+``exclude_mfw=N`` (the topic-only reference ``tfidf-topic``) drops the corpus's N most frequent words
+(at most half of its vocabulary, :func:`style_words`) before weighting: the style features of
+Burrows' Delta (Burrows 2002: the 150 most frequent words, mostly function words;
+:mod:`mteb_contrastive.baselines.stylometry`), counted with the TF-IDF's own tokens on the fitted
+texts, most frequent first, ties by the word. Without it two texts that share only function words
+score high (they are in every text, but so many of them that their weights dominate
+the cosine), and a "topic" reference measures a style cue too.
+
 BM25 on triplet tasks follows the HALvest-Contrastive BM25 protocol (Kulumba et al., arXiv
 2407.20595; the authors' ``bm25_experiments.py``, which scores each triplet with
 ``rank_bm25.BM25Okapi`` over the two candidates after injecting ``idf`` and ``avgdl`` from a
@@ -61,18 +69,44 @@ TFIDF_KINDS: dict[str, dict[str, Any]] = {
 }
 
 
+def most_frequent_words(texts: Sequence[str], n: int) -> list[str]:
+    """The ``n`` most frequent words of ``texts`` (lower-cased :func:`~mteb_contrastive.data.text.sklearn_word_tokens`,
+    the TF-IDF's words), by total count, most frequent first, ties by the word (Burrows' Delta's rule)."""
+    from collections import Counter
+
+    counts = Counter(tok for t in texts for tok in sklearn_word_tokens(t.lower()))
+    return [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
+def style_words(texts: Sequence[str], n: int) -> list[str]:
+    """The words the topic-only reference leaves out: the :func:`most_frequent_words` ``n``, at most half
+    of the texts' vocabulary (a corpus of fewer than ``2 n`` distinct words keeps its rarer half)."""
+    vocabulary = {tok for t in texts for tok in sklearn_word_tokens(t.lower())}
+    return most_frequent_words(texts, min(n, len(vocabulary) // 2))
+
+
 class TfidfBaseline(FittedBaseline):
     """TF-IDF cosine; ``kind`` is one of :data:`TFIDF_KINDS`."""
 
     sparse = True
 
     def __init__(
-        self, model_name: str | None = None, revision: str | None = None, *, kind: str = "words", **kwargs: Any
+        self,
+        model_name: str | None = None,
+        revision: str | None = None,
+        *,
+        kind: str = "words",
+        exclude_mfw: int = 0,
+        **kwargs: Any,
     ) -> None:
         if kind not in TFIDF_KINDS:
             raise ValueError(f"unknown TF-IDF kind {kind!r}; choose one of {sorted(TFIDF_KINDS)}")
+        if exclude_mfw < 0 or (exclude_mfw and kind == "char3"):
+            raise ValueError(f"exclude_mfw must be >= 0 and is for word kinds only, got {exclude_mfw} ({kind})")
         super().__init__(model_name, revision, **kwargs)
         self.kind = kind
+        self.exclude_mfw = exclude_mfw
+        self.excluded: list[str] = []
         self.vectorizer: Any = None
 
     def _fit(self, texts: list[str], train_texts: list[str] | None, candidate_texts: list[str] | None) -> None:
@@ -80,14 +114,25 @@ class TfidfBaseline(FittedBaseline):
 
         if not texts:
             raise ValueError("TF-IDF: nothing to fit on (no text)")
-        self.vectorizer = TfidfVectorizer(lowercase=True, dtype=np.float64, **TFIDF_KINDS[self.kind])
-        self.vectorizer.fit(texts)
+        self.excluded = style_words(texts, self.exclude_mfw) if self.exclude_mfw else []
+        self.vectorizer = TfidfVectorizer(
+            lowercase=True, dtype=np.float64, stop_words=self.excluded or None, **TFIDF_KINDS[self.kind]
+        )
+        try:
+            self.vectorizer.fit(texts)
+        except ValueError as exc:  # every word excluded
+            raise ValueError(
+                f"TF-IDF: no word left after excluding the {len(self.excluded)} most frequent words of "
+                f"{len(texts)} texts ({exc})"
+            ) from None
         self.fit_summary = {
             "fit_n_texts": len(texts),
             "fit_on_evaluated_texts": 1,
             "fit_on_train_split": 0,
             "vocabulary_size": len(self.vectorizer.vocabulary_),
         }
+        if self.exclude_mfw:
+            self.fit_summary["n_excluded_mfw"] = len(self.excluded)
 
     def _represent(self, texts: list[str]) -> Any:
         x = self.vectorizer.transform(texts).tocsr()
@@ -200,6 +245,8 @@ class BM25sTripletBaseline(FittedBaseline):
     the fitted texts (retrieval: the corpus). ``score_pairs(queries, docs)`` needs every doc in the
     background (a triplet's candidates always are).
     """
+
+    has_vectors = False  # bm25s scores a query against its background corpus: pair by pair
 
     def __init__(
         self,

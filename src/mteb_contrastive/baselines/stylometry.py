@@ -111,6 +111,13 @@ class BurrowsDelta(_ZScores):
         <= 0, 0 for identical profiles."""
         return -np.abs(q - d).mean(axis=1)
 
+    def block_scores(self, q: np.ndarray, d: np.ndarray) -> np.ndarray:
+        """-Delta of every (query row, document row), float64 (len(q), len(d)) (``scipy.spatial.distance.cdist``,
+        Manhattan, divided by the number of words)."""
+        from scipy.spatial.distance import cdist
+
+        return -cdist(q, d, metric="cityblock") / max(1, q.shape[1])
+
     def _top(self, q_row: Any, cand: np.ndarray | None, top_k: int) -> dict[str, float]:
         d = self._corpus_vecs if cand is None else self._corpus_vecs[cand]
         s = -np.abs(d - q_row[None, :]).mean(axis=1)

@@ -35,6 +35,10 @@ from mteb_contrastive.families import FAMILIES, family_of
 DEFAULT_SUITE = frozenset({"TALNAbstractEn", "PAN14Known", "QuoteRKJVNovelsEnglishRetrieval", "CranfieldIRTriplets"})
 
 
+#: the skip reason of a benchmark that is not in the default suite
+NOT_IN_SUITE = "not in the default suite (--suite full runs it)"
+
+
 @dataclass
 class Bench:
     """One benchmark of the suite: its tasks, family, where its data comes from, how to build it."""
@@ -68,7 +72,7 @@ def plan(out: Path, shared: Path, suite: str, *, hub: bool | None = None) -> lis
     benches += user_folders()
     for b in benches:
         if not b.default and suite == "default" and b.missing is None:
-            b.missing = "not in the default suite (--suite full runs it)"
+            b.missing = NOT_IN_SUITE
     return benches
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import argparse
 
-from mteb_contrastive.cli.args import dataset_name, positive_int
+from mteb_contrastive.cli.args import add_field_options, dataset_name, field_map, positive_int
+from mteb_contrastive.cli.outputs import add_force
 
 COMMANDS = ("build-attribution",)
 
@@ -35,12 +36,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="letters and digits; the tasks are <name>Attribution and <name>AuthorClustering",
     )
     b.add_argument("--out", default="build/datasets", help="parent folder (point MTEB_CONTRASTIVE_DATASETS at it)")
+    add_force(b)
     b.add_argument(
         "--language",
         nargs="+",
         default=None,
         help="language code(s) of the texts (ISO 639 or mteb's, e.g. en or eng-Latn); "
-        "required when the rows have no 'language' field",
+        "default: the rows' 'language' (required when the rows have none)",
     )
     b.add_argument(
         "--kind",
@@ -49,7 +51,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="corpus: the JSONL above; eltec / pan14 / taln: a shared-data file read as the verification builder "
         "reads it (every text known)",
     )
-    b.add_argument("--questioned-field", default=None, help="a field whose value marks a text questioned (e.g. status)")
+    add_field_options(b)
+    b.add_argument(
+        "--questioned-field",
+        default=None,
+        metavar="FIELD",
+        help="a field whose value marks a text questioned (e.g. status; a field no row has is refused; default: none)",
+    )
     b.add_argument(
         "--questioned-value",
         nargs="+",
@@ -69,6 +77,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help='also answer "none of the candidates" below a threshold validated by leave-one-author-out',
     )
+    b.add_argument(
+        "--duplicates",
+        choices=["refuse", "collapse"],
+        default="refuse",
+        help="a text (NFC, whitespace-normalised) under two authors: refuse (one line naming both), or collapse "
+        "(authors sharing a text are one author); a copy under the same author is always kept once",
+    )
     b.add_argument("--chunk-words", type=positive_int, default=1000, help="chunk length in words")
     b.add_argument("--min-words", type=positive_int, default=None, help="shortest chunk kept (default chunk-words/2)")
     b.add_argument("--chunks-per-text", type=positive_int, default=10, help="chunks sampled per text, evenly spaced")
@@ -85,7 +100,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--questioned-value needs --questioned-field (the field whose value it is)")
     if args.questioned_field and not args.questioned_value:
         raise ValueError("--questioned-field needs --questioned-value (e.g. --questioned-value disputed unknown)")
-    rows = read_attribution_corpus(args.corpus) if args.kind == "corpus" else load_documents(args.kind, args.corpus)
+    fields = field_map(args)
+    if args.kind == "corpus":
+        rows = read_attribution_corpus(args.corpus, fields)
+    else:
+        rows = load_documents(args.kind, args.corpus, fields=fields)
     if not args.language and not languages_from_rows(rows, args.corpus):
         raise DataError(
             args.corpus, "no row has a 'language' field; pass --language (e.g. en or eng-Latn) or give each row one"
@@ -103,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
         open_set=args.open_set,
         languages=args.language,
         source=str(args.corpus),
+        duplicates=args.duplicates,
+        force=args.force,
     )
     print(folder)
     return 0

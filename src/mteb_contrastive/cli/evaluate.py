@@ -1,6 +1,7 @@
 """``mteb-contrastive evaluate``: the release evaluation -- every benchmark here, one report.
 
     mteb-contrastive evaluate -m MODEL [-m MODEL2 ...] [--out build/release] [--suite default|full] [--device cuda]
+        [--benchmark NAME ...]
 
 Steps:
 
@@ -8,7 +9,8 @@ Steps:
    ``MTEB_CONTRASTIVE_DATASETS`` / ``MTEB_CONTRASTIVE_VERIFICATION``) is checked with path and
    environment checks only; one line per benchmark says ``run`` (and where its data comes from)
    or ``skip`` and why. The ``default`` suite has one benchmark per family (what ``make run``
-   evaluates); ``full`` adds the others.
+   evaluates); ``full`` adds the others. ``--benchmark NAME`` (repeatable) keeps only the named
+   benchmarks of the suite (a reranking ablation on one task); a name not in the plan is one error line.
 2. **Build.** Benchmarks made from the shared data are built once into ``<out>/datasets`` and
    ``<out>/verification`` (kept: a built folder is reused while its content revision is unchanged).
 3. **Run.** One stock ``mteb run`` per model with ``--output-folder <out>/results``,
@@ -16,8 +18,12 @@ Steps:
    for the tasks not already done: a (model, task) whose result file exists with the task's current dataset revision is
    reported ``cached`` and left out; the others are run with ``--overwrite-strategy always`` (a result of an
    older dataset revision is replaced, which mteb's ``only-missing`` would keep). A model with
-   nothing left to run is not even loaded. Search-only
-   models (mteb's BM25) run the retrieval tasks only. ``--device`` is passed to every ``mteb run``
+   nothing left to run is not even loaded. A model is planned only for the task kinds it can run
+   (:func:`search_only_reason`): search models (mteb's BM25) and two-stage models
+   (``rerank/<first>+<reranker>@<k>``) run the retrieval tasks only, and the plan says which tasks
+   each one leaves out. A model whose ``mteb run`` fails is reported with a one-line reason (the
+   run's own ``error:`` line, else the last line of its traceback) and the other models still run;
+   the report lists it (:func:`failure_reason`). ``--device`` is passed to every ``mteb run``
    (:func:`mteb_run_device`: ``mteb run --device`` takes a GPU index, so ``cuda:N`` / ``N`` become
    ``--device N``, ``cuda`` ``--device 0``, and ``cpu`` hides the GPUs from that run,
    ``CUDA_VISIBLE_DEVICES=``; unset: mteb's default, ``cuda`` when torch sees a GPU, else ``cpu``);
@@ -27,14 +33,16 @@ Steps:
 4. **Report.** :func:`mteb_contrastive.report.write.write_report` writes ``report.md`` /
    ``.json`` / ``.csv`` and ``plots/`` into ``<out>``; the last line printed is the report's path.
 
-Errors a user can fix (unknown model, no benchmark available, a failing ``mteb run``) end with one
-``error: ...`` line and exit status 2 (the failing run's own exit status for step 3).
+Errors a user can fix (unknown model, no benchmark available) end with one ``error: ...`` line and exit
+status 2. A failing ``mteb run`` prints one ``error: ...`` line per model, the report is still written
+(listing the failed models), and the exit status is the first failing run's.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -42,19 +50,85 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from mteb_contrastive import config
-from mteb_contrastive.layout import is_built_folder, model_root, result_file
+from mteb_contrastive.layout import is_built_folder, model_root, prediction_subfolder, result_file
+
+
+def search_only_reason(meta) -> str | None:
+    """Why a model runs the retrieval tasks only, or None when it runs every task kind: a search model that
+    ranks but gives no embeddings (mteb's BM25), or a two-stage model (a first stage and a reranker:
+    :func:`~mteb_contrastive.search.rerank.is_two_stage`), which neither embeds nor scores pairs alone."""
+    from mteb_contrastive.search.rerank import is_two_stage
+
+    if getattr(meta.loader, "__name__", "") == "bm25_loader":
+        return "a search model (no embeddings)"
+    if is_two_stage(meta):
+        return "a two-stage search model (first stage + reranker, no embeddings)"
+    return None
 
 
 def is_search_only(meta) -> bool:
-    """True for models that rank but give no embeddings (mteb's BM25): they run retrieval tasks only."""
-    return getattr(meta.loader, "__name__", "") == "bm25_loader"
+    """True for models that run retrieval tasks only (:func:`search_only_reason`)."""
+    return search_only_reason(meta) is not None
+
+
+def failure_reason(stderr_tail: list[str], rc: int) -> str:
+    """One line saying why an ``mteb run`` failed, from the last lines it wrote to stderr: its last
+    ``error:`` line (our one-line errors, ``mteb: error: ...``), else the last line of a Python traceback
+    (``TypeError: ...``), else the last line; ``exit <rc>`` when it wrote nothing."""
+    lines = [" ".join(x.split()) for x in stderr_tail if x.strip()]
+    for line in reversed(lines):
+        if line.startswith(("mteb: error: ", "error: ")):
+            return line.split("error: ", 1)[1]
+    for line in reversed(lines):
+        if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt)\b", line):
+            return line
+    return lines[-1] if lines else f"exit {rc}"
+
+
+def _echo_err(chunk: bytes) -> None:
+    sys.stderr.flush()
+    buffer = getattr(sys.stderr, "buffer", None)
+    if buffer is not None:
+        buffer.write(chunk)
+        buffer.flush()
+    else:
+        sys.stderr.write(chunk.decode("utf-8", "replace"))
+        sys.stderr.flush()
+
+
+def run_streaming(cmd: list[str], env: dict[str, str], keep: int = 40) -> tuple[int, list[str]]:
+    """Run ``cmd``; its stderr is passed through to ours as it comes (progress bars included) and its last
+    ``keep`` lines are returned."""
+    import collections
+
+    tail: collections.deque[str] = collections.deque(maxlen=keep)
+    partial = b""
+    with subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE) as proc:
+        assert proc.stderr is not None
+        while chunk := proc.stderr.read1(4096):
+            _echo_err(chunk)
+            *lines, partial = (partial + chunk).replace(b"\r", b"\n").split(b"\n")
+            tail.extend(x.decode("utf-8", "replace") for x in lines)
+        rc = proc.wait()
+    if partial:
+        tail.append(partial.decode("utf-8", "replace"))
+    return rc, list(tail)
 
 
 def cached_result(
-    results: Path, model_name: str, model_revision: str | None, task: str, dataset_revision: str | None
+    results: Path,
+    model_name: str,
+    model_revision: str | None,
+    task: str,
+    dataset_revision: str | None,
+    predictions: Path | None = None,
 ) -> Path | None:
     """The result file of (model, task) when it exists with the task's current dataset revision; a file
-    that cannot be read (cut by a kill) is missing: one warning line, and the task is run again."""
+    that cannot be read (cut by a kill) is missing: one warning line, and the task is run again.
+
+    With ``predictions`` (the ``--prediction-folder``), the task's prediction files of that model
+    (``<task>_predictions.json``, ``<task>_per_item.json``) are read too: a cut one makes the result
+    missing in the same way (its per-item comparisons and intervals come from it)."""
     from mteb_contrastive.report.reader import unreadable_result, warn
 
     f = result_file(results, model_name, model_revision, task)
@@ -65,7 +139,20 @@ def cached_result(
     except ValueError as exc:  # JSON or decoding error
         warn(unreadable_result(f, exc, "treated as missing: evaluated again"))
         return None
-    return f if stored == dataset_revision else None
+    if stored != dataset_revision:
+        return None
+    if predictions is not None:
+        folder = prediction_subfolder(predictions, model_name, model_revision)
+        for kind in ("predictions", "per_item"):
+            p = folder / f"{task}_{kind}.json"
+            if not p.is_file():
+                continue
+            try:
+                json.loads(p.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                warn(unreadable_result(p, exc, "its result is treated as missing: evaluated again"))
+                return None
+    return f
 
 
 def mteb_run_device(device: str | None) -> tuple[list[str], dict[str, str]]:
@@ -101,6 +188,7 @@ def run_evaluation(
     *,
     shared: Path,
     suite: str = "default",
+    benchmarks: list[str] | None = None,
     reference: str | None = None,
     rerun: bool = False,
     batch_size: int | None = None,
@@ -120,8 +208,10 @@ def run_evaluation(
     """
     import mteb  # first: the task modules below import mteb, whose import registers them
 
-    from mteb_contrastive.benchmarks.plan import plan
+    from mteb_contrastive.benchmarks.plan import NOT_IN_SUITE, plan
     from mteb_contrastive.catalog import all_task_classes, registered_task_class
+    from mteb_contrastive.data.atomic import sweep_stale_tree
+    from mteb_contrastive.data.places import check_output_folder
     from mteb_contrastive.plugin.quiet import apply_environment, quiet
     from mteb_contrastive.plugin.registration import register_tasks
     from mteb_contrastive.report import environment
@@ -133,7 +223,10 @@ def run_evaluation(
         if not torch.cuda.is_available():
             raise ValueError(f"--device {device}: torch sees no GPU here (use --device cpu, or leave it unset)")
     out = out.resolve()
+    check_output_folder(out, "--out")
     out_ds, out_ver = out / "datasets", out / "verification"
+    # no temporary of a killed earlier run survives this one, whatever it recomputes
+    sweep_stale_tree(out)
     out_ds.mkdir(parents=True, exist_ok=True)
     out_ver.mkdir(parents=True, exist_ok=True)
     hub = config.hub_reachable()
@@ -152,6 +245,20 @@ def run_evaluation(
         env_updates[config.QUIET_ENV] = "1"
     os.environ[config.SHARED_ENV] = str(shared)  # the sources below look for the shared files there
     benches = plan(out, shared, suite, hub=hub)  # before the update: only the user's folders are "user folders"
+    if benchmarks:
+        unknown = [n for n in benchmarks if n not in {b.name for b in benches}]
+        if unknown:
+            print(
+                f"error: --benchmark {unknown[0]}: not a benchmark of the plan; choose from "
+                f"{', '.join(b.name for b in benches)}",
+                file=sys.stderr,
+            )
+            return 2
+        for b in benches:
+            if b.name not in benchmarks:
+                b.missing = "not asked for (--benchmark)"
+            elif b.missing == NOT_IN_SUITE:
+                b.missing = None  # named: run it whatever the suite
     apply_environment(env_updates)
 
     _say(f"release evaluation of {len(models)} model(s), suite '{suite}', output {out}")
@@ -197,15 +304,19 @@ def run_evaluation(
     results, predictions = out / "results", out / "predictions"
     mteb_bin = str(Path(sys.executable).with_name("mteb"))
     prediction_dirs = {}
+    failed: list[tuple[str, str]] = []  # (model, one-line reason): listed in the report
+    first_rc = 0
     for m in models:
         meta = metas[m]
-        tasks = [t for b in todo for t in (b.retrieval_tasks if is_search_only(meta) else b.tasks)]
-        if is_search_only(meta):
+        why_search_only = search_only_reason(meta)
+        tasks = [t for b in todo for t in (b.retrieval_tasks if why_search_only else b.tasks)]
+        if why_search_only:
             dropped = [t for b in todo for t in b.tasks if t not in b.retrieval_tasks]
             if dropped:
-                _say(
-                    f"{meta.name}: a search model (no embeddings): retrieval tasks only; not run: {', '.join(dropped)}"
-                )
+                _say(f"{meta.name}: {why_search_only}: retrieval tasks only; not run: {', '.join(dropped)}")
+        if not tasks:
+            _say(f"{meta.name}: no task of the plan is one it can run")
+            continue
         pred_dir = model_root(predictions, meta.name)
         prediction_dirs[meta.name] = pred_dir
         left = []
@@ -213,7 +324,7 @@ def run_evaluation(
             cls = registered_task_class(t)
             # the instance's revision: some tasks fingerprint their files when constructed (QuoteR, Cranfield)
             rev = cls().metadata.dataset.get("revision") if cls is not None else None
-            hit = None if rerun else cached_result(results, meta.name, meta.revision, t, rev)
+            hit = None if rerun else cached_result(results, meta.name, meta.revision, t, rev, predictions)
             if hit is not None:
                 _say(f"  cached {meta.name} {t} ({hit.relative_to(out)})")
             else:
@@ -244,7 +355,7 @@ def run_evaluation(
         _say("$ " + "".join(f"{k}={v} " for k, v in device_env.items()) + " ".join(cmd))
         started = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         t0 = time.monotonic()
-        rc = subprocess.call(cmd, env={**os.environ, **device_env})
+        rc, stderr_tail = run_streaming(cmd, {**os.environ, **device_env})
         # recorded even when the run failed: the results it wrote are kept and reused by the next call
         environment.record_run(
             out / environment.RUN_INFO,
@@ -261,11 +372,14 @@ def run_evaluation(
             },
         )
         if rc != 0:
+            reason = failure_reason(stderr_tail, rc)
+            failed.append((meta.name, f"mteb run failed (exit {rc}): {reason}"))
+            first_rc = first_rc or rc
             print(
-                f"error: mteb run of {m} failed (exit {rc}); the results already written are kept, rerun to resume",
+                f"error: mteb run of {m} failed (exit {rc}): {reason}; the results already written are kept, "
+                "the other models go on",
                 file=sys.stderr,
             )
-            return rc
 
     from mteb_contrastive.report.write import write_report
 
@@ -282,14 +396,16 @@ def run_evaluation(
         prediction_dirs=prediction_dirs,
         reference_model=ref,
         skipped=skipped,
+        failed=failed,
         load_references=True,
     )
     _say(f"report: {md}")
-    return 0
+    return first_rc
 
 
 def add_parser(sub) -> None:
     """The ``evaluate`` subcommand of ``mteb-contrastive``."""
+    from mteb_contrastive.cli.args import positive_int
 
     e = sub.add_parser(
         "evaluate",
@@ -322,9 +438,15 @@ def add_parser(sub) -> None:
         choices=["default", "full"],
         default="default",
         help=(
-            "default: one benchmark per family (make run); "
-            "full: every benchmark whose data is here (default: %(default)s)"
+            "one benchmark per family (what make run evaluates), or full: every benchmark here (default: %(default)s)"
         ),
+    )
+    e.add_argument(
+        "--benchmark",
+        dest="benchmarks",
+        action="append",
+        metavar="NAME",
+        help="run only this benchmark of the plan (a name of its run/skip lines); repeatable (default: all)",
     )
     e.add_argument(
         "--shared",
@@ -332,7 +454,11 @@ def add_parser(sub) -> None:
     )
     e.add_argument("--reference", help="the model every other one is compared with (default: the first -m)")
     e.add_argument("--rerun", action="store_true", help="recompute results that already exist (default: off, resume)")
-    e.add_argument("--batch-size", type=int, help="encoding batch size passed to mteb run (default: mteb's)")
+    e.add_argument(
+        "--batch-size",
+        type=positive_int,
+        help="texts per forward pass, passed to every mteb run, a whole number >= 1 (default: mteb's, 32)",
+    )
     e.add_argument(
         "--device",
         help=(
@@ -357,6 +483,7 @@ def main(args) -> int:
         args.out,
         shared=config.shared_data_dir(args.shared),
         suite=args.suite,
+        benchmarks=args.benchmarks,
         reference=args.reference,
         rerun=args.rerun,
         batch_size=args.batch_size,

@@ -38,11 +38,15 @@ from mteb_contrastive.cli import train as training_cli
 from mteb_contrastive.cli.args import (
     HelpFormatter,
     OneLineParser,
+    add_field_options,
     dataset_name,
+    field_map,
     non_negative_float,
     positive_int,
     print_error,
+    seed,
 )
+from mteb_contrastive.cli.outputs import add_force, check_outputs
 from mteb_contrastive.config import shared_data_dir
 
 
@@ -125,12 +129,66 @@ def main_job(out: Path, shared_arg: str | None, models: list[str]) -> int:
     return 0
 
 
+#: the commands by job, in the order ``mteb-contrastive --help`` lists them
+COMMAND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("evaluate and report", ("evaluate", "report", "pan-report", "tasks", "main", "seed-model")),
+    (
+        "build",
+        (
+            "build-triplets",
+            "build-taln",
+            "build-verification",
+            "build-pan-benchmarks",
+            "build-attribution",
+            "build-quoter",
+            "build-ir-triplets",
+        ),
+    ),
+    ("score", ("pan-score",)),
+    ("train", ("train", "train-cross-encoder", "train-reranker")),
+)
+
+DESCRIPTION = """\
+Build benchmark folders from your corpora, evaluate models on every benchmark available here (one
+stock mteb run per model, one report), score PAN answers, train Kirby's contrastive recipe.
+Evaluation of one task is the stock mteb run (mteb run -m MODEL -t TASK).
+Every command: mteb-contrastive COMMAND --help. Bad input is one error line and exit status 2."""
+
+
+def _grouped_commands(helps: dict[str, str]) -> str:
+    """The epilog of ``--help``: each job's commands with their one-line help."""
+    width = max(len(c) for c in helps) + 2
+    lines = ["commands:"]
+    for job, cmds in COMMAND_GROUPS:
+        lines.append(f"  {job}:")
+        lines += [f"    {c.ljust(width)}{helps[c]}" for c in cmds]
+    return "\n".join(lines)
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return f"mteb-contrastive {version('mteb-contrastive')}"
+
+
 def build_parser() -> OneLineParser:
-    """The ``mteb-contrastive`` argument parser (options checked by :mod:`mteb_contrastive.cli.args`)."""
-    ap = OneLineParser(prog="mteb-contrastive", description=__doc__, formatter_class=HelpFormatter)
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    """The ``mteb-contrastive`` argument parser (options checked by :mod:`mteb_contrastive.cli.args`);
+    ``--help`` lists the commands by job (:data:`COMMAND_GROUPS`)."""
+    ap = OneLineParser(prog="mteb-contrastive", description=DESCRIPTION, formatter_class=HelpFormatter)
+    ap.add_argument("--version", action="version", version=_version(), help="print the version and exit")
+    sub = ap.add_subparsers(
+        dest="cmd", required=True, title="command", metavar="COMMAND", help="one of the commands below, by job"
+    )
     _add = sub.add_parser
-    sub.add_parser = lambda *a, **kw: _add(*a, formatter_class=HelpFormatter, **kw)  # every --help shows the defaults
+    helps: dict[str, str] = {}
+
+    def add_parser(name: str, *, help: str, **kw):  # noqa: A002  (argparse's keyword)
+        # listed once, by job, in the epilog; every --help shows the defaults
+        helps[name] = help
+        kw.setdefault("description", help[:1].upper() + help[1:] + ".")
+        return _add(name, formatter_class=HelpFormatter, **kw)
+
+    sub.add_parser = add_parser
     sub.add_parser("seed-model", help="copy the bundled all-MiniLM-L6-v2 into the HF cache")
     b = sub.add_parser("build-triplets", help="HALvest-format triplets from an author-labelled JSONL corpus")
     b.add_argument("corpus", help="JSONL (or .jsonl.gz) rows {id, authors, text[, domains, year, language]}")
@@ -140,7 +198,8 @@ def build_parser() -> OneLineParser:
         type=dataset_name,
         help="letters and digits; the tasks are <name>AuthorRetrieval and <name>AuthorTripletClassification",
     )
-    b.add_argument("--out", required=True)
+    b.add_argument("--out", required=True, help="parent folder; the dataset folder is OUT/NAME")
+    add_force(b)
     b.add_argument(
         "--k",
         type=positive_int,
@@ -153,7 +212,7 @@ def build_parser() -> OneLineParser:
         default=None,
         help=(
             "ISO 639-1 code of the texts (sentence splitting) "
-            "for rows without a 'language' field; required when no row has one"
+            "for rows without a 'language' field (default: the rows'; required when no row has one)"
         ),
     )
     b.add_argument(
@@ -172,7 +231,8 @@ def build_parser() -> OneLineParser:
     b.add_argument(
         "--n-triplets", type=positive_int, default=2, help="positives per anchor document and negatives per positive"
     )
-    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--seed", type=seed, default=0, help="seed of the span and triplet sampling")
+    add_field_options(b)
     b.add_argument(
         "--topic-field",
         default=None,
@@ -186,14 +246,15 @@ def build_parser() -> OneLineParser:
         "--normalise",
         choices=["edition"],
         default=None,
-        help="edition: remove soft hyphens, unify dashes, Serbian Latin -> Cyrillic (docs/stylometry.md)",
+        help="edition: remove soft hyphens, unify dashes, Serbian Latin -> Cyrillic (docs/stylometry.md); "
+        "default: texts as given",
     )
     t = sub.add_parser("build-taln", help="the TALN author-triplet folders from shared/data")
     t.add_argument(
         "--shared",
         help="shared data folder (default: $MTEB_CONTRASTIVE_SHARED, else ../shared/data beside the checkout)",
     )
-    t.add_argument("--out", default="build/datasets")
+    t.add_argument("--out", default="build/datasets", help="parent folder of the built TALN folders")
     t.add_argument(
         "--topic-field",
         default=None,
@@ -207,8 +268,10 @@ def build_parser() -> OneLineParser:
         help="Paragraph Vector IR triplets (Le & Mikolov 2014, 3.3) from a BEIR folder or an mteb retrieval task",
     )
     ir.add_argument("beir_folder", nargs="?", help="folder with corpus.jsonl, queries.jsonl, qrels/")
-    ir.add_argument("--mteb-task", help="an installed mteb retrieval task instead of a folder")
-    ir.add_argument("--mteb-split", default="test")
+    ir.add_argument(
+        "--mteb-task", help="an installed mteb retrieval task instead of a folder (default: none, the folder is read)"
+    )
+    ir.add_argument("--mteb-split", default="test", help="the split of --mteb-task whose queries and qrels are used")
     ir.add_argument(
         "--qrels",
         help=(
@@ -217,8 +280,9 @@ def build_parser() -> OneLineParser:
         ),
     )
     ir.add_argument("--name", required=True, type=dataset_name, help="letters and digits; the task is <name>IRTriplets")
-    ir.add_argument("--out", required=True)
-    ir.add_argument("--seed", type=int, default=0)
+    ir.add_argument("--out", required=True, help="parent folder; the dataset folder is OUT/NAME")
+    add_force(ir)
+    ir.add_argument("--seed", type=seed, default=0, help="seed of the pair and negative sampling")
     ir.add_argument("--min-grade", type=non_negative_float, default=1, help="smallest qrels gain counted as relevant")
     ir.add_argument(
         "--max-per-query",
@@ -226,7 +290,12 @@ def build_parser() -> OneLineParser:
         default=None,
         help="most (p1, p2) pairs per query (default: mteb_contrastive.data.ir_triplets.DEFAULT_MAX_PER_QUERY = 50)",
     )
-    ir.add_argument("--negative", choices=["other-query", "random"], default="other-query")
+    ir.add_argument(
+        "--negative",
+        choices=["other-query", "random"],
+        default="other-query",
+        help="the third document: relevant to another query (the paper's), or any document",
+    )
     ir.add_argument(
         "--language",
         default=None,
@@ -236,9 +305,17 @@ def build_parser() -> OneLineParser:
         ),
     )
     m = sub.add_parser("main", help="the main job (see README)")
-    m.add_argument("--out", default="build")
-    m.add_argument("--shared")
-    m.add_argument("--models", nargs="+", default=["sentence-transformers/all-MiniLM-L6-v2", "mteb/baseline-bm25s"])
+    m.add_argument("--out", default="build", help="output folder: results/ and, offline, datasets/")
+    m.add_argument(
+        "--shared",
+        help="shared data folder (default: $MTEB_CONTRASTIVE_SHARED, else ../shared/data beside the checkout)",
+    )
+    m.add_argument(
+        "--models",
+        nargs="+",
+        default=["sentence-transformers/all-MiniLM-L6-v2", "mteb/baseline-bm25s"],
+        help="mteb model names, one mteb run each",
+    )
     r = sub.add_parser(
         "report",
         help="the report (every task family, chance levels) of an mteb --output-folder; printed, or written with --out",
@@ -280,6 +357,7 @@ def build_parser() -> OneLineParser:
     quoter_cli.add_parsers(sub)
     attribution_cli.add_parsers(sub)
     training_cli.add_parsers(sub)
+    ap.epilog = _grouped_commands(helps)
     return ap
 
 
@@ -287,10 +365,14 @@ def main(argv: list[str] | None = None) -> int:
     """Run one ``mteb-contrastive`` subcommand; bad input is one stderr line and exit status 2."""
     ap = build_parser()
     args = ap.parse_args(argv)
+    from mteb_contrastive.data.errors import DataError
+
+    try:
+        check_outputs(args)  # where it writes, before any work: one line, exit 2
+    except (DataError, OSError) as exc:
+        return print_error(exc)
     if args.cmd in training_cli.COMMANDS:
         return training_cli.run(args)
-
-    from mteb_contrastive.data.errors import DataError
 
     try:
         if args.cmd == "seed-model":
@@ -302,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
             from mteb_contrastive.data.halvest_builder import build_halvest_dataset
             from mteb_contrastive.data.languages import languages_from_rows, resolve_languages
 
-            docs = read_corpus(args.corpus, topic_field=args.topic_field)
+            docs = read_corpus(args.corpus, topic_field=args.topic_field, fields=field_map(args))
             given = [args.mteb_language] if args.mteb_language else ([args.language] if args.language else None)
             if (
                 resolve_languages(
@@ -332,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
                     topic_field=args.topic_field,
                     normalise=args.normalise,
                     duplicates=args.duplicates,
+                    force=args.force,
                 )
             )
         elif args.cmd == "build-taln":
@@ -346,6 +429,7 @@ def main(argv: list[str] | None = None) -> int:
             if language is not None and mteb_language(language) is None:
                 ap.error(f"argument --language: {language!r} is not a language code mteb knows; give e.g. eng-Latn")
             if args.mteb_task:
+                check_mteb_task(args.mteb_task, args.mteb_split)
                 corpus, queries, qrels = irt.collection_from_mteb_task(args.mteb_task, args.mteb_split)
                 source = f"mteb task {args.mteb_task} ({args.mteb_split})"
                 if language is None:
@@ -376,6 +460,7 @@ def main(argv: list[str] | None = None) -> int:
                     negative=args.negative,
                     language=mteb_language(language),
                     source=source,
+                    force=args.force,
                 )
             )
         elif args.cmd == "main":
@@ -404,6 +489,36 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def check_mteb_task(name: str, split: str) -> None:
+    """``build-ir-triplets --mteb-task NAME --mteb-split SPLIT``: an mteb retrieval task with that split.
+
+    Raises:
+        InputError: a name mteb does not know (with the nearest names), a task that is not a
+            retrieval task, a split the task does not evaluate.
+    """
+    import difflib
+
+    import mteb
+
+    from mteb_contrastive.data.errors import InputError
+
+    try:
+        task = mteb.get_task(name)
+    except KeyError:
+        names = [t.metadata.name for t in mteb.get_tasks(task_types=["Retrieval"])]
+        near = difflib.get_close_matches(name, names, n=3)
+        raise InputError(
+            f"--mteb-task {name}: not a task mteb knows; give an mteb retrieval task"
+            + (f", e.g. {', '.join(near)}" if near else " (mteb.get_tasks(task_types=['Retrieval']) lists them)")
+        ) from None
+    if task.metadata.type != "Retrieval":
+        raise InputError(f"--mteb-task {name}: a {task.metadata.type} task; give an mteb retrieval task")
+    if split not in task.metadata.eval_splits:
+        raise InputError(
+            f"--mteb-split {split}: {name} has no such split; give one of {', '.join(task.metadata.eval_splits)}"
+        )
+
+
 def report_command(args: argparse.Namespace) -> int:
     """``mteb-contrastive report``: the one reader's report of a results folder."""
     results = Path(args.results)
@@ -416,7 +531,7 @@ def report_command(args: argparse.Namespace) -> int:
         print(content_table(results) if args.content_table else languages_table(results))
         return 0
     if args.author_table:
-        from mteb_contrastive.data.errors import read_json
+        from mteb_contrastive.data.readers import read_json
         from mteb_contrastive.report.tables import author_table
 
         timings = read_json(args.timings, what="timings file") if args.timings else {}
@@ -425,17 +540,30 @@ def report_command(args: argparse.Namespace) -> int:
     preds = {}
     for item in args.predictions:
         model, sep, folder = item.partition("=")
-        if not sep:
-            print(f"error: --predictions {item}: expected MODEL=DIR", file=sys.stderr)
-            return 2
+        if not sep or not model or not folder:
+            return print_error(f"--predictions {item}: expected MODEL=DIR, e.g. org/model=build/release/predictions")
+        if not Path(folder).is_dir():
+            return print_error(
+                f"--predictions {item}: {folder}: no such folder; give the --prediction-folder of the model's mteb run"
+            )
         preds[model] = Path(folder)
-    from mteb_contrastive.report.write import build_report, render_markdown, write_report
+    if args.reference is not None or preds:
+        from mteb_contrastive.report.reader import read_results
+
+        found = sorted({r.model for r in read_results(results)})
+        for option, name in [("--reference", args.reference)] + [("--predictions", m) for m in preds]:
+            if name is not None and name not in found:
+                return print_error(
+                    f"{option} {name}: no result of this model in {results}; "
+                    f"give one of the models found there: {', '.join(found) or '(none)'}"
+                )
+    from mteb_contrastive.report.write import build, render_markdown, write_report
 
     if args.out:
         print(write_report(results, args.out, prediction_dirs=preds, reference_model=args.reference))
     else:
-        rep = build_report(results, prediction_dirs=preds, reference_model=args.reference, plots_dir=None)
-        if not rep["rows"]:
+        rep = build(results, prediction_dirs=preds, reference_model=args.reference, plots_dir=None)
+        if not rep.rows:
             print(f"error: {results}: no mteb result files found", file=sys.stderr)
             return 2
         print(render_markdown(rep))

@@ -14,7 +14,17 @@ import argparse
 import json
 from pathlib import Path
 
-from mteb_contrastive.cli.args import dataset_name, non_negative_float, open_fraction, positive_int
+from mteb_contrastive.cli.args import (
+    Shares,
+    add_field_options,
+    dataset_name,
+    field_map,
+    non_negative_float,
+    open_fraction,
+    positive_int,
+    seed,
+)
+from mteb_contrastive.cli.outputs import add_force
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -30,11 +40,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
             "JSONL {id, author, text[, group, language]}"
         ),
     )
-    b.add_argument("path")
+    b.add_argument("path", help="the file of the kind: a JSON Lines file (.jsonl or .jsonl.gz)")
     b.add_argument(
         "--name", required=True, type=dataset_name, help="letters and digits; the task is <name>Verification"
     )
-    b.add_argument("--out", required=True)
+    b.add_argument("--out", required=True, help="parent folder; the dataset folder is OUT/NAME")
+    add_force(b)
     b.add_argument(
         "--chunk-words",
         type=positive_int,
@@ -49,12 +60,17 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "--split-ratios",
         type=non_negative_float,
         nargs=3,
+        action=Shares,
         default=[0.4, 0.3, 0.3],
         metavar=("TRAIN", "VALIDATION", "TEST"),
+        help="shares of the authors in each split: three numbers >= 0 that sum to 1, test > 0",
     )
-    b.add_argument("--pairs-per-author", type=positive_int, default=20)
-    b.add_argument("--positive-ratio", type=open_fraction, default=0.5)
-    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--pairs-per-author", type=positive_int, default=20, help="pairs drawn per author and split")
+    b.add_argument(
+        "--positive-ratio", type=open_fraction, default=0.5, help="share of same-author pairs, between 0 and 1"
+    )
+    b.add_argument("--seed", type=seed, default=0, help="seed of the author split, chunk and pair sampling")
+    add_field_options(b)
     b.add_argument(
         "--languages",
         nargs="+",
@@ -68,7 +84,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "--normalise",
         choices=["edition"],
         default=None,
-        help="edition: remove soft hyphens, unify dashes, Serbian Latin -> Cyrillic (docs/stylometry.md)",
+        help="edition: remove soft hyphens, unify dashes, Serbian Latin -> Cyrillic (docs/stylometry.md); "
+        "default: texts as given",
     )
     b.add_argument(
         "--duplicates",
@@ -84,18 +101,21 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         default=None,
         help=(
             "a field of the rows (a fandom, domain, keyword, genre): same-author pairs then come from two topics, "
-            "different-author pairs from one (Kirby's topic-controlled pairs)"
+            "different-author pairs from one (Kirby's topic-controlled pairs); default: none"
         ),
     )
     p = sub.add_parser(
         "build-pan-benchmarks",
         help="the verification benchmarks of shared/data (PAN14Known, ELTeC in five languages)",
     )
-    p.add_argument("--shared")
-    p.add_argument("--out", default="build/verification")
+    p.add_argument(
+        "--shared",
+        help="shared data folder (default: $MTEB_CONTRASTIVE_SHARED, else ../shared/data beside the checkout)",
+    )
+    p.add_argument("--out", default="build/verification", help="parent folder of the built benchmark folders")
     s = sub.add_parser("pan-score", help="score a PAN answers file against a truth file (official PAN metrics)")
-    s.add_argument("truth")
-    s.add_argument("answers")
+    s.add_argument("truth", help='PAN truth file: JSON Lines {"id", "same": true|false[, "authors"]}')
+    s.add_argument("answers", help='PAN answers file: JSON Lines {"id", "value": 0..1}; an id left out counts as 0.5')
     s.add_argument(
         "--year",
         type=int,
@@ -113,7 +133,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         ),
     )
     r = sub.add_parser("pan-report", help="markdown table of the verification results in an mteb --output-folder")
-    r.add_argument("results")
+    r.add_argument("results", help="an mteb --output-folder")
 
 
 def run(args: argparse.Namespace, shared_dir) -> int | None:
@@ -127,7 +147,9 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
         from mteb_contrastive.data.normalise import normalise_documents
 
         # normalised first: a transliterated Serbian novel is Cyrillic when the languages are read
-        docs = normalise_documents(load_documents(args.kind, args.path, topic_field=args.topic_field), args.normalise)
+        docs = normalise_documents(
+            load_documents(args.kind, args.path, topic_field=args.topic_field, fields=field_map(args)), args.normalise
+        )
         langs = resolve_languages(
             languages_from_rows(docs, args.path), args.languages, source=args.path, option="--languages"
         )
@@ -158,6 +180,7 @@ def run(args: argparse.Namespace, shared_dir) -> int | None:
                 normalise=args.normalise,
                 duplicates=args.duplicates,
                 topic_field=args.topic_field,
+                force=args.force,
             )
         )
         return 0

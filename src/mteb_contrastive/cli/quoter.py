@@ -11,18 +11,23 @@ from __future__ import annotations
 
 import argparse
 
+from mteb_contrastive.cli.args import Increasing, closed_fraction, dataset_name, non_negative_int, seed
+
 COMMANDS = ("build-quoter",)
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Add ``build-quoter`` to ``mteb-contrastive``'s subparsers."""
+    from mteb_contrastive.cli.outputs import add_force
     from mteb_contrastive.data.quoter import SHARED_PROPORTIONS, SHUFFLE_SEED, SPLIT_RULES
 
     q = sub.add_parser(
         "build-quoter", help="a QuoteR task (<NAME>QuoteRRetrieval) from your own left<TAB>quote<TAB>right file"
     )
     q.add_argument("file", help="QuoteR line file: left_context<TAB>quote<TAB>right_context per line, UTF-8")
-    q.add_argument("--name", required=True, help="letters and digits; the task is <NAME>QuoteRRetrieval")
+    q.add_argument(
+        "--name", required=True, type=dataset_name, help="letters and digits; the task is <NAME>QuoteRRetrieval"
+    )
     q.add_argument(
         "--language",
         required=True,
@@ -33,6 +38,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         required=True,
         help="parent folder; the task folder is OUT/NAME (point MTEB_CONTRASTIVE_DATASETS at OUT)",
     )
+    add_force(q)
     q.add_argument(
         "--split",
         choices=SPLIT_RULES,
@@ -44,21 +50,24 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     q.add_argument(
         "--proportions",
-        type=float,
+        type=closed_fraction,
         nargs=2,
+        action=Increasing,
         default=list(SHARED_PROPORTIONS),
         metavar=("TRAIN_END", "VALID_END"),
         help="cut points as fractions of the lines (default 0.8 0.9: 80/10/10)",
     )
     q.add_argument(
-        "--seed", type=int, default=SHUFFLE_SEED, help=f"shuffle seed (default {SHUFFLE_SEED}, the shared files')"
+        "--seed", type=seed, default=SHUFFLE_SEED, help="shuffle seed (default: %(default)s, the shared files')"
     )
     q.add_argument(
         "--boundaries",
-        type=int,
+        type=non_negative_int,
         nargs=2,
+        action=Increasing,
         metavar=("TRAIN_END", "VALID_END"),
-        help="line-order only: explicit cut lines, e.g. 101171 113942 for the official english.txt",
+        help="line-order only: explicit cut lines, e.g. 101171 113942 for the official english.txt "
+        "(default: --proportions)",
     )
 
 
@@ -78,6 +87,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int | None
             proportions=tuple(args.proportions),
             seed=args.seed,
             boundaries=tuple(args.boundaries) if args.boundaries else None,
+            force=args.force,
         )
     except FileNotFoundError as exc:
         parser.exit(2, f"error: {exc.filename or args.file}: no such file; give the path of your QuoteR file\n")

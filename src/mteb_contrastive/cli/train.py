@@ -29,25 +29,42 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import sys
 from typing import Any
 
-from mteb_contrastive.cli.args import non_negative_float
+from mteb_contrastive.cli.args import (
+    add_field_options,
+    closed_fraction,
+    field_map,
+    non_negative_float,
+    non_negative_int,
+    open_fraction,
+    positive_float,
+    positive_int,
+    seed,
+    steps,
+)
 
 COMMANDS = ("train", "train-cross-encoder", "train-reranker")
+
+#: loggers that log INFO lines while their library loads (faiss's loader tries each CPU build in turn:
+#: 11 lines before anything else); set to WARNING by the training commands, which log INFO themselves.
+#: (Not :func:`mteb_contrastive.plugin.quiet.quiet_libraries`: importing the plugin before mteb is a cycle.)
+LOADING_LOGGERS = ("faiss", "jieba", "bm25s", "numexpr")
 
 
 def _head_opt(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--head-lr-multiplier",
-        type=non_negative_float,
+        type=positive_float,
         default=20.0,
         help="the classification head (new and randomly initialised unless --base-model is already a "
-        "cross-encoder) learns at this x --learning-rate",
+        "cross-encoder) learns at this x --learning-rate (a factor > 0)",
     )
 
 
-def _common(p: argparse.ArgumentParser) -> None:
+def _common(
+    p: argparse.ArgumentParser, batch_help: str = "texts per batch, two per author: an even number >= 4"
+) -> None:
     from mteb_contrastive.training.presets import DEFAULT_PRESET, PRESETS
 
     p.add_argument("--out", required=True, help="output model folder (checkpoints go to OUT.checkpoints)")
@@ -63,15 +80,38 @@ def _common(p: argparse.ArgumentParser) -> None:
         default=None,
         help="sentence-transformers model name or folder (default: the preset's; ours-cpu: bundled all-MiniLM-L6-v2)",
     )
-    p.add_argument("--context-length", type=int, default=None, help="tokens per text (pair for a cross-encoder)")
-    p.add_argument("--batch-size", type=int, default=None, help="texts per batch: two per author")
-    p.add_argument("--learning-rate", type=float, default=None)
-    p.add_argument("--epochs", type=int, default=None)
-    p.add_argument("--warmup-ratio", type=float, default=None)
-    p.add_argument("--weight-decay", type=float, default=None)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-steps", type=int, default=-1, help="stop after N optimiser steps")
-    p.add_argument("--logging-steps", type=int, default=0, help="log the loss every N steps (0: each epoch)")
+    p.add_argument(
+        "--context-length",
+        type=positive_int,
+        default=None,
+        help="tokens per text (per pair for a cross-encoder), >= 8 (default: the preset's)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=None,
+        help=f"{batch_help} (default: the preset's)",
+    )
+    p.add_argument(
+        "--learning-rate", type=positive_float, default=None, help="peak learning rate, > 0 (default: the preset's)"
+    )
+    p.add_argument(
+        "--epochs", type=positive_int, default=None, help="passes over the data, >= 1 (default: the preset's)"
+    )
+    p.add_argument(
+        "--warmup-ratio",
+        type=closed_fraction,
+        default=None,
+        help="share of the steps with a rising learning rate, from 0 to 1 (default: the preset's)",
+    )
+    p.add_argument(
+        "--weight-decay", type=non_negative_float, default=None, help="AdamW weight decay, >= 0 (default: the preset's)"
+    )
+    p.add_argument("--seed", type=seed, default=0, help="seed of the split, the sampler and the initialisation")
+    p.add_argument("--max-steps", type=steps, default=-1, help="stop after N optimiser steps (-1: no limit)")
+    p.add_argument(
+        "--logging-steps", type=non_negative_int, default=0, help="log the loss every N steps (0: once an epoch)"
+    )
     p.add_argument(
         "--selection-metric",
         choices=["f1", "auc"],
@@ -85,7 +125,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         default=None,
         help="validate and save a checkpoint every N optimiser steps (default 0: every epoch, as the authors)",
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars (default: bars on)")
 
 
 def _author_opts(p: argparse.ArgumentParser) -> None:
@@ -94,8 +134,9 @@ def _author_opts(p: argparse.ArgumentParser) -> None:
         action="append",
         required=True,
         metavar="KIND=PATH",
-        help="documents; KIND in corpus, eltec, pan14, taln, pan-folder; repeatable",
+        help="documents; KIND in corpus, eltec, pan14, taln, pan-folder; repeatable (at least one)",
     )
+    add_field_options(p)
     p.add_argument(
         "--duplicates",
         choices=["refuse", "collapse"],
@@ -110,13 +151,13 @@ def _author_opts(p: argparse.ArgumentParser) -> None:
         metavar="FOLDER",
         help=(
             "a PAN-format benchmark: its validation/test authors are removed from training, "
-            "its validation pairs validate"
+            "its validation pairs validate; repeatable (default: none, --validation-share instead)"
         ),
     )
     p.add_argument(
         "--drop-overlapping",
         action="store_true",
-        help="train without the documents that hold a validation or test text (instead of stopping)",
+        help="train without the documents that hold a validation or test text (default: stop instead)",
     )
     p.add_argument(
         "--validation-docs",
@@ -127,22 +168,40 @@ def _author_opts(p: argparse.ArgumentParser) -> None:
         "from training, and the validation pairs are cut from these documents; repeatable",
     )
     p.add_argument(
-        "--validation-share", type=float, default=0.2, help="share of authors held out for validation when no --holdout"
+        "--validation-share",
+        type=open_fraction,
+        default=0.2,
+        help="share of the authors held out for validation when no --holdout, between 0 and 1",
     )
-    p.add_argument("--validation-pairs-per-author", type=int, default=4)
+    p.add_argument(
+        "--validation-pairs-per-author",
+        type=positive_int,
+        default=4,
+        help="validation pairs drawn per held-out author (--validation-share)",
+    )
     p.add_argument(
         "--topic-field",
         default=None,
+        metavar="FIELD",
         help="a field of the documents (fandom, domain, keyword, genre): the validation pairs (--validation-share "
         "or --validation-docs) are then topic-controlled (same author + different topic vs different author + same "
         "topic), and training documents sharing a topic with a validation document are dropped (the authors hold "
-        "validation fandoms out of training)",
+        "validation fandoms out of training); default: none",
     )
     p.add_argument(
-        "--max-validation-pairs", type=int, default=None, help="a seeded, class-balanced sample of the validation pairs"
+        "--max-validation-pairs",
+        type=positive_int,
+        default=None,
+        help="a seeded, class-balanced sample of at most N validation pairs (default: all)",
     )
-    p.add_argument("--no-rotation", action="store_true", help="no random span rotation (the paper's ablation)")
-    p.add_argument("--resume", action="store_true", help="continue from the last checkpoint in OUT.checkpoints")
+    p.add_argument(
+        "--no-rotation", action="store_true", help="no random span rotation (the paper's ablation; default: rotate)"
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue from the last checkpoint in OUT.checkpoints (default: start anew)",
+    )
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -150,30 +209,43 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     t = sub.add_parser("train", help="Kirby's contrastive recipe (SupCon over authors, span rotation)")
     _author_opts(t)
     _common(t)
-    t.add_argument("--temperature", type=float, default=None)
+    t.add_argument(
+        "--temperature", type=positive_float, default=None, help="SupCon temperature, > 0 (default: the preset's)"
+    )
     t.add_argument(
         "--cached",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="gradient caching over --mini-batch-size texts (the authors' GradCache micro-batches)",
+        help="gradient caching over --mini-batch-size texts (the authors' GradCache micro-batches; "
+        "default: the preset's)",
     )
-    t.add_argument("--mini-batch-size", type=int, default=None, help="texts per forward pass of the cached loss")
+    t.add_argument(
+        "--mini-batch-size",
+        type=positive_int,
+        default=None,
+        help="texts per forward pass of the cached loss, >= 1 (default: the preset's)",
+    )
     c = sub.add_parser("train-cross-encoder", help="the pair-classification rival (cross-encoder, sigmoid, same data)")
     _author_opts(c)
     _common(c)
     _head_opt(c)
     r = sub.add_parser("train-reranker", help="a cross-encoder reranker on a QuoteR file's train split, BM25 negatives")
-    r.add_argument("quoter_file")
-    _common(r)
+    r.add_argument("quoter_file", help="a QuoteR line file (left<TAB>quote<TAB>right per line, UTF-8)")
+    _common(r, batch_help="(query, candidate) pairs per batch: each training query's gold and its BM25 negatives")
     _head_opt(r)
-    r.add_argument("--n-negatives", type=int, default=3)
-    r.add_argument("--max-queries", type=int, default=None)
-    r.add_argument("--language", default="en", choices=["en", "zh"])
+    r.add_argument("--n-negatives", type=positive_int, default=3, help="BM25 negatives per query")
+    r.add_argument(
+        "--max-queries",
+        type=positive_int,
+        default=None,
+        help="a seeded sample of at most N training queries (default: all)",
+    )
+    r.add_argument("--language", default="en", choices=["en", "zh"], help="language of the file (BM25 tokenisation)")
     r.add_argument(
         "--official",
         default=None,
         choices=["english", "modern_chinese", "ancient_chinese"],
-        help="an official QuoteR file's split boundaries",
+        help="an official QuoteR file's split boundaries (default: the shuffled 80/10/10 split)",
     )
 
 
@@ -219,7 +291,7 @@ def balanced_sample(pairs: list[dict[str, Any]], n: int | None, seed: int) -> li
 
 
 def read_documents(
-    specs: list[str], topic_field: str | None
+    specs: list[str], topic_field: str | None, fields: Any = None
 ) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, int]]]]:
     """Documents of every ``--docs KIND=PATH`` (ids prefixed ``KIND:``) and each one's (file, position:
     :func:`~mteb_contrastive.data.errors.position`).
@@ -237,7 +309,7 @@ def read_documents(
         kind, sep, path = spec.partition("=")
         if not sep or kind not in SOURCES:
             raise TrainingDataError("--docs", f"expected KIND=PATH with KIND in {', '.join(SOURCES)}, got {spec!r}")
-        rows = load_documents(kind, path, topic_field=topic_field)
+        rows = load_documents(kind, path, topic_field=topic_field, fields=fields)
         docs += [{**d, "id": f"{kind}:{d['id']}"} for d in rows]
         where += [(path, position(rows, i)) for i in range(len(rows))]
     return docs, where
@@ -297,6 +369,7 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
 
     from mteb_contrastive.data.content import apply_duplicate_rule
     from mteb_contrastive.data.pan import load_split
+    from mteb_contrastive.data.readers import read_json
     from mteb_contrastive.training.data import (
         TrainingDataError,
         held_out_authors,
@@ -305,7 +378,7 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
         validation_pairs,
     )
 
-    docs, where = read_documents(args.docs, args.topic_field)
+    docs, where = read_documents(args.docs, args.topic_field, field_map(args))
     counts: dict[str, Any] = {"documents_read": len(docs)}
     docs, dup = apply_duplicate_rule(
         docs, args.duplicates, " ".join(args.docs), option="--duplicates collapse", where=lambda i: where[i]
@@ -322,7 +395,11 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
             for split in held_out:
                 held_out[split] += load_split(folder, split)
             info_file = Path(folder) / "mteb_contrastive.json"
-            info = json.loads(info_file.read_text()) if info_file.is_file() else {}
+            info = read_json(info_file) if info_file.is_file() else {}  # one line for a cut or non-JSON file
+            if not isinstance(info, dict):
+                raise TrainingDataError(
+                    info_file, "expected a JSON object (the folder's info file); rebuild the folder"
+                )
             topic.append(bool(info.get("topic_controlled")))
         before = len(docs)
         docs = [d for d in docs if d["author"] not in excluded]
@@ -400,9 +477,12 @@ def run(args: argparse.Namespace) -> int | None:
     """Run a training subcommand; None when ``args.cmd`` is not one of them. Exit 2 on bad input."""
     if args.cmd not in COMMANDS:
         return None
+    from mteb_contrastive.cli.args import print_error
     from mteb_contrastive.data.errors import DataError
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    for name in LOADING_LOGGERS:  # the training's INFO lines, not the libraries' loading chatter
+        logging.getLogger(name).setLevel(logging.WARNING)
     try:
         cfg = _config(args)
         cfg.check()
@@ -436,11 +516,7 @@ def run(args: argparse.Namespace) -> int | None:
                 source=" ".join(args.docs),
                 data_counts=counts,
             )
-    except DataError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except (DataError, OSError) as exc:  # bad input: one line, as every other command
+        return print_error(exc)
     print(json.dumps(summary, default=str), flush=True)
     return 0

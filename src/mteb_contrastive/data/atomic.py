@@ -5,29 +5,43 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import re
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from mteb_contrastive.data.places import apply_umask_modes
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``.
 
-    Temporaries left beside ``path`` by a killed earlier write are removed first.
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path beside ``path`` (``.<name>.<pid>.<random>.tmp``); on success it gets the
+    umask's mode and replaces ``path`` (``os.replace``), on an exception it is removed.
+
+    Temporaries a killed earlier write of ``path`` left are removed first (:func:`remove_stale_temporaries`).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(name)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        yield tmp
+        apply_umask_modes(tmp)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``
+    (:func:`atomic_file`: the umask's mode; temporaries of killed earlier writes removed first)."""
+    with atomic_file(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
 
 
 def _pid_alive(pid: int) -> bool:
@@ -43,9 +57,11 @@ def _pid_alive(pid: int) -> bool:
 def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
     """Remove the hidden temporaries that killed builds of ``path`` left beside it.
 
-    A build writes ``.<name>.<pid>.<random>.tmp`` (and, while swapping, ``.<name>.old-<pid>``);
-    one whose process is gone (or in the older ``.<name>.<random>.tmp`` form, without a pid) is
-    removed. A live build's temporary is left alone.
+    A build or write makes ``.<name>.<pid>.<random>.tmp`` (and, while swapping, ``.<name>.old-<pid>``;
+    an older plot writer ``.<name>.<pid>.tmp.png``); one whose process is gone (or in the older
+    ``.<name>.<random>.tmp`` form, without a pid) is removed. A live process's temporary is left
+    alone, and so are the temporaries of other names (:func:`sweep_stale` clears a whole folder that
+    the caller owns).
 
     Returns:
         the removed paths.
@@ -56,7 +72,7 @@ def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
         return removed
     for p in path.parent.glob(f".{glob.escape(path.name)}.*"):
         rest = p.name[len(path.name) + 2 :]
-        if rest.endswith(".tmp"):
+        if rest.endswith(".tmp") or rest.endswith(".tmp.png"):
             head = rest.split(".", 1)[0]
         elif rest.startswith("old-"):
             head = rest[4:]
@@ -73,13 +89,65 @@ def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
     return removed
 
 
+#: the hidden temporaries this package writes: ``.<name>.<pid>.<random>.tmp`` (files, folders,
+#: ``.staged.<pid>.<random>.tmp`` stages), ``.<name>.old-<pid>`` (a folder being swapped out) and the
+#: older plot form ``.<name>.<pid>.tmp.png``
+_TEMPORARY = re.compile(r"^\.(?P<name>.+?)\.(?:(?P<pid>\d+)\.(?:[^./]+\.tmp|tmp\.png)|old-(?P<old>\d+))$")
+
+
+def sweep_stale(folder: str | os.PathLike) -> list[Path]:
+    """Remove every temporary (:data:`_TEMPORARY`) in ``folder`` whose process is gone: what a killed
+    write, build, plot or ``mteb run`` save left. A live process's temporary is left alone.
+
+    Returns:
+        the removed paths.
+    """
+    folder = Path(folder)
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for e in entries:
+        m = _TEMPORARY.match(e.name)
+        if not m:
+            continue
+        pid = int(m.group("pid") or m.group("old"))
+        if pid != os.getpid() and _pid_alive(pid):
+            continue
+        p = Path(e.path)
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
+        removed.append(p)
+    return removed
+
+
+def sweep_stale_tree(root: str | os.PathLike, depth: int = 4) -> list[Path]:
+    """:func:`sweep_stale` in ``root`` and in its non-hidden folders down to ``depth`` levels (an
+    output folder: ``results/``, ``results/<model>/<revision>/``, ``predictions/<model>/<revision>/``,
+    ``plots/``), so no temporary of a killed run survives the next run, whatever it recomputes."""
+    removed = sweep_stale(root)
+    if depth > 0:
+        try:
+            subs = [e.path for e in os.scandir(root) if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")]
+        except OSError:
+            subs = []
+        for sub in subs:
+            removed += sweep_stale_tree(sub, depth - 1)
+    return removed
+
+
 @contextlib.contextmanager
-def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
+def atomic_folder(path: str | os.PathLike, before_replace: Callable[[], None] | None = None) -> Iterator[Path]:
     """Yield a temporary folder beside ``path``; on success it replaces ``path`` as a whole.
 
     On any exception the temporary folder is removed and an existing ``path`` is left untouched.
-    Temporaries left by a killed earlier build are removed first
-    (:func:`remove_stale_temporaries`).
+    Temporaries left by a killed earlier build are removed first (:func:`remove_stale_temporaries`). The folder
+    and its files get the umask's modes (not a temporary's 0700 / 0600). ``before_replace`` is
+    called just before the swap (a check that may raise: then nothing is moved).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -87,16 +155,23 @@ def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"))
     try:
         yield tmp
+        if before_replace is not None:
+            before_replace()
+        apply_umask_modes(tmp)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     old = None
-    if path.exists():
+    if path.exists() or path.is_symlink():
         old = path.parent / f".{path.name}.old-{os.getpid()}"
         os.replace(path, old)
     os.replace(tmp, path)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    if old is not None:  # what was replaced (a failure to remove it leaves it to the next sweep, not an error)
+        if old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                old.unlink()
 
 
 @contextlib.contextmanager

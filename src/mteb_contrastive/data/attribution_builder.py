@@ -43,19 +43,22 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.data.atomic import atomic_folder
-from mteb_contrastive.data.corpus import iter_jsonl
+from mteb_contrastive.data.built_folder import built_folder
+from mteb_contrastive.data.content import DUPLICATE_RULES, apply_duplicate_rule, content_key
 from mteb_contrastive.data.errors import DataError, LineRows, position, where
+from mteb_contrastive.data.fields import MISSING, FieldMap, describe, id_value, mapped, text_value
 from mteb_contrastive.data.languages import languages_from_rows, resolve_languages, stated_fallback
+from mteb_contrastive.data.readers import iter_jsonl
 from mteb_contrastive.data.verification_builder import chunk_text
 from mteb_contrastive.identity import fingerprint, nfc
 
 KIND = "attribution"
 TEXTS_FILE = "texts.jsonl"
+#: the command that builds this kind, and the data files it writes (:mod:`mteb_contrastive.data.built_folder`)
+COMMAND, OUTPUTS = "build-attribution", (TEXTS_FILE,)
 KNOWN, QUESTIONED = "known", "questioned"
 #: what a composite (joint or "X or Y") label becomes
 COMPOSITE_RULES = ("refuse", "questioned")
-_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 _SEPARATORS = re.compile(r"\s+(?:or|and)\s+|\s*[&/;|]\s*", re.IGNORECASE)
 _OR = re.compile(r"\s+or\s+", re.IGNORECASE)
 
@@ -76,14 +79,16 @@ def _author_label(row: dict[str, Any], pos: dict[str, int], source: object) -> t
         if authors is None:
             return None, []
         if not isinstance(authors, list) or not all(isinstance(a, (str, int)) for a in authors):
-            raise DataError(source, "expected a list of author names", **pos, field="authors")
+            raise DataError(
+                source, f"expected a list of author names, found {describe(authors)}", **pos, field="authors"
+            )
         names = [nfc(str(a).strip()) for a in authors if str(a).strip()]
         return (" and ".join(names) if names else None), names
     author = row.get("author")
     if author is None or (isinstance(author, str) and not author.strip()):
         return None, []
     if not isinstance(author, (str, int)) or isinstance(author, bool):
-        raise DataError(source, f"expected an author name, got {type(author).__name__}", **pos, field="author")
+        raise DataError(source, f"expected an author name, found {describe(author)}", **pos, field="author")
     return nfc(str(author).strip()), []
 
 
@@ -111,18 +116,13 @@ def classify_rows(
     staged = []
     seen: dict[str, int] = {}
     for i, row in enumerate(rows):
-        v = row.get("id")
-        if not isinstance(v, (str, int)) or isinstance(v, bool) or not str(v).strip():
-            raise DataError(source, "missing or empty", **position(rows, i), field="id")
-        did = nfc(str(v))
+        did = id_value(row.get("id", MISSING), source, position(rows, i))
         if did in seen:
             raise DataError(
                 source, f"duplicate id {did!r} (first at {where(rows, seen[did])})", **position(rows, i), field="id"
             )
         seen[did] = i
-        text = row.get("text")
-        if not isinstance(text, str) or not text.strip():
-            raise DataError(source, "missing or empty", **position(rows, i), field="text")
+        text_value(row.get("text", MISSING), source, position(rows, i))
         label, names = _author_label(row, position(rows, i), source)
         flagged = None
         if questioned_field and row.get(questioned_field) is not None:
@@ -176,6 +176,69 @@ def classify_rows(
     return out
 
 
+def apply_text_rule(
+    texts: list[dict[str, Any]], rows: Sequence[dict[str, Any]], rule: str, source: object
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The duplicate-text rule of every builder (:func:`mteb_contrastive.data.content.apply_duplicate_rule`)
+    on classified texts (:func:`classify_rows`, one per row of ``rows``, in order).
+
+    Known texts: a copy (same content: NFC, whitespace-normalised) under the same author is kept once; a
+    text under two authors is an error naming both rows (``"refuse"``) or merges the authors
+    (``"collapse"``). Questioned texts: a copy of another questioned text is kept once; a copy of a
+    known text is an error (``"refuse"``: its author would be read off the copy) or dropped
+    (``"collapse"``: the text is known).
+
+    Returns:
+        (texts, report: ``rule``, ``rows``, ``rows_dropped``, ...).
+
+    Raises:
+        DataError: a text under two authors, or a questioned copy of a known text (``"refuse"``).
+        ValueError: an unknown rule.
+    """
+    if rule not in DUPLICATE_RULES:
+        raise ValueError(f"duplicates must be one of {DUPLICATE_RULES}, got {rule!r}")
+    known_at = [i for i, t in enumerate(texts) if t["role"] == KNOWN]
+    option = "--duplicates collapse (build-attribution)"
+    known, report = apply_duplicate_rule(
+        [texts[i] for i in known_at], rule, source, option=option, where=lambda j: (source, position(rows, known_at[j]))
+    )
+    first_known: dict[str, int] = {}
+    for i in known_at:
+        first_known.setdefault(content_key(texts[i]["text"]), i)
+    seen_q: set[str] = set()
+    questioned, dropped = [], 0
+    for i, t in enumerate(texts):
+        if t["role"] != QUESTIONED:
+            continue
+        k = content_key(t["text"])
+        if k in first_known:
+            if rule == "refuse":
+                j = first_known[k]
+                raise DataError(
+                    source,
+                    f"questioned text {t['id']!r} is a copy (after NFC and whitespace normalisation) of the known "
+                    f"text {texts[j]['id']!r} of {texts[j]['author']!r} ({where(rows, j)}); its author would be "
+                    f"read off the copy: remove one, or pass {option} to drop the questioned copy",
+                    **position(rows, i),
+                    field="text",
+                )
+            dropped += 1
+            continue
+        if k in seen_q:
+            dropped += 1
+            continue
+        seen_q.add(k)
+        questioned.append(t)
+    known_by_id, questioned_ids = {t["id"]: t for t in known}, {t["id"] for t in questioned}
+    out = [  # input order; a known text as the rule left it (collapse: its merged author)
+        known_by_id[t["id"]] if t["role"] == KNOWN else t
+        for t in texts
+        if t["id"] in known_by_id or t["id"] in questioned_ids
+    ]
+    report = {**report, "rows": len(texts), "rows_dropped": len(texts) - len(out)}
+    return out, report
+
+
 def sample_indices(n_chunks: int, k: int) -> list[int]:
     """``k`` evenly spaced chunk indices of ``0..n_chunks-1`` (all when ``n_chunks <= k``):
     ``floor(j * (n - 1) / (k - 1) + 1/2)``; ``[0]`` for k = 1."""
@@ -186,17 +249,20 @@ def sample_indices(n_chunks: int, k: int) -> list[int]:
     return [int(j * (n_chunks - 1) / (k - 1) + 0.5) for j in range(k)]
 
 
-def read_attribution_corpus(path: str | os.PathLike) -> list[dict[str, Any]]:
-    """The rows of a JSONL corpus (``.jsonl`` / ``.jsonl.gz``) as they are (classified by :func:`classify_rows`).
+def read_attribution_corpus(path: str | os.PathLike, fields: FieldMap | None = None) -> list[dict[str, Any]]:
+    """The rows of a JSONL corpus (``.jsonl`` / ``.jsonl.gz``) as they are (classified by :func:`classify_rows`);
+    ``fields``: the columns holding the text, author(s), id and the questioned flag when named
+    (``--text-field``, ``--author-field``, ``--id-field``, ``--questioned-field``).
 
     Returns:
         the rows as :class:`~mteb_contrastive.data.errors.LineRows` (each row's 1-based line kept for
         the errors of later checks).
 
     Raises:
-        DataError: missing file, not UTF-8, not JSON Lines (names the line).
+        DataError: missing file, not UTF-8, not JSON Lines (names the line), a named field no row has
+            (``--questioned-field Status`` when the rows say ``status``).
     """
-    pairs = list(iter_jsonl(path))
+    pairs = mapped(iter_jsonl(path), fields, path)
     return LineRows([obj for _, obj in pairs], [n for n, _ in pairs])
 
 
@@ -215,6 +281,8 @@ def build_attribution_dataset(
     languages: Sequence[str] | None = None,
     source: str = "",
     description: str = "",
+    duplicates: str = "refuse",
+    force: bool = False,
 ) -> Path:
     """Write an attribution folder ``<out_dir>/<name>`` (atomically); the builder behind ``build-attribution``.
 
@@ -229,21 +297,28 @@ def build_attribution_dataset(
         open_set: the task also answers "none of the candidates" below a validated threshold
             (:mod:`mteb_contrastive.protocols.attribution`, step 7); recorded in ``params``.
         languages: mteb codes of the texts; default the rows' ``language``, else eng-Latn with a warning.
+        duplicates: the rule of every builder for texts compared by content
+            (:func:`apply_text_rule`, :mod:`mteb_contrastive.data.content`): a copy of a text under the
+            same author is kept once (leave-one-text-out would compare a held-out text with itself);
+            a text under two authors is refused (``"refuse"``) or their labels merged (``"collapse"``).
+        force: replace whatever is at ``<out_dir>/<name>`` (:mod:`mteb_contrastive.data.built_folder`).
 
     Raises:
         DataError: bad rows (see :func:`classify_rows`), fewer than two candidate authors, or no
             author with two known texts (nothing to score by leave-one-text-out).
         ValueError: a bad name or parameter.
     """
-    if not _NAME_RE.match(name):
-        raise ValueError(f"dataset name must be letters and digits starting with a letter, got {name!r}")
+    folder = built_folder(out_dir, name, KIND, COMMAND, OUTPUTS, force=force)
+    folder.check()  # the output place, before any work
     if chunks_per_text < 1:
         raise ValueError(f"chunks_per_text must be >= 1, got {chunks_per_text}")
     min_words = min_words or max(1, chunk_words // 2)
     where = source or name
+    rows = rows if isinstance(rows, Sequence) else list(rows)
     texts = classify_rows(
         rows, where, questioned_field=questioned_field, questioned_values=questioned_values, composite=composite
     )
+    texts, dup_report = apply_text_rule(texts, rows, duplicates, where)
     languages = stated_fallback(
         resolve_languages(languages_from_rows(texts, where), languages, source=where, option="--language"),
         ["eng-Latn"],
@@ -285,6 +360,8 @@ def build_attribution_dataset(
         "composite": composite,
         "open_set": bool(open_set),
     }
+    if duplicates != "refuse":  # recorded only when not the default, so earlier builds keep their revision
+        params["duplicates"] = duplicates
     if questioned_field:
         params["questioned_field"] = questioned_field
         params["questioned_values"] = sorted(str(v) for v in questioned_values)
@@ -296,8 +373,7 @@ def build_attribution_dataset(
         "questioned_texts": sum(r["role"] == QUESTIONED for r in out_rows),
         "chunks": sum(len(r["chunks"]) for r in out_rows),
     }
-    target = Path(out_dir) / name
-    with atomic_folder(target) as tmp:
+    with folder.staged() as tmp:
         with open(tmp / TEXTS_FILE, "w", encoding="utf-8") as fh:
             for r in out_rows:
                 fh.write(json.dumps(r, ensure_ascii=False) + "\n")
@@ -309,14 +385,14 @@ def build_attribution_dataset(
             "languages": list(languages),
             "counts": counts,
             "skipped_texts_too_short": skipped,
+            "duplicates": dup_report,
             "source": source,
             "params": params,
             # the revision is the content: every text's id, label, role and sampled chunks, the parameters
             "build_id": fingerprint(KIND, params, list(languages), content),
         }
-        (tmp / "mteb_contrastive.json").write_text(json.dumps(info, indent=2, ensure_ascii=False), encoding="utf-8")
-        (tmp / "README.md").write_text(_card(info, out_rows), encoding="utf-8")
-    return target
+        folder.write_info(tmp, info, _card(info, out_rows))
+    return folder.path
 
 
 def load_texts(folder: str | os.PathLike) -> list[dict[str, Any]]:

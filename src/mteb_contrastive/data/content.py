@@ -4,7 +4,12 @@ A corpus can file one text under two labels (PAN 2014 reuses known documents acr
 218 texts sit under two or more problem ids, one under 11), and a benchmark's test text can hide in
 a training corpus. Both are caught by comparing **content**, never ids:
 
-* :func:`content_key` -- the text in Unicode NFC with every whitespace run made one space, stripped.
+* :func:`content_key` -- the text in Unicode NFC with every whitespace run made one space, stripped;
+  in a script written without spaces (Chinese, Japanese, Thai, ...) a whitespace run beside one of its
+  characters is no word boundary (a line break of a hard-wrapped copy) and is dropped.
+* :func:`topic_set` -- a topic value (a string, ``|``-joined labels, or a list) as the set of its
+  topics, each NFC and case-folded; :func:`shares_topic` -- two values share a topic when their sets
+  meet. The one topic rule of the builders, training and :mod:`mteb_contrastive.metrics.content`.
 * :func:`apply_duplicate_rule` -- the one entry point of every builder and training source, with
   one of :data:`DUPLICATE_RULES`:
 
@@ -34,13 +39,14 @@ is harmless there because PAN 2020 names real authors.
 from __future__ import annotations
 
 import logging
+import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from mteb_contrastive.data.errors import DataError, position
-from mteb_contrastive.data.text import has_unsegmented_script
+from mteb_contrastive.data.text import UNSEGMENTED_CHARS, has_unsegmented_script
 
 logger = logging.getLogger(__name__)
 
@@ -51,15 +57,59 @@ NEAR_DUPLICATE_JACCARD = 0.9
 SHINGLE_WORDS = 8
 
 
+#: characters beside which whitespace is no word boundary: unsegmented scripts, CJK punctuation
+#: (U+3001-U+303F) and full-width forms (U+FF01-U+FFEF)
+_UNSPACED = f"[{UNSEGMENTED_CHARS}\u3001-\u303f\uff01-\uffef]"
+_SPACE_BESIDE_UNSPACED = re.compile(f"(?<={_UNSPACED}) | (?={_UNSPACED})")
+
+
 def content_key(text: str) -> str:
-    """The text as content is compared: NFC, every whitespace run one space, stripped.
+    """The text as content is compared: NFC, every whitespace run one space, stripped; a space beside a
+    character of a script written without spaces (:data:`_UNSPACED`) is dropped, so a hard-wrapped
+    copy of a Chinese or Japanese text (a line break between two characters) is the same content.
 
     Example::
 
         >>> content_key(" Caf\\u0065\\u0301\\n\\n au  lait ") == "Caf\\u00e9 au lait"
         True
+        >>> content_key("\\u4e2d\\u6587\\n\\u6587\\u672c") == "\\u4e2d\\u6587\\u6587\\u672c"
+        True
     """
-    return " ".join(unicodedata.normalize("NFC", text).split())  # str.split: every Unicode whitespace run
+    key = " ".join(unicodedata.normalize("NFC", text).split())  # str.split: every Unicode whitespace run
+    if " " in key and has_unsegmented_script(key):
+        key = _SPACE_BESIDE_UNSPACED.sub("", key)
+    return key
+
+
+def topic_key(topic: str) -> str:
+    """One topic as topics are compared: NFC, case-folded, the typographic apostrophe U+2019 written
+    ``'``, whitespace runs one space, stripped (``"Parsing"`` and ``"parsing"`` are one topic)."""
+    return " ".join(unicodedata.normalize("NFC", str(topic)).casefold().replace("\u2019", "'").split())
+
+
+def topic_set(value: Any) -> frozenset[str]:
+    """The topics of a value: a string (``|`` separates several, as a stored label joins them), a list,
+    tuple or set of strings, or None; each topic :func:`topic_key`, empty ones dropped.
+
+    Example::
+
+        >>> sorted(topic_set("Syntax|treebanks")) == ["syntax", "treebanks"]
+        True
+    """
+    if value is None or isinstance(value, bool):
+        return frozenset()
+    if hasattr(value, "tolist") and not isinstance(value, str):  # a numpy array read from Parquet
+        value = value.tolist()
+    items = value if isinstance(value, (list, tuple, set, frozenset)) else [value]
+    out = {topic_key(part) for item in items if item is not None for part in str(item).split("|")}
+    out.discard("")
+    return frozenset(out)
+
+
+def shares_topic(a: Any, b: Any) -> bool:
+    """True when the topic sets of ``a`` and ``b`` (:func:`topic_set`) meet: ``syntax|treebanks`` and
+    ``corpora|Treebanks`` share a topic; an empty value shares none."""
+    return not topic_set(a).isdisjoint(topic_set(b))
 
 
 def _shingles(key: str, n: int = SHINGLE_WORDS) -> set[int]:

@@ -12,14 +12,14 @@ one author. ``text`` is kept exactly as given.
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
-import re
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
-from mteb_contrastive.data.errors import DataError, LineRows, not_utf8, reading
+from mteb_contrastive.data.content import topic_set
+from mteb_contrastive.data.errors import DataError, LineRows
+from mteb_contrastive.data.fields import OPTIONS, FieldMap, describe, id_value, mapped, text_value
+from mteb_contrastive.data.readers import iter_jsonl
 from mteb_contrastive.identity import nfc
 
 #: Abbreviations after which a sentence break is undone -- ``MERGE_TRIGGERS`` of the
@@ -51,56 +51,15 @@ MERGE_TRIGGERS = (
 )
 
 
-def open_text(path: str | os.PathLike):
-    """Open a UTF-8 text file, gzip-compressed when the name ends in ``.gz``.
-
-    Prefer :func:`iter_jsonl` or :func:`mteb_contrastive.data.errors.read_text`, whose errors are
-    one-line :class:`DataError` s.
-    """
-    path = Path(path)
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
-
-
-def iter_jsonl(path: str | os.PathLike, *, what: str = "file"):
-    """Yield (line number, object) from a JSONL file (``.jsonl`` or ``.jsonl.gz``): the 1-based
-    number of the line the object is on (blank lines are skipped and still counted).
-
-    Lines are decoded one by one, so a non-UTF-8 byte is reported with its line.
-
-    Raises:
-        DataError: missing file, not UTF-8 (names the line), truncated gzip, a line that is not a
-            JSON object (names file and line).
-    """
-    path = Path(path)
-    with reading(path, what=what):
-        fh = gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
-        with fh:
-            for n, raw in enumerate(fh, start=1):
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise not_utf8(path, exc, line=n) from None
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(path, f"not JSON Lines: {exc.msg}", line=n) from None
-                if not isinstance(obj, dict):
-                    raise DataError(path, f"expected a JSON object, got {type(obj).__name__}", line=n)
-                yield n, obj
-
-
 def normalise_topics(
     value: Any, source: object = "corpus", where: dict[str, int] | None = None, field: str = "topic"
 ) -> list[str]:
     """The topics of one row: a string or a list of strings -> sorted distinct normalised topics.
 
     Each topic: NFC, case-folded, the typographic apostrophe U+2019 written ``'``, runs of whitespace
-    made one space, stripped; empty ones dropped. ``None`` or ``""`` -> ``[]`` (the row takes no part in
-    topic-controlled items). Two rows are on the same topic when their topic sets intersect.
+    made one space, stripped, a string's ``|``-joined labels split; empty ones dropped
+    (:func:`mteb_contrastive.data.content.topic_set`, the one topic rule). ``None`` or ``""`` -> ``[]``
+    (the row takes no part in topic-controlled items). Two rows are on the same topic when their topic sets intersect.
     ``where``: the row's position for errors (``{"line": n}`` or ``{"record": n}``, 1-based).
 
     Raises:
@@ -112,36 +71,62 @@ def normalise_topics(
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise DataError(source, "a topic must be a string or a list of strings", **(where or {}), field=field)
-    out = {re.sub(r"\s+", " ", nfc(v).casefold().replace("\u2019", "'")).strip() for v in value}
-    return sorted(t for t in out if t)
+    return sorted(topic_set(value))
+
+
+def _a(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def validate_corpus_row(
-    obj: dict[str, Any], source: object, line: int, *, topic_field: str | None = None
+    obj: dict[str, Any],
+    source: object,
+    line: int,
+    *,
+    topic_field: str | None = None,
+    fields: FieldMap | None = None,
 ) -> dict[str, Any]:
     """Check and normalise one corpus row (see module docstring); ``line``: its 1-based line number.
     With ``topic_field``, the row also gets ``topics`` (:func:`normalise_topics` of that column;
-    absent -> ``[]``).
+    absent -> ``[]``). ``authors`` may also be one name under ``author``. ``fields``: the user's
+    column names (:class:`~mteb_contrastive.data.fields.FieldMap`, already applied by
+    :func:`~mteb_contrastive.data.fields.mapped`), for the messages.
 
     Raises:
-        DataError: missing field, empty text, empty or malformed author list, a malformed topic.
+        DataError: a missing field, a text that is not a non-empty string, an id that is not a string
+            or whole number, an empty or malformed author list, a malformed topic (each names what was found).
     """
+    fields = fields or FieldMap()
+    where = {"line": line}
+    col = {"id": fields.column("id", "id"), "text": fields.column("text", "text")}
+    if "authors" not in obj and "author" in obj:
+        obj = {**obj, "authors": [obj["author"]]}
+    col["authors"] = fields.column("author", "authors")
     for f in ("id", "authors", "text"):
         if f not in obj:
-            raise DataError(source, "missing field", line=line, field=f)
-    text = obj["text"]
-    if not isinstance(text, str) or not text.strip():
-        raise DataError(source, "empty or whitespace-only text", line=line, field="text")
+            opt = OPTIONS["author" if f == "authors" else f]
+            raise DataError(
+                source,
+                f"missing; give every row {_a(col[f])} {col[f]!r} (or name the field that holds it with {opt})",
+                **where,
+                field=col[f],
+            )
+    text = text_value(obj["text"], source, where, col["text"])
     authors = obj["authors"]
     if not isinstance(authors, list) or not all(isinstance(a, str) and a.strip() for a in authors):
-        raise DataError(source, "authors must be a list of non-empty strings", line=line, field="authors")
+        raise DataError(
+            source,
+            f"expected a list of non-empty author names, found {describe(authors)}",
+            **where,
+            field=col["authors"],
+        )
     if not authors:
-        raise DataError(source, "empty author set", line=line, field="authors")
+        raise DataError(source, "empty author set", **where, field=col["authors"])
     domains = obj.get("domains") or []
     if not isinstance(domains, list):
-        raise DataError(source, "domains must be a list", line=line, field="domains")
+        raise DataError(source, f"expected a list of domains, found {describe(domains)}", **where, field="domains")
     out = {
-        "id": nfc(str(obj["id"])),  # identity fields in NFC (see mteb_contrastive.identity)
+        "id": id_value(obj["id"], source, where, col["id"]),  # identity fields in NFC (see mteb_contrastive.identity)
         "authors": [nfc(a.strip()) for a in authors],
         "text": text,
         "domains": [nfc(str(d)) for d in domains],
@@ -149,7 +134,7 @@ def validate_corpus_row(
         "language": obj.get("language"),
     }
     if topic_field is not None:
-        out["topics"] = normalise_topics(obj.get(topic_field), source, {"line": line}, topic_field)
+        out["topics"] = normalise_topics(obj.get(topic_field), source, where, topic_field)
     return out
 
 
@@ -167,20 +152,24 @@ def check_topic_field(rows: list[dict[str, Any]], source: object, topic_field: s
         )
 
 
-def read_corpus(path: str | os.PathLike, *, topic_field: str | None = None) -> list[dict[str, Any]]:
+def read_corpus(
+    path: str | os.PathLike, *, topic_field: str | None = None, fields: FieldMap | None = None
+) -> list[dict[str, Any]]:
     """Read and validate an author-labelled JSONL corpus (``.jsonl`` or ``.jsonl.gz``); with
-    ``topic_field``, each row gets ``topics`` (:func:`validate_corpus_row`).
+    ``topic_field``, each row gets ``topics`` (:func:`validate_corpus_row`); ``fields``: the columns
+    holding the text, authors and id when they are not ``text``, ``authors``, ``id`` (``--text-field``, ...).
 
     Returns:
         the rows, as :class:`~mteb_contrastive.data.errors.LineRows` (their line numbers kept for
         later checks such as :func:`~mteb_contrastive.data.languages.languages_from_rows`).
 
     Raises:
-        DataError: bad JSON, bad row, a duplicate ``id`` (names both lines), a topic field no row has.
+        DataError: bad JSON, bad row, a duplicate ``id`` (names both lines), a named field no row has.
     """
     rows, seen = LineRows(), {}
-    for n, obj in iter_jsonl(path):
-        row = validate_corpus_row(obj, path, n, topic_field=topic_field)
+    fields = replace(fields or FieldMap(), topic=topic_field)
+    for n, obj in mapped(iter_jsonl(path), fields, path):
+        row = validate_corpus_row(obj, path, n, topic_field=topic_field, fields=fields)
         if row["id"] in seen:
             raise DataError(path, f"duplicate id {row['id']!r} (first at line {seen[row['id']]})", line=n, field="id")
         seen[row["id"]] = n

@@ -21,6 +21,7 @@ from typing import Any
 
 from mteb_contrastive.data import verification_builder as vb
 from mteb_contrastive.data.errors import DataError, LineRows
+from mteb_contrastive.data.fields import OPTIONS, FieldMap
 from mteb_contrastive.data.pan import load_split, read_truth
 from mteb_contrastive.data.taln import taln_corpus
 
@@ -89,7 +90,9 @@ DOCUMENT_SOURCES: dict[str, Callable[..., list[dict[str, Any]]]] = {
 }
 
 
-def load_documents(kind: str, path: str | os.PathLike, *, topic_field: str | None = None) -> list[dict[str, Any]]:
+def load_documents(
+    kind: str, path: str | os.PathLike, *, topic_field: str | None = None, fields: FieldMap | None = None
+) -> list[dict[str, Any]]:
     """Documents of one source (:data:`DOCUMENT_SOURCES`); with ``topic_field`` (any field of the source's
     rows: a fandom, a HAL domain set, keywords, a genre), each document's ``topic`` is that field
     (:func:`~mteb_contrastive.data.verification_builder.topic_value`).
@@ -97,10 +100,18 @@ def load_documents(kind: str, path: str | os.PathLike, *, topic_field: str | Non
     Texts are returned as the source files them: a text under two authors is caught later, by
     content, where documents are used (:func:`mteb_contrastive.data.content.apply_duplicate_rule`).
 
+    ``fields`` (``--text-field``, ``--author-field``, ``--id-field``: :class:`~mteb_contrastive.data.fields.FieldMap`)
+    name the columns of a ``corpus`` file; the shared-data kinds have their own.
+
     Raises:
         DataError: unknown kind, a missing file, unreadable rows, a row without the topic field
-            (file, row, field named).
+            (file, row, field named), a named field no row has, field options for a kind other than ``corpus``.
     """
     if kind not in DOCUMENT_SOURCES:
         raise DataError(kind, f"unknown document source; choose one of {tuple(DOCUMENT_SOURCES)}")
+    if kind == "corpus":
+        return vb.corpus_documents(path, topic_field=topic_field, fields=fields)
+    if fields is not None and fields.renames():
+        options = " ".join(f"{OPTIONS[k]} {v}" for k, v in fields.named().items() if k in ("text", "author", "id"))
+        raise DataError(path, f"{options}: field options name the columns of a corpus file; {kind} has its own")
     return DOCUMENT_SOURCES[kind](path, topic_field=topic_field)

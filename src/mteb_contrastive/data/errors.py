@@ -1,7 +1,7 @@
 """The one error type for bad input data, and the one reader error path.
 
-Every reader opens its files through :func:`reading` (or :func:`read_text` /
-:func:`mteb_contrastive.data.corpus.iter_jsonl`, which use it), so a missing file, a file that is
+Every reader opens its files through :func:`reading` (the readers of
+:mod:`mteb_contrastive.data.readers` use it), so a missing file, a file that is
 not UTF-8 or a truncated ``.gz`` becomes one :class:`DataError` line naming the file (and the
 1-based line where it is known) and the fix -- never a traceback.
 """
@@ -119,34 +119,3 @@ def reading(path: str | os.PathLike, *, what: str = "file") -> Iterator[None]:
         raise DataError(
             path, f"truncated or corrupt gzip file ({exc}); re-download or re-compress it (gzip -t checks it)"
         ) from None
-
-
-def read_text(path: str | os.PathLike, *, what: str = "file") -> str:
-    """The UTF-8 text of ``path`` (gunzipped when it ends in ``.gz``), through :func:`reading`.
-
-    Raises:
-        DataError: missing, not UTF-8, truncated gzip (see :func:`reading`).
-    """
-    with reading(path, what=what):
-        if str(path).endswith(".gz"):
-            with gzip.open(path, "rb") as fh:
-                data = fh.read()
-        else:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        return data.decode("utf-8")
-
-
-def read_json(path: str | os.PathLike, *, what: str = "file") -> object:
-    """The parsed JSON of ``path`` (UTF-8), through :func:`reading`.
-
-    Raises:
-        DataError: missing, not UTF-8, or not JSON (names the line and column).
-    """
-    import json
-
-    text = read_text(path, what=what)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(path, f"not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); fix the file") from None

@@ -42,12 +42,11 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.data.atomic import atomic_folder
+from mteb_contrastive.data.built_folder import built_folder
 from mteb_contrastive.data.content import (
     DUPLICATE_RULES,
     collapse_author_sets,
@@ -61,7 +60,8 @@ from mteb_contrastive.data.normalise import normalise_text
 from mteb_contrastive.identity import fingerprint, nfc, nfc_key
 
 KIND = "halvest-triplets"
-_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+#: the command that builds this kind, and the data files it writes (:mod:`mteb_contrastive.data.built_folder`)
+COMMAND, OUTPUTS = "build-triplets", ("base-*/test.parquet",)
 
 
 def sample_triplets(
@@ -209,6 +209,7 @@ def build_halvest_dataset(
     topic_field: str | None = None,
     normalise: str | None = None,
     duplicates: str = "refuse",
+    force: bool = False,
 ) -> Path:
     """Write a HALvest-format dataset folder ``<out_dir>/<name>`` (atomically).
 
@@ -241,8 +242,8 @@ def build_halvest_dataset(
             sampled (every document lacked a partner); a topic field whose rows carry no ``topics``.
         ValueError: a bad name, ``normalise`` value or rule.
     """
-    if not _NAME_RE.match(name):
-        raise ValueError(f"dataset name must be letters and digits starting with a letter, got {name!r}")
+    folder = built_folder(out_dir, name, KIND, COMMAND, OUTPUTS, force=force)
+    folder.check()  # the output place, before any work
     if duplicates not in DUPLICATE_RULES:
         raise ValueError(f"duplicates must be one of {DUPLICATE_RULES}, got {duplicates!r}")
     import datasets
@@ -278,11 +279,10 @@ def build_halvest_dataset(
     language = language or splitter_language(langs[0])
     if topic_field is not None and not any(d.get("topics") for d in docs):
         raise DataError(source or name, f"topic field {topic_field!r}: no document has topics")
-    target = Path(out_dir) / name
     cache: dict[str, list[tuple[int, int]]] = {}
     configs = {}
     content = {}
-    with atomic_folder(target) as tmp:
+    with folder.staged() as tmp:
         for k in ks:
             rows, counts = sample_triplets(
                 docs,
@@ -322,9 +322,8 @@ def build_halvest_dataset(
             "params": params,
             "build_id": build_id,
         }
-        (tmp / "mteb_contrastive.json").write_text(json.dumps(info, indent=2, ensure_ascii=False))
-        (tmp / "README.md").write_text(_card(info))
-    return target
+        folder.write_info(tmp, info, _card(info))
+    return folder.path
 
 
 def _card(info: dict[str, Any]) -> str:

@@ -32,8 +32,6 @@ corpus (or query) id, a qrels row naming an unknown corpus or query id, a non-nu
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import random
@@ -41,12 +39,15 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.data.atomic import atomic_folder
-from mteb_contrastive.data.corpus import iter_jsonl
-from mteb_contrastive.data.errors import DataError, read_json, read_text
+from mteb_contrastive.data.built_folder import built_folder
+from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.fields import describe, id_value
+from mteb_contrastive.data.readers import iter_jsonl, iter_tsv, read_json
 from mteb_contrastive.identity import fingerprint, nfc
 
 KIND = "ir-triplets"
+#: the command that builds this kind, and the data files it writes (:mod:`mteb_contrastive.data.built_folder`)
+COMMAND, OUTPUTS = "build-ir-triplets", ("default/*.parquet",)
 SPLITS = ("train", "valid", "test")
 NEGATIVE_KINDS = ("other-query", "random")
 COLUMNS = (
@@ -80,7 +81,10 @@ def _read_jsonl(path: Path, kind: str) -> dict[str, str]:
     for n, row in iter_jsonl(path, what=f"{kind} file"):
         if "_id" not in row:
             raise DataError(path, "missing id", line=n, field="_id")
-        did = nfc(str(row["_id"]))  # ids compared in NFC
+        did = id_value(row["_id"], path, {"line": n}, "_id")  # ids compared in NFC
+        for f in ("title", "text"):
+            if row.get(f) is not None and not isinstance(row[f], str):
+                raise DataError(path, f"expected a string, found {describe(row[f])}", line=n, field=f)
         if did in out:
             raise DataError(path, f"duplicate {kind} id {did!r} (first at line {first[did]})", line=n, field="_id")
         first[did] = n
@@ -101,10 +105,7 @@ def read_qrels(path: str | os.PathLike) -> dict[str, dict[str, float]]:
         raise DataError(path, "qrels file not found; check the path (--qrels is relative to the folder)")
     qrels: dict[str, dict[str, float]] = {}
     first_line: dict[tuple[str, str], int] = {}
-    text = read_text(path, what="qrels file")  # decoded at once: a bad byte is named by its line
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t")
-    for row in reader:
-        n = reader.line_num  # 1-based line where the row ends
+    for n, row in iter_tsv(path, what="qrels file"):  # n: the 1-based line where the row ends
         if not row or not "".join(row).strip():
             continue
         if n == 1 and row[0].strip().lower() in ("query-id", "query_id", "qid"):
@@ -316,6 +317,7 @@ def build_ir_triplets(
     language: str = "eng-Latn",
     source: str = "",
     description: str = "",
+    force: bool = False,
 ) -> Path:
     """Write the IR-triplet dataset folder ``<out_dir>/<name>`` atomically and return its path.
 
@@ -324,6 +326,8 @@ def build_ir_triplets(
     """
     import datasets
 
+    folder = built_folder(out_dir, name, KIND, COMMAND, OUTPUTS, force=force)
+    folder.check()  # the output place, before any work
     validate_collection(corpus, queries, qrels, source=source or name)
     splits, counts = sample_ir_triplets(
         corpus, qrels, seed=seed, min_grade=min_grade, max_per_query=max_per_query, negative=negative
@@ -339,8 +343,7 @@ def build_ir_triplets(
     }
     # the revision is the content: every triplet row of every split, the parameters, the language
     build_id = fingerprint(KIND, params, language, splits)
-    target = Path(out_dir) / name
-    with atomic_folder(target) as tmp:
+    with folder.staged() as tmp:
         (tmp / "default").mkdir()
         for split, rows in splits.items():
             ds = datasets.Dataset.from_list(rows) if rows else datasets.Dataset.from_dict({c: [] for c in COLUMNS})
@@ -356,9 +359,8 @@ def build_ir_triplets(
             "params": params,
             "build_id": build_id,
         }
-        (tmp / "mteb_contrastive.json").write_text(json.dumps(info, indent=2, ensure_ascii=False))
-        (tmp / "README.md").write_text(_card(info))
-    return target
+        folder.write_info(tmp, info, _card(info))
+    return folder.path
 
 
 def load_ir_triplets(

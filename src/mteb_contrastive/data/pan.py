@@ -23,18 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.atomic import write_text_atomic
-from mteb_contrastive.data.corpus import iter_jsonl
 from mteb_contrastive.data.errors import DataError, LineRows, position
+from mteb_contrastive.data.fields import id_value
+from mteb_contrastive.data.readers import iter_jsonl
 from mteb_contrastive.identity import nfc
 
 
 def _str_id(obj: dict[str, Any], source: object, line: int) -> str:
     if "id" not in obj:
         raise DataError(source, "missing field", line=line, field="id")
-    v = obj["id"]
-    if not isinstance(v, (str, int)) or isinstance(v, bool) or str(v) == "":
-        raise DataError(source, f"id must be a non-empty string, got {v!r}", line=line, field="id")
-    return nfc(str(v))  # ids are identities: compared in NFC
+    return id_value(obj["id"], source, {"line": line})  # ids are identities: compared in NFC
 
 
 def read_pairs(path: str | os.PathLike) -> list[dict[str, Any]]:

@@ -27,7 +27,6 @@ a line without exactly two tabs, an empty quote, a split boundary past the end o
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import re
@@ -36,8 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.data.atomic import atomic_folder
-from mteb_contrastive.data.errors import DataError, read_text
+from mteb_contrastive.data.built_folder import built_folder
+from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.readers import read_lines
 from mteb_contrastive.identity import fingerprint, nfc
 
 #: the fixed shuffle seed of the shared files (shared/data/README.md, section 4)
@@ -104,10 +104,7 @@ def read_quoter_file(path: str | os.PathLike) -> list[QuoteRExample]:
         exactly two tabs, or with an empty quote (names file and line).
     """
     path = Path(path)
-    text = read_text(path)  # one-line DataError for a missing / non-UTF-8 file
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    lines = read_lines(path)  # one-line DataError for a missing / non-UTF-8 file
     out = []
     for i, raw in enumerate(lines):
         parts = raw.split("\t")
@@ -217,9 +214,10 @@ def build_retrieval_data(
 QUOTER_KIND = "quoter"
 #: the copied file's name inside a built folder
 BUILT_FILE = "quoter.txt"
+#: the command that builds a QuoteR folder, and the data files it writes (:mod:`mteb_contrastive.data.built_folder`)
+COMMAND, OUTPUTS = "build-quoter", (BUILT_FILE,)
 SPLIT_RULES = ("shuffled", "line-order")
 _LANG_TAG = re.compile(r"^[a-z]{3}-[A-Z][a-z]{3}$")
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 
 
 def query_language(mteb_language: str) -> str:
@@ -239,6 +237,7 @@ def build_quoter_folder(
     proportions: tuple[float, float] = SHARED_PROPORTIONS,
     seed: int = SHUFFLE_SEED,
     boundaries: tuple[int, int] | None = None,
+    force: bool = False,
 ) -> Path:
     """Make a task folder ``out/<name>`` from your own QuoteR-format file; it becomes the task
     ``<name>QuoteRRetrieval`` when ``MTEB_CONTRASTIVE_DATASETS`` names ``out`` (or the folder).
@@ -271,8 +270,8 @@ def build_quoter_folder(
         DataError: a bad line of the file, an empty file, boundaries past its end, or no line left for
             the test split (file and line named).
     """
-    if not _NAME.match(name):
-        raise ValueError(f"--name must be letters and digits starting with a letter, got {name!r}")
+    folder = built_folder(out, name, QUOTER_KIND, COMMAND, OUTPUTS, force=force, name_option="--name")
+    folder.check()  # the output place, before any work
     if not _LANG_TAG.match(language):
         raise ValueError(
             "--language must be an mteb language tag xxx-Xxxx (ISO 639-3 code and script), "
@@ -320,10 +319,7 @@ def build_quoter_folder(
         "file": BUILT_FILE,
         "build_id": fingerprint(QUOTER_KIND, hashlib.sha256(raw).hexdigest(), rule),
     }
-    target = Path(out) / name
-    with atomic_folder(target) as tmp:
+    with folder.staged() as tmp:
         (tmp / BUILT_FILE).write_bytes(raw)
-        (tmp / "mteb_contrastive.json").write_text(
-            json.dumps(info, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-    return target
+        folder.write_info(tmp, info, indent=1)
+    return folder.path

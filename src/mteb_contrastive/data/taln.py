@@ -19,8 +19,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from mteb_contrastive.data.corpus import check_topic_field, iter_jsonl, validate_corpus_row
+from mteb_contrastive.data.corpus import check_topic_field, validate_corpus_row
 from mteb_contrastive.data.errors import DataError, LineRows
+from mteb_contrastive.data.readers import iter_jsonl
 
 VIEWS = ("fulltext-fr", "abstract-en")
 #: the keywords field that goes with each view (the topic field ``keywords`` resolves to it)

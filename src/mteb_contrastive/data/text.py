@@ -39,6 +39,8 @@ import regex
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
 _NOSEP = "\u3040-\u30ff\u31f0-\u31ff\u0e00-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u1000-\u109f"
+#: the characters of scripts written without spaces between words (a character class body)
+UNSEGMENTED_CHARS = _HAN + _NOSEP
 _RUNS = re.compile(rf"(?P<han>[{_HAN}]+)|(?P<nosep>[{_NOSEP}]+)|(?P<word>(?:(?![{_HAN}{_NOSEP}])\w)+)")
 _WORDLIKE = re.compile(r"\w")
 # inside a whitespace token with an unsegmented script: a Han run, one character of another

@@ -31,19 +31,25 @@ card. The folder is written atomically.
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import re
 import uuid
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mteb_contrastive.data.atomic import atomic_folder
-from mteb_contrastive.data.content import DUPLICATE_RULES, apply_duplicate_rule, content_key, overlapping_texts
-from mteb_contrastive.data.corpus import iter_jsonl
+from mteb_contrastive.data.built_folder import built_folder
+from mteb_contrastive.data.content import (
+    DUPLICATE_RULES,
+    apply_duplicate_rule,
+    content_key,
+    overlapping_texts,
+    shares_topic,
+    topic_set,
+)
 from mteb_contrastive.data.errors import DataError, LineRows, position, where
+from mteb_contrastive.data.fields import MISSING, FieldMap, describe, id_value, mapped, name_value, text_value
 from mteb_contrastive.data.languages import (
     document_language,
     eltec_language,
@@ -53,12 +59,14 @@ from mteb_contrastive.data.languages import (
 )
 from mteb_contrastive.data.normalise import normalise_documents
 from mteb_contrastive.data.pan import write_pairs_and_truth
+from mteb_contrastive.data.readers import iter_jsonl
 from mteb_contrastive.data.text import has_unsegmented_script, word_pieces
 from mteb_contrastive.identity import fingerprint, nfc
 
 KIND = "pan-verification"
+#: the command that builds this kind, and the data files it writes (:mod:`mteb_contrastive.data.built_folder`)
+COMMAND, OUTPUTS = "build-verification", ("*/pairs.jsonl", "*/truth.jsonl")
 SPLITS = ("train", "validation", "test")
-_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 
 
 def chunk_text(text: str, chunk_words: int, min_words: int) -> list[str]:
@@ -96,15 +104,22 @@ def _allocate(n: int, ratios: tuple[float, ...]) -> list[int]:
 
 
 def topic_value(value: Any) -> str:
-    """A topic field's value as one label: a string as it is (NFC, stripped), a list (a HAL domain set,
-    keywords) as its sorted distinct items joined by ``|``; empty when missing."""
+    """A topic field's value as one stored label: a string as it is (NFC, stripped), a list (a HAL domain
+    set, keywords) as its sorted distinct items joined by ``|``; empty when missing. Labels are kept as
+    written (the ``fandoms`` a reader sees); they are compared as topic sets
+    (:func:`mteb_contrastive.data.content.topic_set`: NFC, case-folded, ``|`` splitting a label), so
+    two documents share a topic when their sets meet (:func:`~mteb_contrastive.data.content.shares_topic`)."""
     if isinstance(value, (list, tuple, set, frozenset)):
         return "|".join(sorted({nfc(str(v).strip()) for v in value if str(v).strip()}))
     return "" if value is None or isinstance(value, bool) else nfc(str(value).strip())
 
 
 def validate_documents(
-    docs: list[dict[str, Any]], source: object = "documents", *, topic_field: str | None = None
+    docs: list[dict[str, Any]],
+    source: object = "documents",
+    *,
+    topic_field: str | None = None,
+    fields: FieldMap | None = None,
 ) -> list[dict[str, Any]]:
     """Check documents ``{"id", "author", "text"}`` (optional ``title``, ``group``; with ``topic_field``,
     that field of each row becomes its ``topic``: :func:`topic_value`).
@@ -114,6 +129,7 @@ def validate_documents(
             (names the row and field).
     """
     out, seen = LineRows(lines=getattr(docs, "lines", ())), {}
+    fields = fields or FieldMap()
     for i, d in enumerate(docs):
         if topic_field is not None and not topic_value(d.get(topic_field)):
             raise DataError(
@@ -122,11 +138,10 @@ def validate_documents(
                 **position(docs, i),
                 field=topic_field,
             )
-        for f in ("id", "author", "text"):
-            v = d.get(f)
-            if not isinstance(v, (str, int)) or isinstance(v, bool) or not str(v).strip():
-                raise DataError(source, "missing or empty", **position(docs, i), field=f)
-        did = nfc(str(d["id"]))  # identities in NFC
+        pos = position(docs, i)
+        did = id_value(d.get("id", MISSING), source, pos, fields.column("id", "id"))
+        author = name_value(d.get("author", MISSING), source, pos, fields.column("author", "author"))
+        text_value(d.get("text", MISSING), source, pos, fields.column("text", "text"))
         if did in seen:
             raise DataError(
                 source, f"duplicate id {did!r} (first at {where(docs, seen[did])})", **position(docs, i), field="id"
@@ -135,8 +150,8 @@ def validate_documents(
         out.append(
             {
                 "id": did,
-                "author": nfc(str(d["author"]).strip()),
-                "text": str(d["text"]),
+                "author": author,
+                "text": d["text"],
                 "title": str(d.get("title") or ""),
                 "group": nfc(str(d.get("group") or "")),
                 "language": d.get("language"),
@@ -224,8 +239,8 @@ def sample_split_pairs(
             "authors": [d1["author"], d2["author"]],
         }
 
-    def pairable(x: dict, y: dict) -> bool:
-        return x["topic"] != y["topic"] if topic else True
+    def pairable(x: dict, y: dict) -> bool:  # topic-controlled positives: two works sharing no topic
+        return not shares_topic(x["topic"], y["topic"]) if topic else True
 
     n_pos = 0
     for a in authors:
@@ -261,14 +276,18 @@ def sample_split_pairs(
     by_topic: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for a in authors:
         for d in by_author[a]:
-            by_topic[(d["group"], d["topic"])][a].append(d)
+            for t in sorted(topic_set(d["topic"])):  # a document is in the cell of each of its topics
+                by_topic[(d["group"], t)][a].append(d)
     n_neg, tries = 0, 0
     while n_neg < n_neg_target and tries < 50 * max(n_neg_target, 1):
         tries += 1
         a = rng.choice(authors)
         if topic:
             d1 = rng.choice(by_author[a])
-            cell = by_topic[(d1["group"], d1["topic"])]
+            mine = sorted(topic_set(d1["topic"]))
+            if not mine:
+                continue
+            cell = by_topic[(d1["group"], rng.choice(mine))]
             others = [b for b in cell if b != a]
             if not others:
                 continue
@@ -350,6 +369,7 @@ def build_verification_dataset(
     normalise: str | None = None,
     duplicates: str = "refuse",
     topic_field: str | None = None,
+    force: bool = False,
 ) -> Path:
     """Write a PAN-format verification dataset ``<out_dir>/<name>`` (atomically).
 
@@ -381,8 +401,8 @@ def build_verification_dataset(
             two works for the ratios, or no cross-topic same-author / same-topic different-author pair).
         ValueError: bad name or parameters.
     """
-    if not _NAME_RE.match(name):
-        raise ValueError(f"dataset name must be letters and digits starting with a letter, got {name!r}")
+    folder = built_folder(out_dir, name, KIND, COMMAND, OUTPUTS, force=force)
+    folder.check()  # the output place, before any work
     if len(split_ratios) != 3 or any(r < 0 for r in split_ratios) or split_ratios[1] <= 0 or split_ratios[2] <= 0:
         raise ValueError(
             "split_ratios must be three shares (train, validation, test) "
@@ -425,11 +445,10 @@ def build_verification_dataset(
         params["duplicates"] = duplicates
     if topic_field:
         params["topic_field"] = topic_field
-    target = Path(out_dir) / name
     counts: dict[str, dict[str, int]] = {}
     splits = []
     content = {}
-    with atomic_folder(target) as tmp:
+    with folder.staged() as tmp:
         for split in SPLITS:
             split_docs = [d for d in docs if assignment.get(d["author"]) == split]
             rows, c = sample_split_pairs(
@@ -474,9 +493,8 @@ def build_verification_dataset(
             "params": params,
             "build_id": build_id,
         }
-        (tmp / "mteb_contrastive.json").write_text(json.dumps(info, indent=2, ensure_ascii=False))
-        (tmp / "README.md").write_text(_card(info))
-    return target
+        folder.write_info(tmp, info, _card(info))
+    return folder.path
 
 
 def _card(info: dict[str, Any]) -> str:
@@ -544,9 +562,8 @@ def eltec_documents(path: str | os.PathLike, topic_field: str | None = None) -> 
     """
     docs = LineRows()
     for n, obj in iter_jsonl(path):
-        for f in ("id", "author", "text"):
-            if not obj.get(f):
-                raise DataError(path, "missing or empty", line=n, field=f)
+        for f, check in (("id", id_value), ("author", name_value), ("text", text_value)):
+            check(obj.get(f, MISSING), path, {"line": n}, f)
         docs.lines.append(n)
         docs.append(
             {
@@ -574,14 +591,13 @@ def pan14_documents(path: str | os.PathLike, topic_field: str | None = None) -> 
     """
     docs = LineRows()
     for n, obj in iter_jsonl(path):
-        for f in ("problem", "file", "text"):
-            if not obj.get(f):
-                raise DataError(path, "missing or empty", line=n, field=f)
+        for f, check in (("problem", name_value), ("file", id_value), ("text", text_value)):
+            check(obj.get(f, MISSING), path, {"line": n}, f)
         docs.lines.append(n)
         docs.append(
             {
                 **obj,
-                "id": obj["file"].removesuffix(".txt"),
+                "id": str(obj["file"]).removesuffix(".txt"),
                 "author": obj["problem"],
                 "group": obj.get("genre", ""),
                 "text": obj["text"],
@@ -591,19 +607,28 @@ def pan14_documents(path: str | os.PathLike, topic_field: str | None = None) -> 
     return validate_documents(docs, path, topic_field=topic_field)
 
 
-def corpus_documents(path: str | os.PathLike, topic_field: str | None = None) -> list[dict[str, Any]]:
-    """A generic JSONL corpus ``{"id", "author" | "authors": [one], "text"}`` (optional ``title``, ``group``).
+def corpus_documents(
+    path: str | os.PathLike, topic_field: str | None = None, fields: FieldMap | None = None
+) -> list[dict[str, Any]]:
+    """A generic JSONL corpus ``{"id", "author" | "authors": [one], "text"}`` (optional ``title``, ``group``);
+    ``fields``: the columns holding them when named otherwise (``--text-field``, ``--author-field``, ``--id-field``).
 
     Raises:
-        DataError: a row without an id, a single author or a text.
+        DataError: a row without an id, a single author or a text; a named field no row has.
     """
     docs = LineRows()
-    for n, obj in iter_jsonl(path):
+    fields = replace(fields or FieldMap(), topic=topic_field)
+    for n, obj in mapped(iter_jsonl(path), fields, path):
         author = obj.get("author")
         if author is None and isinstance(obj.get("authors"), list):
             if len(obj["authors"]) != 1:
-                raise DataError(path, "verification needs exactly one author per document", line=n, field="authors")
+                raise DataError(
+                    path,
+                    f"verification needs exactly one author per document, found {describe(obj['authors'])}",
+                    line=n,
+                    field=fields.column("author", "authors"),
+                )
             author = obj["authors"][0]
         docs.append({**obj, "author": author})
         docs.lines.append(n)
-    return validate_documents(docs, path, topic_field=topic_field)
+    return validate_documents(docs, path, topic_field=topic_field, fields=fields)

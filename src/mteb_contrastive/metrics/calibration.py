@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from mteb_contrastive.metrics.pan import evaluate_all
+from mteb_contrastive.metrics.pan import evaluate_all, evaluate_all_batch
 
 #: the abstention grid of Kirby, "Contrastive Learning for Authorship Verification" (the band
 #: half-widths searched on validation): {0, .005, .01, .015, .02, .03, .04, .05, .075, .10, .125, .15, .20},
@@ -149,8 +149,11 @@ class PlattScaler:
 
     * ``"sigmoid"`` (default) -- Platt scaling as Platt defined it ("Probabilistic outputs for support
       vector machines", 1999, section 2.2): maximum likelihood of a sigmoid with his *smoothed
-      targets* ``(N+ + 1) / (N+ + 2)`` for positives and ``1 / (N- + 2)`` for negatives, fitted by
-      scikit-learn's sigmoid calibration (``CalibratedClassifierCV(method="sigmoid")``). The scores
+      targets* ``(N+ + 1) / (N+ + 2)`` for positives and ``1 / (N- + 2)`` for negatives -- the
+      objective of scikit-learn's sigmoid calibration (``CalibratedClassifierCV(method="sigmoid")``,
+      :func:`_sklearn_sigmoid`), solved to its optimum by :func:`platt_sigmoid_batch` (Newton, one
+      implementation for one fit and for the 1,000 of a simulated chance level; scikit-learn's
+      L-BFGS stops within ``gtol`` 1e-6 of it: parameters within about 1e-6). The scores
       are standardised on validation (mean 0, sd 1) first, and the smoothed targets carry no
       penalty on the slope, so the probabilities do not depend on the scale or offset of the
       scores: ``s``, ``1e5 * s`` and ``0.8 + 1e-3 * s`` (cosines in a narrow band) give the same
@@ -185,10 +188,8 @@ class PlattScaler:
             lr = LogisticRegression(C=1e4, solver="lbfgs", tol=1e-10, max_iter=10_000)
             lr.fit(s.reshape(-1, 1), y)
             return cls(coef=float(lr.coef_[0, 0]), intercept=float(lr.intercept_[0]), method=method)
-        m, sd = _standardise(s)
-        a, b = _sklearn_sigmoid((s - m) / sd, y)
-        # p = 1 / (1 + exp(a (s - m) / sd + b)) = sigmoid(coef s + intercept)
-        return cls(coef=-a / sd, intercept=a * m / sd - b, method=method)
+        coef, intercept = platt_sigmoid_batch(s[None, :], y[None, :])
+        return cls(coef=float(coef[0]), intercept=float(intercept[0]), method=method)
 
     def predict(self, scores: Any) -> np.ndarray:
         """Probabilities in (0, 1) for ``scores`` (any shape; float64)."""
@@ -328,9 +329,14 @@ class KirbyCalibrator:
 
     * ``threshold`` -- :func:`kirby_threshold`; the hard answers ``score >= threshold`` (the paper's
       accuracy / F1 at the validation threshold, ``models/transformer_contrastive_module.py:146-162``);
-    * Platt -- scikit-learn ``LogisticRegression(C=1.0, solver="lbfgs", max_iter=1000)`` on the raw
-      validation scores (one feature) and 0/1 labels, ``p = sigmoid(coef * score + intercept)``
-      (``make_pan21_answers.py:500-514``); no cross-validation, so one pair of each class suffices;
+    * Platt -- the authors' scikit-learn ``LogisticRegression(C=1.0, solver="lbfgs", max_iter=1000)``
+      (default ``tol``) on the raw validation scores (one feature) and 0/1 labels,
+      ``p = sigmoid(coef * score + intercept)`` (``make_pan21_answers.py:500-514``), solved to its
+      optimum by :func:`kirby_logistic_batch` (Newton; scikit-learn's L-BFGS stops within its
+      ``tol`` of it, p within about 1e-4), and ``coef = intercept = 0`` (p = 0.5 everywhere) where
+      L-BFGS stops at its starting point, as the authors' fit does (their script meets it:
+      ``make_pan21_answers.py:517-519`` warns "Platt slope a == 0"); no cross-validation, so one pair
+      of each class suffices;
     * ``delta`` -- from :data:`DELTA_GRID` (the authors' grid, ``:253-271``), the band that
       maximises the validation PAN overall (``year`` 2021: mean of five, 0.5 a non-answer in F0.5u and
       F1), a later delta winning only by more than 1e-12, so ties go to the smaller one (``:536-559``).
@@ -357,12 +363,10 @@ class KirbyCalibrator:
         Raises:
             CalibrationError: an empty or single-class validation split (one line naming the class).
         """
-        from sklearn.linear_model import LogisticRegression
-
         s, y = _check(scores, labels, "validation (Kirby's calibration)")
         self.threshold = kirby_threshold(s, y)
-        lr = LogisticRegression(C=1.0, solver="lbfgs", max_iter=1000).fit(s.reshape(-1, 1), y)
-        self.coef, self.intercept = float(lr.coef_[0, 0]), float(lr.intercept_[0])
+        coef, intercept = kirby_logistic_batch(s[None, :], y[None, :], c=1.0)
+        self.coef, self.intercept = float(coef[0]), float(intercept[0])
         p = self.probabilities(s)
         self.delta_curve, best = {}, None
         for d in self.grid:
@@ -397,3 +401,189 @@ class KirbyCalibrator:
             "kirby_platt_intercept": float(self.intercept),
             "kirby_abstain_delta": float(self.delta),
         }
+
+
+# --- the fits and thresholds, for many score vectors at once ---------------------------------------------------------
+#
+# One implementation for one fit and for many (the report's simulated chance levels run 1,000 calibrations): every
+# function takes (R, n) arrays, one calibration per row; the classes above call them with R = 1.
+
+#: Newton's method on the two logistic parameters: at most this many steps; a row stops when a step moves
+#: neither parameter by more than :data:`NEWTON_TOL` (relative)
+NEWTON_STEPS = 100
+NEWTON_TOL = 1e-13
+#: scikit-learn's LogisticRegression default ``tol``: L-BFGS-B's ``gtol`` on its mean-loss gradient
+SKLEARN_LR_TOL = 1e-4
+
+
+def _log_loss(z: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Row sums of the cross-entropy of ``sigmoid(z)`` against targets ``t`` in [0, 1]."""
+    # t softplus(-z) + (1 - t) softplus(z) = softplus(z) - t z
+    return (np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z))) - t * z).sum(axis=1)
+
+
+def fit_logistic_batch(
+    x: np.ndarray, t: np.ndarray, *, l2: float = 0.0, start_tol: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the exact minimiser ``(a, b)`` of ``sum_i CE(sigmoid(a x_i + b), t_i) + l2 a^2 / 2``.
+
+    Args:
+        x: (R, n) feature (one score per pair).
+        t: (R, n) targets in [0, 1] (0/1 labels, or Platt's smoothed targets).
+        l2: penalty on the slope only (scikit-learn's ``LogisticRegression(C)``: ``l2 = 1 / C``; the
+            intercept is not penalised).
+        start_tol: scikit-learn's ``LogisticRegression`` (``lbfgs``) starts at ``(0, 0)`` and stops there
+            when the largest component of its mean-loss gradient is at most its ``tol``: with a weak
+            signal (a narrow band of cosines) the fit is then ``coef = intercept = 0``, p = 0.5 for every
+            pair. Given, such rows answer ``(0, 0)`` as scikit-learn does (the test of L-BFGS-B at its
+            initial point, ``gtol = tol``); None: always the minimiser.
+
+    Method: Newton's method from ``(0, logit(mean t))`` with step halving until the loss does not grow
+    (the loss is convex, strictly with both classes or ``l2 > 0``), each row stopping on its own; a
+    row's result does not depend on the other rows. It is the optimum scikit-learn's L-BFGS
+    approaches to its tolerance (``gtol`` 1e-6 for the sigmoid calibration, 1e-4 for
+    ``LogisticRegression``).
+
+    Returns:
+        (a, b), each (R,).
+    """
+    from scipy.special import expit
+
+    x = np.atleast_2d(np.asarray(x, dtype=np.float64))
+    t = np.atleast_2d(np.asarray(t, dtype=np.float64))
+    rows = x.shape[0]
+    mean_t = np.clip(t.mean(axis=1), 1e-12, 1 - 1e-12)
+    a = np.zeros(rows)
+    b = np.log(mean_t / (1.0 - mean_t))
+    active = np.ones(rows, dtype=bool)
+    stop_at_start = np.zeros(rows, dtype=bool)
+    if start_tol is not None:
+        n = x.shape[1]
+        r0 = 0.5 - t
+        g0 = np.maximum(np.abs((r0 * x).sum(axis=1) / n), np.abs(r0.sum(axis=1) / n))
+        stop_at_start = g0 <= start_tol
+        active &= ~stop_at_start
+    loss = _log_loss(a[:, None] * x + b[:, None], t) + 0.5 * l2 * a**2
+    for _ in range(NEWTON_STEPS):
+        if not active.any():
+            break
+        ix = np.flatnonzero(active)
+        xs, ts, aa, bb = x[ix], t[ix], a[ix], b[ix]
+        z = aa[:, None] * xs + bb[:, None]
+        p = expit(z)
+        r = p - ts
+        w = p * (1.0 - p)
+        ga = (r * xs).sum(axis=1) + l2 * aa
+        gb = r.sum(axis=1)
+        haa = (w * xs * xs).sum(axis=1) + l2
+        hab = (w * xs).sum(axis=1)
+        hbb = w.sum(axis=1)
+        det = haa * hbb - hab * hab
+        ok = det > 0
+        da = np.where(ok, (hbb * ga - hab * gb) / np.where(ok, det, 1.0), 0.0)
+        db = np.where(ok, (haa * gb - hab * ga) / np.where(ok, det, 1.0), gb / np.maximum(hbb, 1e-300))
+        step = np.ones(ix.size)
+        old = loss[ix]
+        new_a, new_b = aa - da, bb - db
+        new_loss = _log_loss(new_a[:, None] * xs + new_b[:, None], ts) + 0.5 * l2 * new_a**2
+        slack = 1e-12 * (1.0 + np.abs(old))  # rounding: a converged step may "grow" the loss by an ulp
+        for _ in range(60):  # halve where the loss grew
+            worse = new_loss > old + slack
+            if not worse.any():
+                break
+            step = np.where(worse, step / 2, step)
+            new_a, new_b = aa - step * da, bb - step * db
+            new_loss = np.where(
+                worse, _log_loss(new_a[:, None] * xs + new_b[:, None], ts) + 0.5 * l2 * new_a**2, new_loss
+            )
+        keep = new_loss <= old + slack
+        new_a, new_b = np.where(keep, new_a, aa), np.where(keep, new_b, bb)
+        moved = np.maximum(np.abs(new_a - aa) / (1.0 + np.abs(aa)), np.abs(new_b - bb) / (1.0 + np.abs(bb)))
+        a[ix], b[ix], loss[ix] = new_a, new_b, np.where(keep, new_loss, old)
+        active[ix[(moved <= NEWTON_TOL) | ~keep]] = False
+    a[stop_at_start], b[stop_at_start] = 0.0, 0.0
+    return a, b
+
+
+def platt_sigmoid_batch(s: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, Platt's sigmoid fit (``method="sigmoid"`` of :class:`PlattScaler`) as ``(coef, intercept)``
+    on the raw score scale: scores standardised on their row (mean, sd; sd 1 when constant), Platt's
+    smoothed targets ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)`` (section 2.2), no penalty
+    (:func:`fit_logistic_batch`)."""
+    s = np.atleast_2d(np.asarray(s, dtype=np.float64))
+    y = np.atleast_2d(np.asarray(y))
+    m = s.mean(axis=1)
+    sd = s.std(axis=1)
+    sd = np.where((sd > 0) & np.isfinite(sd), sd, 1.0)
+    z = (s - m[:, None]) / sd[:, None]
+    n_pos = (y > 0).sum(axis=1)[:, None]
+    n_neg = y.shape[1] - n_pos
+    target = np.where(y > 0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    a, b = fit_logistic_batch(z, target)
+    return a / sd, b - a * m / sd
+
+
+def kirby_logistic_batch(s: np.ndarray, y: np.ndarray, c: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, Kirby's Platt step (``LogisticRegression(C=c, solver="lbfgs")`` on the raw scores and 0/1
+    labels, ``make_pan21_answers.py:500-514``) as ``(coef, intercept)``: the penalised optimum
+    (``l2 = 1 / c``), and ``(0, 0)`` where scikit-learn's L-BFGS stops at its starting point (default
+    ``tol``, :data:`SKLEARN_LR_TOL`; :func:`fit_logistic_batch`)."""
+    return fit_logistic_batch(
+        np.atleast_2d(np.asarray(s, dtype=np.float64)),
+        np.atleast_2d(np.asarray(y, dtype=np.float64)),
+        l2=1.0 / c,
+        start_tol=SKLEARN_LR_TOL,
+    )
+
+
+def fit_threshold_batch(s: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`fit_threshold` of each row (same candidates and tie rule), (R,)."""
+    s = np.atleast_2d(np.asarray(s, dtype=np.float64))
+    y = np.atleast_2d(np.asarray(y))
+    rows, n = s.shape
+    order = np.argsort(-s, axis=1, kind="stable")
+    s_sorted = np.take_along_axis(s, order, axis=1)
+    tp = np.cumsum(np.take_along_axis(y, order, axis=1), axis=1)
+    k = np.arange(1, n + 1)
+    f1 = 2 * tp / (k + y.sum(axis=1)[:, None])
+    valid = np.ones((rows, n), dtype=bool)
+    valid[:, :-1] = s_sorted[:, :-1] != s_sorted[:, 1:]
+    best = np.argmax(np.where(valid, f1, -1.0), axis=1)
+    r = np.arange(rows)
+    mid = (s_sorted[r, np.minimum(best, n - 1)] + s_sorted[r, np.minimum(best + 1, n - 1)]) / 2
+    return np.where(best == n - 1, s_sorted[:, -1], mid)
+
+
+def kirby_threshold_batch(s: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`kirby_threshold` of each row: F1 of ``precision_recall_curve`` at each distinct score, the
+    lowest threshold among the maxima; the same floating-point operations, (R,)."""
+    s = np.atleast_2d(np.asarray(s, dtype=np.float64))
+    y = np.atleast_2d(np.asarray(y, dtype=np.float64))
+    rows, n = s.shape
+    order = np.argsort(-s, axis=1, kind="mergesort")
+    s_d = np.take_along_axis(s, order, axis=1)
+    tps = np.cumsum(np.take_along_axis(y, order, axis=1), axis=1)
+    distinct = np.ones((rows, n), dtype=bool)  # the last position of each run of equal scores
+    distinct[:, :-1] = s_d[:, :-1] != s_d[:, 1:]
+    precision = tps / np.arange(1, n + 1)
+    recall = tps / tps[:, -1:]
+    denom = precision + recall
+    f1 = np.divide(2 * precision * recall, denom, out=np.zeros_like(denom), where=denom != 0)
+    f1 = np.where(distinct, f1, -np.inf)
+    last_max = n - 1 - np.argmax(f1[:, ::-1], axis=1)  # ascending thresholds, first maximum = lowest
+    return s_d[np.arange(rows), last_max]
+
+
+def abstention_batch(p: np.ndarray, y: np.ndarray, *, grid: tuple[float, ...], year: int, exact: bool) -> np.ndarray:
+    """Per row, the band half-width of :func:`fit_abstention` (``exact=False``: 1e-12 slack in the band)
+    or of :class:`KirbyCalibrator` (``exact=True``): the first delta of the ascending grid whose
+    validation PAN overall beats the best so far by more than 1e-12, (R,)."""
+    best = np.full(p.shape[0], -np.inf)
+    delta = np.full(p.shape[0], np.nan)
+    for d in sorted(grid):
+        band = np.abs(p - 0.5) <= (d if exact else d + 1e-12)
+        score = evaluate_all_batch(y, np.where(band, 0.5, p), year=year)["overall"]
+        win = score > best + 1e-12
+        best = np.where(win, score, best)
+        delta = np.where(win, float(d), delta)
+    return delta

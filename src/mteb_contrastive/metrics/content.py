@@ -27,19 +27,23 @@ from typing import Any
 
 import numpy as np
 
+from mteb_contrastive.data.content import shares_topic
+
 #: smallest margin over chance (S_A(m) - c_A) for which ``topic_share`` is given
 MIN_MARGIN = 0.02
 
 
 def topic_controlled_pairs(labels: Any, topic1: Any, topic2: Any) -> np.ndarray:
     """Mask of the topic-controlled verification pairs: same author (label 1) with different topics,
-    or different authors (label 0) with the same topic. Topics compared as given (PAN's ``fandoms``).
+    or different authors (label 0) with the same topic. Two topics are the same when their topic sets
+    meet (:func:`mteb_contrastive.data.content.shares_topic`: NFC, case-folded, ``|``-joined labels
+    split), PAN's ``fandoms`` included.
 
     Returns:
         bool array, shape (n,).
     """
     labels = np.asarray(labels).astype(int)
-    same_topic = np.array([a == b for a, b in zip(topic1, topic2)], dtype=bool)
+    same_topic = np.array([shares_topic(a, b) for a, b in zip(topic1, topic2)], dtype=bool)
     return ((labels == 1) & ~same_topic) | ((labels == 0) & same_topic)
 
 

@@ -6,7 +6,10 @@ exactly through the FAISS backend; ``bm25``: mteb/baseline-bm25s), ``<reranker>`
 registered ahead, :data:`REGISTERED_KS`; others are made on demand by :func:`model_meta_for_name`).
 The reranker model is ``$MTEB_CONTRASTIVE_CROSS_ENCODER`` / ``$MTEB_CONTRASTIVE_LI_MODEL`` /
 ``$MTEB_CONTRASTIVE_BI_ENCODER``, default the bundled all-MiniLM-L6-v2 for ``li`` and ``bi``; ``ce``
-has none (:data:`~mteb_contrastive.search.rerank.CE_MODEL_REQUIRED`).
+has none (:data:`~mteb_contrastive.search.rerank.CE_MODEL_REQUIRED`): its loader refuses to load, in one line,
+whatever mteb passes it. ``minilm+bi`` with the bundled MiniLM as bi-encoder is refused by name
+(:func:`~mteb_contrastive.search.rerank.same_model_refusal`: the first stage's own embeddings would rescore
+its own top-k and change nothing); it exists when ``$MTEB_CONTRASTIVE_BI_ENCODER`` names another model.
 """
 
 from __future__ import annotations
@@ -16,7 +19,15 @@ from typing import Any
 
 from mteb_contrastive import config
 from mteb_contrastive.config import MINILM, bundled_minilm
-from mteb_contrastive.search.rerank import CE_MODEL_REQUIRED, RERANKERS, TwoStageSearch, make_reranker, two_stage_meta
+from mteb_contrastive.search.rerank import (
+    CE_MODEL_REQUIRED,
+    RERANKERS,
+    UNSET,
+    TwoStageSearch,
+    make_reranker,
+    same_model_refusal,
+    two_stage_meta,
+)
 
 FIRST_STAGES = {"minilm": MINILM, "bm25": "mteb/baseline-bm25s"}
 REGISTERED_KS = (10, 50, 100)
@@ -42,10 +53,15 @@ def build_two_stage(
 _NAME_RE = re.compile(r"^rerank/(?P<first>[^+@]+)\+(?P<kind>[^+@]+)@(?P<k>[^+@]+)$")
 
 
+def _reranker_model(kind: str) -> str | None:
+    """The reranker model of ``kind`` now: its variable, else the bundled MiniLM (None for ``ce``: no default)."""
+    return config.env(config.RERANKER_ENV[kind]) or (None if kind == "ce" else bundled_minilm())
+
+
 def _meta(first: str, kind: str, k: int) -> Any:
     first_name = FIRST_STAGES[first]
     # no random-head cross-encoder under a registered name: "ce" needs $MTEB_CONTRASTIVE_CROSS_ENCODER
-    rmodel = config.env(config.RERANKER_ENV[kind]) or ("" if kind == "ce" else bundled_minilm())
+    rmodel = _reranker_model(kind)
     name = f"rerank/{first}+{kind}@{k}"
 
     def loader(
@@ -54,19 +70,17 @@ def _meta(first: str, kind: str, k: int) -> Any:
         *,
         first_stage: str = first_name,
         reranker: str = kind,
-        reranker_model: str = rmodel,
+        reranker_model: str | None = rmodel,
         k: int = k,
         device: str | None = None,
         _name: str = name,
         **kwargs: Any,
     ) -> TwoStageSearch:
-        if not reranker_model:
+        if not reranker_model or reranker_model == UNSET:  # None as registered; "unset" in older metas
             raise ValueError(f"{_name}: {CE_MODEL_REQUIRED}")
         return build_two_stage(first_stage, reranker, k, reranker_model=reranker_model, device=device, name=_name)
 
-    return two_stage_meta(
-        name, first_name, None, k, reranker_kind=kind, reranker_model=rmodel or "unset", loader=loader
-    )
+    return two_stage_meta(name, first_name, None, k, reranker_kind=kind, reranker_model=rmodel, loader=loader)
 
 
 def name_forms() -> str:
@@ -95,10 +109,20 @@ def model_meta_for_name(name: str) -> Any:
         raise ValueError(f"unknown reranker {kind!r} in {name!r}: the rerank models are {name_forms()}")
     if not k.isdigit() or int(k) < 1:
         raise ValueError(f"k {k!r} in {name!r} is not a whole number >= 1: the rerank models are {name_forms()}")
+    refusal = same_model_refusal(name, FIRST_STAGES[first], kind, _reranker_model(kind))
+    if refusal:
+        raise ValueError(refusal)
     return _meta(first, kind, int(k))
 
 
 def registered_model_metas() -> list[Any]:
     """``rerank/<first>+<reranker>@<k>`` for the first stages, rerankers and ks of the module docstring
-    (other ks are made on demand by :func:`model_meta_for_name`)."""
-    return [_meta(first, kind, k) for first in FIRST_STAGES for kind in RERANKERS for k in REGISTERED_KS]
+    (other ks are made on demand by :func:`model_meta_for_name`); a refused pair (``minilm+bi`` with MiniLM as
+    bi-encoder) is left out, so asking for it reaches :func:`model_meta_for_name` and its one-line refusal."""
+    return [
+        _meta(first, kind, k)
+        for first in FIRST_STAGES
+        for kind in RERANKERS
+        if same_model_refusal(first, FIRST_STAGES[first], kind, _reranker_model(kind)) is None
+        for k in REGISTERED_KS
+    ]

@@ -318,12 +318,13 @@ def _with_benchmarks(original: Any) -> Any:
 
 
 def _encoding_model(model: Any) -> EncodingModel | None:
-    """The ``EncodingModel`` of ``model``: itself, or one inside a search wrapper or a two-stage model."""
+    """The ``EncodingModel`` of ``model``: itself, or one inside a search wrapper or a two-stage model
+    (its first stage: the ``encoding_*`` statistics of a two-stage model are its first stage's)."""
     enc = model
     for _ in range(3):
         if isinstance(enc, EncodingModel) or enc is None:
             break
-        enc = getattr(enc, "model", None) or getattr(enc, "_model", None)
+        enc = getattr(enc, "model", None) or getattr(enc, "_model", None) or getattr(enc, "first_model", None)
     return enc if isinstance(enc, EncodingModel) else None
 
 
@@ -335,13 +336,20 @@ def _reset_encoding_statistics(model: Any, task: Any) -> None:
 
 def _add_encoding_statistics(model: Any, task: Any, result: Any) -> None:
     """Each evaluated subset's scores get the model's ``encoding_*`` statistics and settings
-    (:meth:`~mteb_contrastive.encoding.wrapper.EncodingModel.encoding_scores`)."""
+    (:meth:`~mteb_contrastive.encoding.wrapper.EncodingModel.encoding_scores`) and, for a two-stage
+    model, the work and seconds of each stage (:meth:`~mteb_contrastive.search.rerank.TwoStageSearch.stage_scores_for`,
+    keys :data:`~mteb_contrastive.search.rerank.STAGE_SCORES`), on every retrieval task, ours or mteb's."""
     enc = _encoding_model(model)
-    if enc is None or task is None or not hasattr(result, "scores"):
+    stages = getattr(model, "stage_scores_for", None)
+    if (enc is None and stages is None) or task is None or not hasattr(result, "scores"):
         return
     for split, entries in result.scores.items():
         for entry in entries:
-            entry.update(enc.encoding_scores(task.metadata.name, split, entry.get("hf_subset", "default")))
+            subset = entry.get("hf_subset", "default")
+            if enc is not None:
+                entry.update(enc.encoding_scores(task.metadata.name, split, subset))
+            if stages is not None:
+                entry.update(stages(task.metadata.name, split, subset))
 
 
 # ---------------------------------------------------------------- tasks whose data is not here
@@ -378,7 +386,8 @@ def _check_data_before_model_in_mteb_cli() -> None:
 def _tasks_checked_first(original: Any) -> Any:
     """``mteb run`` loads the model first and the task data last, so a missing folder ended in a
     traceback after minutes of model loading, and an unknown task name in mteb's ``KeyError``. The
-    run checks every requested task first: a name mteb does not know
+    run checks ``--batch-size`` (>= 1; 0 was a traceback inside encoding) and every requested task
+    first: a name mteb does not know
     (:func:`mteb_contrastive.catalog.unknown_task`: a built folder's task name names the variable that
     finds it) and a task of ours whose data is missing (:func:`mteb_contrastive.catalog.missing_data`)
     are each reported on stderr as ``mteb: error: <message>`` (the format of every one-line error of
@@ -387,6 +396,9 @@ def _tasks_checked_first(original: Any) -> Any:
     def run(args: Any) -> Any:
         ours = {c.metadata.name for c in catalog.all_task_classes()}
         reasons = []
+        batch_size = getattr(args, "batch_size", None)
+        if batch_size is not None and batch_size < 1:  # mteb passes it on to encode: range() with step 0
+            reasons.append(f"argument --batch-size: must be 1 or more, got {batch_size}; give a whole number >= 1")
         for name in getattr(args, "tasks", None) or []:
             cls = catalog.registered_task_class(name)
             if cls is None and not _mteb_knows_task(name):

@@ -11,9 +11,14 @@ The protocol, step by step (each a method of :class:`AbsTaskAttribution`):
 1. **represent** -- an encoder embeds every sampled chunk once (``PromptType.document``; mteb's
    dataloader and ``encode``); a text's vector is the L2-normalised mean of its L2-normalised chunk
    vectors; the similarity of two texts is the cosine of their vectors. A fitted baseline (a
-   :class:`~mteb_contrastive.protocols.fitting.PairScorer`) is fitted once on every text's sample
-   (its chunks joined by a blank line; known and questioned texts, no labels) and scores each pair
-   of texts (i < j, mirrored). Cross-encoders are refused by mteb (this task does not accept them).
+   :class:`~mteb_contrastive.protocols.fitting.PairScorer`) is fitted once on the **known** texts'
+   samples (its chunks joined by a blank line; no labels; never a questioned text, so adding
+   questioned texts never changes the known texts' attribution) and scores each evaluated or
+   questioned text (query side) against each known text (document side). An encoder with the fit
+   hook is fitted on the known texts' chunks. Scores come by blocks of rows from the one scoring
+   path (:mod:`mteb_contrastive.protocols.scoring`: a matrix product for vectors, pair by pair
+   for PPMd), reduced at once to per-author sums (memory: one block, never n x n). Cross-encoders
+   are refused by mteb (this task does not accept them).
 2. **candidate scores** -- the score of author a for text q is the mean similarity of q to a's known
    texts other than q (**leave-one-text-out**: q's own chunks never represent its author).
 3. **closed-set scores** on the evaluated texts: ``accuracy`` (tie-aware: 1/t when the gold author is
@@ -22,29 +27,45 @@ The protocol, step by step (each a method of :class:`AbsTaskAttribution`):
    :mod:`mteb_contrastive.metrics.attribution` cites each rule.
 4. **chance** -- ``random_accuracy`` (mean of 1/K), ``random_macro_f1`` (uniform answers; exact or
    Monte Carlo, ``random_macro_f1_method``), ``majority_class_accuracy`` and ``majority_class_macro_f1``
-   (always the most frequent gold author).
+   (always the most frequent gold author). **Bias**: ``max_answer_share`` (share of the evaluated
+   texts given the most answered candidate, ``most_answered_candidate``) beside
+   ``majority_class_accuracy`` (the largest gold share), ``n_candidates_answered`` beside
+   ``n_candidates_gold``; every candidate's count in the outputs' ``answer_counts``.
 5. **calibration** -- candidate probabilities ``softmax(scores / T)``, T fitted on the evaluated texts
-   by maximum likelihood (``temperature``). ``loo_log_loss`` and ``loo_brier`` (multi-class) are
-   **nested by author**: the T that scores author A's texts is fitted without them; chance
-   ``random_loo_log_loss`` = ln K, ``random_loo_brier`` = 1 - 1/K.
-6. **intervals by text** -- 95% percentile bootstrap over the evaluated texts (1,000 resamples, seed 0):
+   by maximum likelihood (``temperature``; every author's nested T in one solve,
+   :func:`~mteb_contrastive.metrics.attribution.fit_temperatures_nested`). ``loo_log_loss`` and
+   ``loo_brier`` (multi-class) are **nested by author**: the T that scores author A's texts is
+   fitted without them. Chance beside them: ``random_loo_log_loss`` = mean ln K (uniform
+   probabilities over the item's candidates), ``prior_loo_log_loss`` (each candidate's share of
+   the known texts, the item's own text left out: -mean ln((n_gold - 1) / (n_known - 1))),
+   ``random_loo_brier`` = 1 - 1/K.
+6. **intervals by author** -- 95% bootstrap of the evaluated texts resampled by their **author** (a
+   text is scored against its author's other texts, so an author's texts are not independent;
+   1,000 draws, seed 0; :func:`mteb_contrastive.metrics.attribution.bootstrap_interval`):
    ``accuracy_ci_low/high``, ``macro_f1_ci_low/high``.
 7. **open set** (a folder built with ``--open-set``) -- each evaluated text is also scored with every
    text of its author removed from the candidates (the answer there is "none of the candidates",
    ``<UNK>``); the answer is ``<UNK>`` when P1 - P2 (the two largest probabilities) is below a
-   threshold (PAN 2019 SVM baseline's rule) chosen to maximise PAN 2019 macro-F1 on these items.
+   threshold (PAN 2019 SVM baseline's rule) chosen to maximise the open-set macro-F1 on these items.
+   The open-set macro-F1's **label set is every candidate** (each one gold or answered at least once,
+   ``<UNK>`` excluded; ``labels="candidates"`` of :func:`~mteb_contrastive.metrics.attribution.macro_f1_codes`),
+   not PAN 2019's gold labels only: a candidate with a single known text is never gold, and under
+   PAN's rule an unknown item answered with that candidate would cost nothing.
    Reported **nested by author** (T and threshold for A's items fitted on the other authors' items):
-   ``open_set_macro_f1`` (PAN 2019: averaged over the known authors, ``<UNK>`` excluded; chance
-   ``random_open_set_macro_f1``, answers uniform over the candidates and ``<UNK>``), its interval by
-   text (a text's two items resampled together), ``open_set_unk_recall``, ``open_set_known_accuracy``;
+   ``open_set_macro_f1`` (chance ``random_open_set_macro_f1``, answers uniform over the candidates
+   and ``<UNK>``, same label rule), its interval by author (a text's two items resampled with its author),
+   beside it ``open_set_unk_recall`` (share of unknown items answered ``<UNK>``; chance
+   ``random_open_set_unk_recall``, the mean of 1 / (candidates + 1)), ``open_set_known_accuracy``;
    the threshold fitted on all items, ``open_set_threshold``, answers the questioned texts.
 8. **questioned texts** -- every author a candidate (nothing left out), probabilities at the fitted
    T, ranked (ties by name); the answer is the first, or ``<UNK>`` under the open-set threshold.
 9. **outputs** (``mteb run --prediction-folder``; ``compat.save_task_predictions``):
    ``<task>_predictions.json`` ``[subset][split]`` =
    ``{"candidates": [...], "loo": {"id", "gold", "predicted", "probabilities"} (nested T),
+   "answer_counts": {candidate: evaluated texts answered with it},
    "questioned": [{"id", "title", "label_note", "ranking": [{"author", "probability", "score"}], "answer"}],
-   "per_item": {"name": "accuracy", "ids", "values"}}`` -- ids are the corpus's document ids.
+   "per_item": {"name": "accuracy", "ids", "values", "groups"}}`` -- ids are the corpus's document ids,
+   groups each text's author (the report's resampling unit).
 """
 
 from __future__ import annotations
@@ -52,6 +73,7 @@ from __future__ import annotations
 import abc
 import logging
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -60,8 +82,9 @@ from mteb.abstasks.abstask import AbsTask
 from mteb_contrastive.compat import save_task_predictions
 from mteb_contrastive.metrics import attribution as am
 from mteb_contrastive.metrics.ranking import expected_reciprocal_rank, gold_tie_ranges
-from mteb_contrastive.protocols.fitting import fit_if_needed, fit_summary, is_pair_scorer, score_pairs
-from mteb_contrastive.protocols.triplet_classification import encode_texts
+from mteb_contrastive.protocols import scoring
+from mteb_contrastive.protocols.fitting import fit_if_needed, fit_summary
+from mteb_contrastive.protocols.scoring import encode_texts
 
 logger = logging.getLogger(__name__)
 
@@ -83,14 +106,17 @@ def text_vectors(
     hf_subset: str,
     encode_kwargs: dict,
     num_proc: int | None = None,
+    fit_on: list[int] | None = None,
 ) -> np.ndarray:
     """Step 1 for an encoder: (n_texts, dim) float64, each row the L2-normalised mean of the text's
     L2-normalised chunk embeddings (each distinct chunk encoded once, ``PromptType.document``;
-    an encoder with the fit hook is first fitted on the distinct chunks)."""
+    an encoder with the fit hook is first fitted on the distinct chunks of the texts at positions
+    ``fit_on``, default every text)."""
     from mteb.types import PromptType
 
     chunks = list(dict.fromkeys(c for t in texts for c in t["chunks"]))
-    fit_if_needed(model, chunks)
+    fit_texts = texts if fit_on is None else [texts[i] for i in fit_on]
+    fit_if_needed(model, list(dict.fromkeys(c for t in fit_texts for c in t["chunks"])))
     emb = np.asarray(
         encode_texts(
             model,
@@ -169,19 +195,19 @@ class AbsTaskAttribution(AbsTask):
         """The protocol of the module docstring, step by step."""
         texts = list(data_split)
         problem = Problem(texts)
-        sim, fitted = self._similarities(
-            model, texts, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc
+        sums, fitted = self._similarities(
+            model, problem, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc
         )
-        closed = problem.candidate_scores(sim, problem.evaluated, leave_out="text")
+        closed = problem.candidate_scores(sums, problem.evaluated, leave_out="text")
         scores = self._closed_set_scores(problem, closed)
         scores.update(self._chance(problem, closed))
         temperature, nested = self._calibrate(problem, closed)
         scores.update(self._calibration_scores(problem, closed, temperature, nested))
         threshold = None
         if self.open_set:
-            open_scores, threshold = self._open_set(problem, sim, closed, temperature, nested)
+            open_scores, threshold = self._open_set(problem, sums, closed, temperature, nested)
             scores.update(open_scores)
-        questioned = self._questioned(problem, sim, temperature, threshold)
+        questioned = self._questioned(problem, sums, temperature, threshold)
         if fitted:
             scores.update(fit_summary(model))
         if prediction_folder:
@@ -193,36 +219,46 @@ class AbsTaskAttribution(AbsTask):
     def _similarities(
         self,
         model: Any,
-        texts: list[dict[str, Any]],
+        problem: Problem,
         *,
         hf_split: str,
         hf_subset: str,
         encode_kwargs: dict,
         num_proc: int | None,
     ) -> tuple[np.ndarray, bool]:
-        """Steps 1-2: the (n_texts, n_texts) similarity matrix, and whether a baseline was fitted."""
-        from mteb.models.models_protocols import EncoderProtocol
-
-        if is_pair_scorer(model):
+        """Steps 1-2: :meth:`Problem.author_sums` of the model's similarities (the one scoring path,
+        :func:`~mteb_contrastive.protocols.scoring.similarity_blocks`, by blocks of rows), and whether
+        a model was fitted. Fitting sees the **known texts only**: a questioned text never changes how
+        the known texts are represented (Delta's z-scores, a vocabulary, IDF weights)."""
+        kind = scoring.scorer_kind(model, self.metadata.name, accepts=(scoring.ENCODER, scoring.PAIR_SCORER))
+        texts = problem.texts
+        if kind == scoring.PAIR_SCORER:
             samples = [text_sample(t) for t in texts]
-            model.fit(samples)
-            i, j = np.triu_indices(len(texts), k=1)
-            s = score_pairs(model, [samples[a] for a in i], [samples[b] for b in j])
-            sim = np.zeros((len(texts), len(texts)))
-            sim[i, j] = s
-            sim[j, i] = s
-            logger.info("%s: %s scored %d text pairs", self.metadata.name, type(model).__name__, len(s))
-            return sim, True
-        if not isinstance(model, EncoderProtocol):
-            raise TypeError(
-                f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder or a fitted baseline, "
-                f"got {type(model).__name__}"
+            model.fit([samples[i] for i in problem.known])
+            rows, cols = [samples[i] for i in problem.rows], [samples[i] for i in problem.columns]
+            fitted = True
+            logger.info(
+                "%s: %s fitted on %d known texts, scores %d x %d text pairs",
+                self.metadata.name,
+                type(model).__name__,
+                len(problem.known),
+                len(rows),
+                len(cols),
             )
-        fitted = callable(getattr(model, "fit", None))
-        v = text_vectors(
-            model, self, texts, hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc
-        )
-        return v @ v.T, fitted
+        else:
+            fitted = callable(getattr(model, "fit", None))
+            v = text_vectors(
+                model,
+                self,
+                texts,
+                hf_split=hf_split,
+                hf_subset=hf_subset,
+                encode_kwargs=encode_kwargs,
+                num_proc=num_proc,
+                fit_on=problem.known,
+            )
+            rows, cols = v[problem.rows], v[problem.columns]
+        return problem.author_sums(scoring.similarity_blocks(model, kind, rows, cols)), fitted
 
     def _closed_set_scores(self, problem: Problem, closed: np.ndarray) -> dict[str, Any]:
         """Step 3 and its intervals (step 6)."""
@@ -232,8 +268,10 @@ class AbsTaskAttribution(AbsTask):
         h, t = gold_tie_ranges(closed, gold)
         names = problem.authors
         macro_f1 = am.pan19_macro_f1([names[g] for g in gold], [names[a] for a in top])
-        acc_lo, acc_hi = am.bootstrap_interval(lambda idx: float(hits[idx].mean()), len(gold))
-        f1_lo, f1_hi = am.bootstrap_interval(lambda idx: float(am.macro_f1_codes(gold[idx], top[idx], -1)), len(gold))
+        acc_lo, acc_hi = am.bootstrap_interval(lambda idx: float(hits[idx].mean()), len(gold), groups=gold)
+        f1_lo, f1_hi = am.bootstrap_interval(
+            lambda idx: float(am.macro_f1_codes(gold[idx], top[idx], -1)), len(gold), groups=gold
+        )
         return {
             "macro_f1": macro_f1,
             "accuracy": float(hits.mean()),
@@ -256,7 +294,15 @@ class AbsTaskAttribution(AbsTask):
         options = [np.flatnonzero(np.isfinite(row)).tolist() for row in closed]
         value, method = am.random_macro_f1(gold, options, -1)
         share = np.unique(gold, return_counts=True)[1].max() / len(gold)
+        top = am.top_answers(closed)[0]
+        answered = np.bincount(top, minlength=len(problem.authors))
+        most = int(np.argmax(answered))  # first name among the most answered
         return {
+            # a biased model looks biased: how concentrated its answers are, beside how concentrated the gold is
+            "max_answer_share": float(answered[most] / len(gold)),
+            "most_answered_candidate": problem.authors[most],
+            "n_candidates_answered": int(np.sum(answered > 0)),
+            "n_candidates_gold": int(np.unique(gold).size),
             "random_accuracy": float(np.mean([1.0 / len(o) for o in options])),
             "random_macro_f1": value,
             "random_macro_f1_method": method,
@@ -272,10 +318,8 @@ class AbsTaskAttribution(AbsTask):
         temperature = am.fit_temperature(closed, gold)
         nested: dict[int, float] = {}
         authors = sorted(set(gold.tolist()))
-        if len(authors) >= 2:
-            for a in authors:
-                rest = gold != a
-                nested[a] = am.fit_temperature(closed[rest], gold[rest])
+        if len(authors) >= 2:  # all authors at once: the same optima as one fit_temperature per author
+            nested = {int(a): t for a, t in am.fit_temperatures_nested(closed, gold, gold).items()}
         return temperature, nested
 
     @staticmethod
@@ -292,9 +336,13 @@ class AbsTaskAttribution(AbsTask):
     ) -> dict[str, Any]:
         gold = problem.gold_codes
         k = np.isfinite(closed).sum(axis=1)
+        # the prior: each candidate's share of the known texts, the item's own text left out
+        own = problem.counts[gold] - 1.0
+        prior = own / (problem.counts.sum() - 1.0)
         out: dict[str, Any] = {
             "temperature": temperature,
             "random_loo_log_loss": float(np.mean(np.log(k))),
+            "prior_loo_log_loss": float(-np.mean(np.log(prior))),
             "random_loo_brier": float(np.mean(1.0 - 1.0 / k)),
         }
         if not nested:
@@ -307,12 +355,12 @@ class AbsTaskAttribution(AbsTask):
         return out
 
     def _open_set(
-        self, problem: Problem, sim: np.ndarray, closed: np.ndarray, temperature: float, nested: dict[int, float]
+        self, problem: Problem, sums: np.ndarray, closed: np.ndarray, temperature: float, nested: dict[int, float]
     ) -> tuple[dict[str, Any], float]:
         """Step 7: nested open-set scores, and the threshold fitted on every item."""
         gold = problem.gold_codes
         n, unk = len(gold), len(problem.authors)
-        unknown_rows = problem.candidate_scores(sim, problem.evaluated, leave_out="author")
+        unknown_rows = problem.candidate_scores(sums, problem.evaluated, leave_out="author")
         rows = np.vstack([closed, unknown_rows])
         items_gold = np.concatenate([gold, np.full(n, unk)])
         groups = np.concatenate([gold, gold])  # an item belongs to the author of its text
@@ -321,8 +369,11 @@ class AbsTaskAttribution(AbsTask):
         out: dict[str, Any] = {"open_set_threshold": threshold, "n_open_set_items": len(items_gold)}
         options = [[*np.flatnonzero(np.isfinite(r)).tolist(), unk] for r in rows]
         out["random_open_set_macro_f1"], out["random_open_set_macro_f1_method"] = am.random_macro_f1(
-            items_gold, options, unk
+            items_gold, options, unk, labels=am.OPEN_SET_LABELS
         )
+        # uniform answers over an unknown item's options: <UNK> with probability 1 / (its candidates + 1)
+        unk_options = [len(o) for o, g in zip(options, items_gold) if g == unk]
+        out["random_open_set_unk_recall"] = float(np.mean([1.0 / k for k in unk_options]))
         if not nested:
             out["open_set_macro_f1"] = float("nan")
             out["open_set_withheld"] = "one evaluated author: no held-out author to fit the threshold without"
@@ -334,25 +385,25 @@ class AbsTaskAttribution(AbsTask):
             theta = am.fit_margin_threshold(top[rest], m[rest], items_gold[rest], unk)
             answers[own] = am.open_set_answers(top[own], m[own], theta, unk)
         is_unk = items_gold == unk
-        out["open_set_macro_f1"] = float(am.macro_f1_codes(items_gold, answers, unk))
+        out["open_set_macro_f1"] = float(am.macro_f1_codes(items_gold, answers, unk, labels=am.OPEN_SET_LABELS))
         out["open_set_unk_recall"] = float(np.mean(answers[is_unk] == unk))
         out["open_set_known_accuracy"] = float(np.mean(answers[~is_unk] == items_gold[~is_unk]))
 
         def stat(texts_idx: np.ndarray) -> float:
             idx = np.concatenate([texts_idx, texts_idx + n])
-            return float(am.macro_f1_codes(items_gold[idx], answers[idx], unk))
+            return float(am.macro_f1_codes(items_gold[idx], answers[idx], unk, labels=am.OPEN_SET_LABELS))
 
-        # a text's two items (closed, unknown) are resampled together
-        out["open_set_macro_f1_ci_low"], out["open_set_macro_f1_ci_high"] = am.bootstrap_interval(stat, n)
+        # a text's two items (closed, unknown) are resampled together, with the text's author
+        out["open_set_macro_f1_ci_low"], out["open_set_macro_f1_ci_high"] = am.bootstrap_interval(stat, n, groups=gold)
         return out, threshold
 
     def _questioned(
-        self, problem: Problem, sim: np.ndarray, temperature: float, threshold: float | None
+        self, problem: Problem, sums: np.ndarray, temperature: float, threshold: float | None
     ) -> list[dict[str, Any]]:
         """Step 8: a ranked, calibrated list of candidates per questioned text."""
         if not problem.questioned:
             return []
-        rows = problem.candidate_scores(sim, problem.questioned, leave_out="nothing")
+        rows = problem.candidate_scores(sums, problem.questioned, leave_out="nothing")
         log_p = am.log_probabilities(rows, temperature)
         margin = am.margins(log_p)
         out = []
@@ -404,8 +455,14 @@ class AbsTaskAttribution(AbsTask):
                     "predicted": [problem.authors[a] for a in top],
                     "probabilities": None if log_p is None else np.round(np.exp(log_p), 6).tolist(),
                 },
+                "answer_counts": dict(zip(problem.authors, np.bincount(top, minlength=len(problem.authors)).tolist())),
                 "questioned": questioned,
-                "per_item": {"name": "accuracy", "ids": ids, "values": am.tie_aware_hits(closed, gold).tolist()},
+                "per_item": {
+                    "name": "accuracy",
+                    "ids": ids,
+                    "values": am.tie_aware_hits(closed, gold).tolist(),
+                    "groups": [problem.authors[g] for g in gold],
+                },
             },
             model,
             prediction_folder,
@@ -438,21 +495,57 @@ class Problem:
                 f"got {len(self.authors)} candidates and {len(self.evaluated)} evaluable texts"
             )
         self.gold_codes = np.array([self.code[texts[i]["author"]] for i in self.evaluated], dtype=np.int64)
+        #: rows of the similarity blocks: the evaluated texts, then the questioned texts (text positions)
+        self.rows = self.evaluated + self.questioned
+        self.row_of = {t: r for r, t in enumerate(self.rows)}
+        #: columns: the known texts grouped by author code (``column_starts[a]`` = a's first column)
+        self.columns = [i for members in self.by_author for i in members]
+        self.counts = np.array([len(m) for m in self.by_author], dtype=np.int64)
+        self.column_starts = np.concatenate([[0], np.cumsum(self.counts)[:-1]]).astype(np.int64)
 
-    def candidate_scores(self, sim: np.ndarray, items: list[int], *, leave_out: str) -> np.ndarray:
-        """(len(items), K) mean similarity of each item to each author's known texts (step 2).
+    def author_sums(self, blocks: Iterable[tuple[int, np.ndarray]]) -> np.ndarray:
+        """(len(rows), K) float64: each row's summed similarity to each author's known texts, **its own
+        text left out** (a row's similarity to itself is never added: leave-one-text-out).
 
-        ``leave_out``: ``"text"`` (the item itself is not one of its author's texts: leave-one-text-out),
-        ``"author"`` (every text of the item's author removed: that author is no candidate, ``-inf``)
-        or ``"nothing"`` (questioned texts).
+        Args:
+            blocks: ``(first row, (block rows, len(columns)) similarities)`` covering :attr:`rows`
+                in order (:func:`~mteb_contrastive.protocols.scoring.similarity_blocks`); each block is
+                reduced and dropped (memory: one block and the sums).
         """
-        out = np.full((len(items), len(self.authors)), -np.inf)
-        for r, q in enumerate(items):
-            own = self.code.get(self.texts[q]["author"]) if self.texts[q]["role"] == KNOWN else None
-            for a, members in enumerate(self.by_author):
-                if leave_out == "author" and a == own:
-                    continue
-                ks = [k for k in members if not (leave_out == "text" and k == q)]
-                if ks:
-                    out[r, a] = float(np.mean(sim[q, ks]))
+        out = np.zeros((len(self.rows), len(self.authors)))
+        col_of = {t: c for c, t in enumerate(self.columns)}
+        for start, block in blocks:
+            block = np.array(block, dtype=np.float64)  # a copy: the self entries are zeroed below
+            for r in range(block.shape[0]):
+                c = col_of.get(self.rows[start + r])
+                if c is not None:
+                    block[r, c] = 0.0
+            out[start : start + block.shape[0]] = np.add.reduceat(block, self.column_starts, axis=1)
+        return out
+
+    def candidate_scores(self, sums: np.ndarray, items: list[int], *, leave_out: str) -> np.ndarray:
+        """(len(items), K) mean similarity of each item to each author's known texts (step 2), from
+        :meth:`author_sums` (``items``: text positions among :attr:`rows`).
+
+        ``leave_out``: ``"text"`` (the item itself is not one of its author's texts: leave-one-text-out;
+        an author whose only known text is the item is no candidate, ``-inf``), ``"author"`` (every
+        text of the item's author removed: that author is no candidate, ``-inf``) or ``"nothing"``
+        (questioned texts).
+        """
+        if leave_out not in ("text", "author", "nothing"):
+            raise ValueError(f"leave_out must be 'text', 'author' or 'nothing', got {leave_out!r}")
+        r = np.array([self.row_of[i] for i in items], dtype=np.int64)
+        s = sums[r]
+        counts = np.broadcast_to(self.counts.astype(np.float64), s.shape).copy()
+        own = np.array(
+            [self.code[self.texts[i]["author"]] if self.texts[i]["role"] == KNOWN else -1 for i in items],
+            dtype=np.int64,
+        )
+        mine = np.flatnonzero(own >= 0)
+        if leave_out == "text":
+            counts[mine, own[mine]] -= 1
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.where(counts > 0, s / np.maximum(counts, 1), -np.inf)
+        if leave_out == "author":
+            out[mine, own[mine]] = -np.inf
         return out

@@ -65,6 +65,7 @@ from typing import Any, ClassVar
 from mteb.abstasks.retrieval import AbsTaskRetrieval
 
 from mteb_contrastive.compat import retrieval_scores
+from mteb_contrastive.data.content import topic_set
 from mteb_contrastive.data.halvest import is_positive, positive_rule
 from mteb_contrastive.identity import nfc, nfc_key
 from mteb_contrastive.metrics.chance import PAPER_POOL_SIZE, random_ranking_scores
@@ -265,7 +266,8 @@ def topic_exclusions(rows: list[dict[str, Any]], data: dict[str, Any]) -> dict[s
 
     Relevant candidates (the qrels of :func:`build_pool`) sharing a topic with the query, or with no
     topics, are removed; a query without topics gets no entry (it takes no part). Topics of a text:
-    the union of ``query_topics`` / ``pos_topics`` / ``neg_topics`` over the rows it appears in.
+    the union of ``query_topics`` / ``pos_topics`` / ``neg_topics`` over the rows it appears in, each
+    read by :func:`mteb_contrastive.data.content.topic_set` (NFC, case-folded).
 
     Returns:
         query id -> candidate ids to remove (possibly empty); {} when the rows carry no topics.
@@ -275,7 +277,7 @@ def topic_exclusions(rows: list[dict[str, Any]], data: dict[str, Any]) -> dict[s
     topics: dict[str, set[str]] = {}
     for r in rows:
         for text_f, topic_f in (("query", "query_topics"), ("positive", "pos_topics"), ("negative", "neg_topics")):
-            topics.setdefault(r[text_f], set()).update(r.get(topic_f) or [])
+            topics.setdefault(r[text_f], set()).update(topic_set(r.get(topic_f)))  # NFC, case-folded
     by_id = {c["id"]: topics.get(c["text"], set()) for c in data["corpus"]}
     out = {}
     for q in data["queries"]:

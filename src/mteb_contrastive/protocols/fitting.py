@@ -52,6 +52,26 @@ class PairScorer(Protocol):
     def score_pairs(self, queries: Sequence[str], docs: Sequence[str]) -> np.ndarray: ...
 
 
+@runtime_checkable
+class VectorScorer(Protocol):
+    """A pair scorer whose score is a function of one vector per text and side (TF-IDF, BM25, word
+    vectors, Doc2Vec, Delta): ``has_vectors`` True, ``pair_vectors(texts) -> (query side, document
+    side)`` (rows: dense arrays or scipy CSR) and ``block_scores(q, d) -> float64 (len(q), len(d))``,
+    the score of every document row for every query row (equal to ``score_pairs`` on those pairs).
+    The scoring path (:mod:`mteb_contrastive.protocols.scoring`) scores many pairs by blocks with it."""
+
+    has_vectors: bool
+
+    def pair_vectors(self, texts: Sequence[str]) -> tuple[Any, Any]: ...
+
+    def block_scores(self, q: Any, d: Any) -> np.ndarray: ...
+
+
+def has_vectors(model: Any) -> bool:
+    """True when ``model`` is a :class:`VectorScorer` (its ``has_vectors`` true)."""
+    return bool(getattr(model, "has_vectors", False)) and callable(getattr(model, "block_scores", None))
+
+
 def is_pair_scorer(model: Any) -> bool:
     """True when ``model`` implements :class:`PairScorer` (callable ``fit`` and ``score_pairs``)."""
     return callable(getattr(model, "score_pairs", None)) and callable(getattr(model, "fit", None))

@@ -31,7 +31,7 @@ from mteb.abstasks.abstask import AbsTask
 
 from mteb_contrastive.data.halvest import VALIDATION_SPLIT
 from mteb_contrastive.metrics.calibration import fit_threshold
-from mteb_contrastive.protocols.triplet_classification import encode_texts, unique_texts
+from mteb_contrastive.protocols import scoring
 from mteb_contrastive.protocols.triplet_source import TripletSource
 
 logger = logging.getLogger(__name__)
@@ -125,22 +125,18 @@ class AbsTaskAuthorPairClassification(TripletSource, AbsTask):
         encode_kwargs: dict,
         num_proc: int | None,
     ) -> np.ndarray:
-        import torch
-        from mteb.types import PromptType
-
-        queries, q_index = unique_texts(rows, ("query_text",))
-        keys, k_index = unique_texts(rows, ("key_text",))
-        enc = dict(hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
-        eq = torch.as_tensor(
-            encode_texts(model, queries, self, prompt_type=PromptType.query, **enc), dtype=torch.float32
+        kind = scoring.scorer_kind(model, self.metadata.name, accepts=(scoring.ENCODER,))
+        return scoring.pair_scores(
+            model,
+            kind,
+            [r["query_text"] for r in rows],
+            [r["key_text"] for r in rows],
+            self,
+            hf_split=hf_split,
+            hf_subset=hf_subset,
+            encode_kwargs=encode_kwargs,
+            num_proc=num_proc,
         )
-        ek = torch.as_tensor(
-            encode_texts(model, keys, self, prompt_type=PromptType.document, **enc), dtype=torch.float32
-        )
-        qi = [q_index[r["query_text"]] for r in rows]
-        ki = [k_index[r["key_text"]] for r in rows]
-        sim = model.similarity_pairwise(eq[qi], ek[ki])
-        return np.asarray(sim.detach().cpu() if hasattr(sim, "detach") else sim, dtype=np.float64).ravel()
 
     def _evaluate_subset(
         self,

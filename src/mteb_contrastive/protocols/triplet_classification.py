@@ -54,12 +54,12 @@ import numpy as np
 from mteb.abstasks.abstask import AbsTask
 from mteb.timing import TimingStack
 
-from mteb_contrastive.compat import create_dataloader, save_task_predictions
+from mteb_contrastive.compat import save_task_predictions
 from mteb_contrastive.data.halvest import join_verdict, pairs_to_triplets
 from mteb_contrastive.identity import nfc
 from mteb_contrastive.metrics.triplets import triplet_accuracy
-from mteb_contrastive.protocols import cross_encoder_scoring as ces
-from mteb_contrastive.protocols.fitting import fit_if_needed, fit_summary, is_pair_scorer, score_pairs
+from mteb_contrastive.protocols import scoring
+from mteb_contrastive.protocols.fitting import fit_if_needed, fit_summary
 from mteb_contrastive.protocols.triplet_source import TripletSource
 
 logger = logging.getLogger(__name__)
@@ -72,46 +72,6 @@ def unique_texts(rows: list[dict[str, Any]], fields: tuple[str, ...]) -> tuple[l
         for f in fields:
             index.setdefault(row[f], len(index))
     return list(index), index
-
-
-def encode_texts(
-    model: Any,
-    texts: list[str],
-    task: AbsTask,
-    *,
-    hf_split: str,
-    hf_subset: str,
-    encode_kwargs: dict,
-    num_proc: int | None = None,
-    prompt_type: Any = None,
-) -> np.ndarray:
-    """Encode ``texts`` once with an mteb encoder through mteb's own dataloader.
-
-    Args:
-        prompt_type: mteb ``PromptType`` passed to ``model.encode`` (``query`` / ``document``;
-            None = no role, the model's default prompt).
-
-    Returns:
-        float array of shape (len(texts), dim).
-    """
-    from datasets import Dataset
-
-    loader = create_dataloader(
-        Dataset.from_dict({"text": texts}),
-        task_metadata=task.metadata,
-        input_column="text",
-        num_proc=num_proc,
-        **encode_kwargs,
-    )
-    emb = model.encode(
-        loader,
-        task_metadata=task.metadata,
-        hf_split=hf_split,
-        hf_subset=hf_subset,
-        prompt_type=prompt_type,
-        **encode_kwargs,
-    )
-    return np.asarray(emb.detach().cpu() if hasattr(emb, "detach") else emb)
 
 
 def triplet_item_ids(rows: list[dict[str, Any]], fields: tuple[str, str, str]) -> list[str]:
@@ -194,16 +154,8 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
         timer: Any = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        from mteb.models.models_protocols import EncoderProtocol
-        from mteb.types import PromptType
 
-        pair_scorer = is_pair_scorer(model)
-        cross_encoder = ces.is_cross_encoder(model)  # a cross-encoder scores (anchor, candidate) pairs directly
-        if not pair_scorer and not cross_encoder and not isinstance(model, EncoderProtocol):
-            raise TypeError(
-                f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder, "
-                f"a cross-encoder or a fitted baseline, got {type(model).__name__}"
-            )
+        kind = scoring.scorer_kind(model, self.metadata.name)  # a cross-encoder scores (anchor, candidate) pairs
         counts = self.split_counts(hf_subset, hf_split)
         source = {
             "dataset_path": str(self.metadata.dataset["path"]),
@@ -216,41 +168,29 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
         timer = timer or TimingStack()
         texts, _ = unique_texts(data_split, fields)
         candidates, c_index = unique_texts(data_split, (self.positive_field, self.negative_field))
-        if pair_scorer:  # a fitted baseline: fit on the split's texts, score the text pairs
-            model.fit(texts, train_texts=self.fit_train_texts(hf_subset, hf_split), candidate_texts=candidates)
+        train_texts = self.fit_train_texts(hf_subset, hf_split)
+        if kind == scoring.PAIR_SCORER:  # a fitted baseline: fit on the split's texts, score the text pairs
+            model.fit(texts, train_texts=train_texts, candidate_texts=candidates)
             fitted = True
-            with timer("Scoring", split=hf_split, subset=hf_subset):
-                anchor_col = [r[self.anchor_field] for r in data_split]
-                cands = [r[self.positive_field] for r in data_split] + [r[self.negative_field] for r in data_split]
-                both = score_pairs(
-                    model, anchor_col + anchor_col, cands
-                )  # one call: each distinct text represented once
-                sim_pos, sim_neg = both[: len(data_split)], both[len(data_split) :]
-        elif cross_encoder:
-            fitted = False
-            with timer("Scoring", split=hf_split, subset=hf_subset):
-                anchor_col = [r[self.anchor_field] for r in data_split] * 2
-                others = [r[self.positive_field] for r in data_split] + [r[self.negative_field] for r in data_split]
-                s = ces.cross_encoder_scores(
-                    model,
-                    anchor_col,
-                    others,
-                    self,
-                    hf_split=hf_split,
-                    hf_subset=hf_subset,
-                    encode_kwargs=encode_kwargs,
-                    num_proc=num_proc,
-                )
-                sim_pos, sim_neg = s[: len(data_split)], s[len(data_split) :]
+        elif kind == scoring.ENCODER:
+            fitted = fit_if_needed(model, texts, train_texts, candidate_texts=candidates)
         else:
-            anchors, a_index = unique_texts(data_split, (self.anchor_field,))
-            fitted = fit_if_needed(model, texts, self.fit_train_texts(hf_subset, hf_split), candidate_texts=candidates)
-            with timer("Encoding texts", split=hf_split, subset=hf_subset):
-                enc = dict(hf_split=hf_split, hf_subset=hf_subset, encode_kwargs=encode_kwargs, num_proc=num_proc)
-                emb_a = encode_texts(model, anchors, self, prompt_type=PromptType.query, **enc)
-                emb_c = encode_texts(model, candidates, self, prompt_type=PromptType.document, **enc)
-            with timer("Scoring", split=hf_split, subset=hf_subset):
-                sim_pos, sim_neg = self._similarities(model, emb_a, a_index, emb_c, c_index, data_split)
+            fitted = False
+        with timer("Scoring", split=hf_split, subset=hf_subset):
+            anchor_col = [r[self.anchor_field] for r in data_split]
+            cands = [r[self.positive_field] for r in data_split] + [r[self.negative_field] for r in data_split]
+            both = scoring.pair_scores(  # one call: each distinct text encoded / represented once
+                model,
+                kind,
+                anchor_col + anchor_col,
+                cands,
+                self,
+                hf_split=hf_split,
+                hf_subset=hf_subset,
+                encode_kwargs=encode_kwargs,
+                num_proc=num_proc,
+            )
+            sim_pos, sim_neg = both[: len(data_split)], both[len(data_split) :]
         controlled = np.array([bool(r.get("topic_controlled")) for r in data_split], dtype=bool)
         topic_rows = any("topic_controlled" in r for r in data_split)
         if controlled.any():  # the topic-controlled rows are scored apart; the rest are the usual triplets
@@ -319,28 +259,6 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
             hf_split=hf_split,
             hf_subset=hf_subset,
         )
-
-    def _similarities(
-        self,
-        model: Any,
-        emb_a: np.ndarray,
-        a_index: dict[str, int],
-        emb_c: np.ndarray,
-        c_index: dict[str, int],
-        rows: list[dict[str, Any]],
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Model similarity (its mteb ``similarity_pairwise``: cosine for sentence-transformers) of
-        each anchor (query embedding) to its positive and negative (document embeddings)."""
-        import torch
-
-        a = [a_index[r[self.anchor_field]] for r in rows]
-        p = [c_index[r[self.positive_field]] for r in rows]
-        n = [c_index[r[self.negative_field]] for r in rows]
-        ea = torch.as_tensor(emb_a, dtype=torch.float32)
-        ec = torch.as_tensor(emb_c, dtype=torch.float32)
-        sim_pos = np.asarray(model.similarity_pairwise(ea[a], ec[p]), dtype=np.float64)
-        sim_neg = np.asarray(model.similarity_pairwise(ea[a], ec[n]), dtype=np.float64)
-        return sim_pos.ravel(), sim_neg.ravel()
 
     def _calculate_descriptive_statistics_from_split(
         self, split: str, hf_subset: str | None = None, compute_overall: bool = False, num_proc: int | None = None

@@ -19,8 +19,11 @@ Protocol of "Contrastive Learning for Authorship Verification" (Kirby) on PAN-fo
    (:mod:`mteb_contrastive.metrics.pan`):
 
    * ``pan_hard_*``: 1.0 when cosine >= threshold, else 0.0; ``pan_hard_accuracy`` is the share of
-     test pairs whose hard answer is right -- the paper's headline number (accuracy at the
-     validation-chosen threshold);
+     test pairs whose hard answer is right at this project's validation threshold (the midpoint
+     between two validation scores, :func:`~mteb_contrastive.metrics.calibration.fit_threshold`) --
+     not the paper's number, which is ``pan_kirby_hard_accuracy`` below (Kirby's threshold is an
+     observed validation score: validation scores [0.1, 0.4, 0.35, 0.8] with labels [0, 0, 1, 1]
+     give 0.225 here and 0.35 by Kirby's rule);
    * ``pan_platt_*``: the Platt probability;
    * ``pan_platt_abstain_*``: the Platt probability, 0.5 (no answer) inside the band;
 
@@ -28,9 +31,10 @@ Protocol of "Contrastive Learning for Authorship Verification" (Kirby) on PAN-fo
      with Kirby's own calibration (:class:`~mteb_contrastive.metrics.calibration.KirbyCalibrator`,
      ``make_pan21_answers.py`` of github.com/petekirby/contrastive-av: the F1 threshold at an observed
      validation score, ``LogisticRegression(C=1)`` on the raw cosines, the same abstention grid compared
-     exactly), fitted on the same validation pairs; ``pan_kirby_hard_accuracy`` is the paper's
-     accuracy at its validation threshold. With a small validation split and cosines in a narrow
-     band the two calibrations can differ by several points of overall (C = 1 shrinks the slope
+     exactly), fitted on the same validation pairs; ``pan_kirby_hard_accuracy`` is **the paper's
+     headline number**, accuracy at Kirby's validation threshold
+     (``helper_functions/contrastive_eval.py:22-40``). With a small validation split and cosines in a
+     narrow band the two calibrations can differ by several points of overall (C = 1 shrinks the slope
      of a narrow band toward p = 0.5); the main score stays ``pan_platt_abstain_overall``;
 
    each with ``auc``, ``c_at_1``, ``f1``, ``f_05_u``, ``brier``, ``overall``, ``n_unanswered``
@@ -97,8 +101,10 @@ from mteb_contrastive.metrics.content import verification_topic_scores
 from mteb_contrastive.metrics.pan import pan_scores
 from mteb_contrastive.metrics.roc import low_fpr_scores
 from mteb_contrastive.protocols import cross_encoder_scoring as ces
-from mteb_contrastive.protocols.fitting import fit_if_needed, is_pair_scorer, score_pairs
-from mteb_contrastive.protocols.triplet_classification import encode_texts
+from mteb_contrastive.protocols import scoring
+from mteb_contrastive.protocols.fitting import fit_if_needed
+from mteb_contrastive.protocols.scoring import encode_texts
+from mteb_contrastive.report.chance import SIMULATION_RUNS, own_scale_chance_scores
 
 logger = logging.getLogger(__name__)
 
@@ -308,6 +314,17 @@ class AbsTaskVerification(AbsTaskPairClassification):
         kirby_answers = kirby.answers(np.asarray(distances["similarity_scores"]))
         scores.update(kirby_scores(labels, kirby, kirby_answers, self.pan_year))
         answers.update({f"kirby_{k}": v for k, v in kirby_answers.items()})
+        # chance levels of every calibrated score at this model's own scale (its scores, labels permuted)
+        scores.update(
+            own_scale_chance_scores(
+                val_sim,
+                np.asarray(val["labels"]),
+                distances["similarity_scores"],
+                labels,
+                year=self.pan_year,
+                runs=config.env_positive_int(config.CHANCE_RUNS_ENV, SIMULATION_RUNS),
+            )
+        )
         self._write_outputs(
             model,
             list(data_split["id"]),
@@ -322,23 +339,13 @@ class AbsTaskVerification(AbsTaskPairClassification):
         return scores
 
     def _scorer_kind(self, model: Any) -> str:
-        """``"pair_scorer"`` (a fitted baseline scoring text pairs), ``"cross_encoder"`` or ``"encoder"``.
+        """``"pair_scorer"`` (a fitted baseline scoring text pairs), ``"cross_encoder"`` or ``"encoder"``
+        (:func:`~mteb_contrastive.protocols.scoring.scorer_kind`, the one dispatch of every protocol).
 
         Raises:
             TypeError: the model is none of the three.
         """
-        from mteb.models.models_protocols import EncoderProtocol
-
-        if is_pair_scorer(model):
-            return "pair_scorer"
-        if ces.is_cross_encoder(model):  # scores each pair directly (calibration and metrics unchanged)
-            return "cross_encoder"
-        if isinstance(model, EncoderProtocol):
-            return "encoder"
-        raise TypeError(
-            f"{self.metadata.name} scores embeddings or text pairs: it needs an encoder, "
-            f"a cross-encoder or a fitted baseline, got {type(model).__name__}"
-        )
+        return scoring.scorer_kind(model, self.metadata.name)
 
     def _fit_baseline(self, model: Any, kind: str, subset_data: Any, data_split: Any) -> bool:
         """Step 1, fitting (no labels): a pair scorer is fitted once on the distinct texts of every
@@ -416,21 +423,19 @@ class AbsTaskVerification(AbsTaskPairClassification):
     def _pair_similarities(
         self, model: Any, kind: str, ds: Any, split: str, hf_subset: str, encode_kwargs: dict, num_proc: int | None
     ) -> dict[str, list[float]]:
-        if kind == "pair_scorer":
-            return {"similarity_scores": score_pairs(model, list(ds["sentence1"]), list(ds["sentence2"])).tolist()}
-        if kind == "cross_encoder":
-            return ces.as_distances(
-                ces.cross_encoder_scores(
-                    model,
-                    list(ds["sentence1"]),
-                    list(ds["sentence2"]),
-                    self,
-                    hf_split=split,
-                    hf_subset=hf_subset,
-                    encode_kwargs=encode_kwargs,
-                    num_proc=num_proc,
-                )
+        if kind != scoring.ENCODER:  # a pair scorer's or cross-encoder's own score of each pair
+            s = scoring.pair_scores(
+                model,
+                kind,
+                list(ds["sentence1"]),
+                list(ds["sentence2"]),
+                self,
+                hf_split=split,
+                hf_subset=hf_subset,
+                encode_kwargs=encode_kwargs,
+                num_proc=num_proc,
             )
+            return {"similarity_scores": s.tolist()} if kind == scoring.PAIR_SCORER else ces.as_distances(s)
         emb, i1, i2 = self._encode_split(model, ds, split, hf_subset, encode_kwargs, num_proc)
         return pair_scores(model, emb, i1, i2)
 

@@ -10,7 +10,10 @@
 * :mod:`.plots` -- matplotlib figures (main scores, score vs k, ROC / reliability, recall@k, rank
   histograms), one colour per model, chance level and 95% interval on every score.
 * :mod:`.environment` -- how the results were computed (device, machine, libraries, wall time).
-* :mod:`.write` -- ``report.md`` / ``report.json`` / ``report.csv`` in an output folder.
+* :mod:`.write` -- ``report.md`` / ``report.json`` / ``report.csv`` in an output folder, in four steps:
+  :mod:`.build` (assemble the typed records of :mod:`.rows`), :mod:`.statistics` (chance level and
+  interval per row, comparisons, separability), :mod:`.figures` (which figures), :mod:`.render`
+  (Markdown and CSV).
 * :mod:`.tables` -- the author table and the PAN table of the command line.
 
 Every table of the project (``mteb-contrastive report``, ``pan-report``, the docs' tables) is

@@ -19,14 +19,18 @@ verification        ``auc`` (test pairs)       ``auc_topic_controlled``         
 language the verification AUC and PAN overall (Platt + abstention), and the attribution main score
 where those results exist. A language is *flagged* where a character-level baseline
 (:data:`mteb_contrastive.baselines.table.CHARACTER_LEVEL`: character 3-gram TF-IDF, PPMd compression)
-has a higher main score than every model that is not a baseline: on these novels edition artefacts
-(Hungarian soft hyphens, hyphen-minus vs dash dialogue in Spanish and Hungarian) are author cues
-that are not style, so such a win should be checked on a build with ``--normalise edition``.
+beats every model that is not a baseline **by its interval**: the paired comparison of the two on
+that task is "better" for the baseline (the 95% interval of the difference excludes 0; a higher
+point estimate within noise is no flag, and without comparisons there is no flag). On these novels
+edition artefacts (Hungarian soft hyphens, hyphen-minus vs dash dialogue in Spanish and Hungarian)
+are author cues that are not style, so such a win should be checked on a build with ``--normalise
+edition`` -- an option of ``build-verification`` and ``build-triplets`` only (:data:`EDITION_ADVICE`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from mteb_contrastive.baselines.table import BASELINES, CHARACTER_LEVEL, TOPIC_REFERENCE
@@ -131,11 +135,37 @@ def is_baseline(model: str) -> bool:
     return model in BASELINES or model.startswith("mteb/baseline") or model.startswith("mteb-contrastive/bm25")
 
 
-def language_rows(rows: list[ScoreRow]) -> dict[str, Any]:
+#: the build to compare with where a character-level baseline wins, per kind: (command, option, value);
+#: ``build-attribution`` has no ``--normalise`` option, so an attribution win is checked on the
+#: verification benchmark of the same novels (tests check that each command accepts its option)
+EDITION_ADVICE: dict[str, tuple[str, str, str]] = {
+    "verification": ("build-verification", "--normalise", "edition"),
+    "attribution": ("build-verification", "--normalise", "edition"),
+}
+
+#: ``beats(task, split, subset, winner, loser)``: the paired comparison says ``winner`` is better (interval)
+Beats = Callable[[str, str, str, str, str], bool]
+
+
+def edition_advice(kind: str) -> str:
+    """The sentence of a flag of ``kind``: which build to compare with (:data:`EDITION_ADVICE`)."""
+    cmd, opt, value = EDITION_ADVICE[kind]
+    if kind == "verification":
+        return f"compare with a build made with `{cmd} {opt} {value}`"
+    return (
+        f"`build-attribution` has no `{opt}` option: compare with the verification benchmark of the same "
+        f"novels built with `{cmd} {opt} {value}`"
+    )
+
+
+def language_rows(rows: list[ScoreRow], beats: Beats | None = None) -> dict[str, Any]:
     """The per-language table's content: ``{"languages": [...], "models": [...], "cells":
     {(model, language, kind): {"main", "main_name", "auc"}}, "flags": {(language, kind): baseline}}``,
     from the test results of tasks named ``ELTeC<Lang>[<variant>]Verification`` / ``...Attribution``
-    (a variant, e.g. a build with ``--normalise edition`` named ``ELTeCHunEdition``, is a column of its own)."""
+    (a variant, e.g. a build with ``--normalise edition`` named ``ELTeCHunEdition``, is a column of its own).
+
+    A flag needs ``beats`` (the report's paired comparisons): the baseline must beat every model by
+    the interval; without ``beats`` nothing is flagged."""
     cells: dict[tuple[str, str, str], dict[str, Any]] = {}
     for r in rows:
         m = _ELTEC.match(r.task)
@@ -144,6 +174,8 @@ def language_rows(rows: list[ScoreRow]) -> dict[str, Any]:
         lang = r.languages[0].split("-")[0] if r.languages else m.group(1).lower()
         lang += f" ({m.group(2)})" if m.group(2) else ""  # a variant build, e.g. ELTeCHunEditionVerification
         cells[(r.model, lang, m.group(3).lower())] = {
+            "task": r.task,
+            "subset": r.subset,
             "main": r.main,
             "main_name": r.main_score_name,
             "auc": _num(r.scores.get("auc")),
@@ -159,10 +191,14 @@ def language_rows(rows: list[ScoreRow]) -> dict[str, Any]:
                 for (mod, lg, kd), c in cells.items()
                 if lg == lang and kd == kind and c["main"] is not None
             }
-            best_model = max((v for mod, v in here.items() if not is_baseline(mod)), default=None)
-            best_char = max(((v, mod) for mod, v in here.items() if mod in CHARACTER_LEVEL), default=None)
-            if best_model is not None and best_char is not None and best_char[0] > best_model:
-                flags[(lang, kind)] = best_char[1]
+            models_here = [mod for mod in here if not is_baseline(mod)]
+            if beats is None or not models_here:
+                continue
+            for _, char in sorted(((-v, mod) for mod, v in here.items() if mod in CHARACTER_LEVEL)):
+                c = cells[(char, lang, kind)]
+                if all(beats(c["task"], "test", c["subset"], char, mod) for mod in models_here):
+                    flags[(lang, kind)] = char
+                    break
     return {"languages": languages, "models": models, "cells": cells, "flags": flags}
 
 
@@ -198,8 +234,8 @@ def render_languages(table: dict[str, Any]) -> list[str]:
     ]
     for (lang, kind), base in sorted(table["flags"].items()):
         out.append(
-            f"(!) {lang} {kind}: the character-level baseline {base} beats every model. On these novels edition "
-            "artefacts (soft hyphens, hyphen-minus or dash dialogue, script) are author cues that are not style; "
-            "compare with a build made with --normalise edition."
+            f"(!) {lang} {kind}: the character-level baseline {base} beats every model (95% intervals of the "
+            "differences above 0). On these novels edition artefacts (soft hyphens, hyphen-minus or dash dialogue, "
+            f"script) are author cues that are not style; {edition_advice(kind)}."
         )
     return out

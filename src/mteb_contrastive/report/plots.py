@@ -1,9 +1,9 @@
 """Figures of the release report (matplotlib, Agg backend, PNG files written atomically by :func:`save`).
 
-Every figure follows three rules: a model keeps one colour in every figure (:func:`model_colors`,
-in the report's model order); every plotted score has its chance level beside it (grey, dashed
-or "x"; a simulated one with the range of 95% of its random runs) and its 95% bootstrap interval
-(error bars, resampling the family's unit; a figure without per-item data says so in its
+Every figure follows three rules: a model keeps one colour in every figure, and no two models
+share one (:func:`model_colors`, in the report's model order); every plotted score has its chance
+level beside it (grey, dashed or "x"; a simulated one with the range of 95% of its random runs)
+and its 95% bootstrap interval (error bars, resampling the family's unit; a figure without per-item data says so in its
 title); score axes start at 0, and an axis that does not (a log-scale k) says so in its label.
 
 * :func:`main_scores` -- every task's main score per model, interval and chance level;
@@ -20,13 +20,13 @@ title); score axes start at 0, and an axis that does not (a log-scale k) says so
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from mteb_contrastive.data.atomic import atomic_file
 from mteb_contrastive.report.reader import span_k
 
 CHANCE_COLOR = "0.45"
@@ -42,46 +42,72 @@ def _plt():
 
 
 def model_colors(models: list[str]) -> dict[str, str]:
-    """One colour per model, in the report's model order (matplotlib's ``tab10`` cycle)."""
+    """One colour per model, never shared, in the report's model order: matplotlib's ``tab10`` for up to
+    10 models, then ``tab20``, ``tab20b`` and ``tab20c`` (the colours tab10 lacks first), then evenly
+    spaced hues of the ``hsv`` map at three lightness levels for any number beyond (each new colour
+    kept only when its hex differs from every one before)."""
     from matplotlib import colors as mcolors
 
-    cycle = [mcolors.to_hex(c) for c in _plt().get_cmap("tab10").colors]
-    return {m: cycle[i % len(cycle)] for i, m in enumerate(models)}
+    plt = _plt()
+    palette = [mcolors.to_hex(c) for c in plt.get_cmap("tab10").colors]
+    for name in ("tab20", "tab20b", "tab20c"):
+        palette += [mcolors.to_hex(c) for c in plt.get_cmap(name).colors]
+    palette = list(dict.fromkeys(palette))
+    k = 0
+    while len(palette) < len(models):
+        n = max(12, len(models))
+        hue = plt.get_cmap("hsv")((k % n) / n)
+        shade = (0.55, 0.8, 1.0)[(k // n) % 3]
+        c = mcolors.to_hex(tuple(shade * x for x in hue[:3]))
+        if c not in palette:
+            palette.append(c)
+        k += 1
+        if k > 100 * n:  # hex has 16.7M colours: never reached before len(models) distinct ones
+            raise ValueError(f"no {len(models)} distinct colours")
+    unique = list(dict.fromkeys(models))
+    return {m: palette[i] for i, m in enumerate(unique)}
 
 
 def save(fig: Any, path: Path) -> Path:
-    """Write ``fig`` as a PNG at ``path`` through a temporary file and ``os.replace``; close it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.png")
-    fig.savefig(tmp, dpi=110, bbox_inches="tight")
-    _plt().close(fig)
-    os.replace(tmp, path)
+    """Write ``fig`` as a PNG at ``path`` through a temporary file and ``os.replace``
+    (:func:`mteb_contrastive.data.atomic.atomic_file`: the umask's mode; a temporary a killed earlier
+    write left in the folder is removed); close it."""
+    try:
+        with atomic_file(path) as tmp:
+            fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
+    finally:
+        _plt().close(fig)
     return path
 
 
-def _yerr(value: float, iv: dict[str, Any] | Any) -> tuple[float, float] | None:
-    """(down, up) error-bar lengths of an interval (dict or :class:`~.compare.Interval`); None without one."""
+def _yerr(value: float, iv: Any) -> tuple[float, float] | None:
+    """(down, up) error-bar lengths of an interval (:class:`~.rows.RowInterval` or :class:`~.compare.Interval`);
+    None without one (a reason instead, or an interval of another statistic)."""
     if iv is None or isinstance(iv, str):
         return None
-    lo, hi = (iv.get("ci_low"), iv.get("ci_high")) if isinstance(iv, dict) else (iv.ci_low, iv.ci_high)
-    if lo is None or (isinstance(iv, dict) and iv.get("reason")):
+    if hasattr(iv, "shown"):  # a row's interval
+        if not iv.shown:
+            return None
+        iv = iv.interval
+    lo, hi = iv.ci_low, iv.ci_high
+    if lo is None:
         return None
     return max(0.0, value - lo), max(0.0, hi - value)
 
 
-def main_scores(rows: list[dict[str, Any]], colors: dict[str, str]) -> Any:
+def main_scores(rows: list[Any], colors: dict[str, str]) -> Any:
     """Every (task, subset) main score per model with its 95% interval, beside its chance level.
 
     One panel per main-score name; rows of a panel are the (task, subset) pairs. The chance level is
     a grey "x" (a simulated one with a grey bar over the range of 95% of its random runs). The
-    score axis starts at 0. ``rows``: the report's row dicts (:func:`~.write.build_report`).
+    score axis starts at 0. ``rows``: the report's rows (:class:`~.rows.ReportRow`).
     """
-    rows = [r for r in rows if r["main_score"] is not None]
+    rows = [r for r in rows if r.main_score is not None]
     if not rows:
         return None
     plt = _plt()
-    names = list(dict.fromkeys(r["main_score_name"] for r in rows))
-    heights = [len({(r["task"], r["subset"]) for r in rows if r["main_score_name"] == n}) for n in names]
+    names = list(dict.fromkeys(r.main_score_name for r in rows))
+    heights = [len({(r.task, r.subset) for r in rows if r.main_score_name == n}) for n in names]
     fig, axes = plt.subplots(
         len(names),
         1,
@@ -92,30 +118,30 @@ def main_scores(rows: list[dict[str, Any]], colors: dict[str, str]) -> Any:
     )
     models = list(colors)
     for ax, name in zip(axes[:, 0], names):
-        sub = [r for r in rows if r["main_score_name"] == name]
-        labels = list(dict.fromkeys((r["task"], r["subset"]) for r in sub))
+        sub = [r for r in rows if r.main_score_name == name]
+        labels = list(dict.fromkeys((r.task, r.subset) for r in sub))
         width = 0.6 / max(1, len(models))
         chance_done = set()
         for r in sub:
-            y = labels.index((r["task"], r["subset"]))
-            j = models.index(r["model"]) if r["model"] in models else 0
+            y = labels.index((r.task, r.subset))
+            j = models.index(r.model) if r.model in models else 0
             off = y + (j - (len(models) - 1) / 2) * width
-            err = _yerr(r["main_score"], r["interval"])
+            err = _yerr(r.main_score, r.interval)
             ax.errorbar(
-                [r["main_score"]],
+                [r.main_score],
                 [off],
                 xerr=None if err is None else [[err[0]], [err[1]]],
                 fmt="o",
-                color=colors.get(r["model"]),
+                color=colors.get(r.model),
                 capsize=3,
-                label=r["model"],
+                label=r.model,
             )
-            if y not in chance_done and r["chance"] is not None:
+            if y not in chance_done and r.chance is not None:
                 chance_done.add(y)
-                if r.get("chance_range"):
-                    lo, hi = r["chance_range"]
+                if r.chance_range:
+                    lo, hi = r.chance_range
                     ax.plot([lo, hi], [y, y], color=CHANCE_COLOR, lw=5, alpha=0.35, solid_capstyle="butt")
-                ax.plot([r["chance"]], [y], "x", color=CHANCE_COLOR, ms=9, mew=2, label="chance")
+                ax.plot([r.chance], [y], "x", color=CHANCE_COLOR, ms=9, mew=2, label="chance")
         ax.set_yticks(range(len(labels)))
         ax.set_yticklabels([f"{t} {s}" if s != "default" else t for t, s in labels], fontsize=7)
         ax.set_ylim(len(labels) - 0.5, -0.5)
@@ -131,11 +157,11 @@ def main_scores(rows: list[dict[str, Any]], colors: dict[str, str]) -> Any:
     return fig
 
 
-def score_vs_k(rows: list[tuple[Any, dict[str, Any]]], colors: dict[str, str]) -> Any:
+def score_vs_k(rows: list[tuple[Any, Any]], colors: dict[str, str]) -> Any:
     """Main score vs k for rows with ``base-<k>`` subsets; one line per (model, task), 95% error bars,
     the chance level per k as a grey dashed line. None when no task has two k.
 
-    ``rows``: (:class:`~.reader.ScoreRow`, its report row dict) pairs.
+    ``rows``: (:class:`~.reader.ScoreRow`, its :class:`~.rows.ReportRow`) pairs.
     """
     lines: dict[tuple[str, str], list[tuple[int, float, Any]]] = {}
     chance: dict[str, dict[int, float]] = {}
@@ -144,9 +170,9 @@ def score_vs_k(rows: list[tuple[Any, dict[str, Any]]], colors: dict[str, str]) -
         k = span_k(r.subset)
         if k is None or r.main is None:
             continue
-        lines.setdefault((r.task, r.model), []).append((k, r.main, info["interval"]))
-        if info["chance"] is not None:
-            chance.setdefault(r.task, {})[k] = info["chance"]
+        lines.setdefault((r.task, r.model), []).append((k, r.main, info.interval))
+        if info.chance is not None:
+            chance.setdefault(r.task, {})[k] = info.chance
         names[r.task] = r.main_score_name
     if not any(len(v) > 1 for v in lines.values()):
         return None

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -28,6 +29,7 @@ from typing import Any
 
 from mteb_contrastive import compat, families
 from mteb_contrastive.layout import model_folder_name, model_name_of_folder, predictions_file
+from mteb_contrastive.metrics.attribution import UNKNOWN, macro_f1_codes
 from mteb_contrastive.report.compare import NotComparable
 
 logger = logging.getLogger(__name__)
@@ -138,17 +140,16 @@ def result_files(results_dir: str | Path) -> list[Path]:
     """Every task result file under an mteb output folder, sorted by path (hidden folders -- a save's
     staging folder, :func:`mteb_contrastive.data.atomic.staged_writes` -- left out)."""
     root = Path(results_dir)
-    return (
-        sorted(
-            f
-            for f in root.rglob("*.json")
-            if f.name != "model_meta.json"
-            and (f.parent / "model_meta.json").is_file()
-            and not any(part.startswith(".") for part in f.relative_to(root).parts)  # a save in progress
-        )
-        if root.is_dir()
-        else []
-    )
+    found = []
+    # os.walk, pruned: a hidden folder (a save in progress) is never entered, and a folder removed while
+    # it is walked (a stage finishing) is skipped instead of raising
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        if "model_meta.json" not in files:
+            continue
+        here = Path(folder)
+        found += [here / f for f in files if f.endswith(".json") and f != "model_meta.json" and not f.startswith(".")]
+    return sorted(found)
 
 
 def unreadable_result(path: str | Path, exc: BaseException, then: str) -> str:
@@ -246,7 +247,8 @@ MAIN_SCORE_PREFERENCE = ("ndcg_at_10", "accuracy", "pan_platt_abstain_overall", 
 
 def guess_main_score(scores: dict[str, Any], value: Any) -> str:
     """The name of the stored ``main_score`` when the task's metadata is not available here."""
-    equal = [k for k, v in scores.items() if v == value]
+    nan = isinstance(value, float) and value != value  # a withheld score: NaN equals no value, itself included
+    equal = [k for k, v in scores.items() if v == value or (nan and isinstance(v, float) and v != v)]
     return next((k for k in MAIN_SCORE_PREFERENCE if k in equal), equal[0] if equal else "main_score")
 
 
@@ -287,6 +289,47 @@ class PerItem:
     groups: list[str | list[str]] | None = None
     #: verification only: the test similarities, aligned with ``ids`` (for the ROC figure)
     similarity: list[float] | None = None
+    #: the statistic of a labelled record when it is not the PAN overall score: ``f({"labels", "answers",
+    #: ...}, idx) -> float`` (attribution: macro-F1 of the answered author codes, :func:`macro_f1_statistic`)
+    statistic: Any = None
+    #: extra entries of the statistic's data (attribution: ``{"unknown": <code of "<UNK>">}``)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def macro_f1_statistic(data: dict[str, Any], idx: Any) -> float:
+    """PAN 2019 macro-F1 (:func:`mteb_contrastive.metrics.attribution.macro_f1_codes`) of the items ``idx``:
+    ``data["labels"]`` gold author codes, ``data["answers"]`` answered codes, ``data["unknown"]`` the
+    code of ``<UNK>``; NaN when no gold label is a candidate."""
+    if len(idx) == 0:
+        return float("nan")
+    return float(macro_f1_codes(data["labels"][idx], data["answers"][idx], data["unknown"]))
+
+
+def _attribution_macro_f1(row: ScoreRow, pred: Any, groups_by_id: dict[str, Any] | None) -> PerItem | None:
+    """The leave-one-text-out answers of an attribution result as a labelled record whose statistic is
+    the macro-F1 (the main score): ``pred["loo"]`` = ``{"id", "gold", "predicted"}``; None without them."""
+    loo = pred.get("loo") if isinstance(pred, dict) else None
+    if not isinstance(loo, dict) or not all(isinstance(loo.get(k), list) for k in ("id", "gold", "predicted")):
+        return None
+    ids, gold, answered = [str(i) for i in loo["id"]], loo["gold"], loo["predicted"]
+    if not (len(ids) == len(gold) == len(answered)):
+        return None
+    names = sorted({str(x) for x in [*(pred.get("candidates") or []), *gold, *answered]} - {UNKNOWN})
+    code = {n: i for i, n in enumerate(names)}
+    code[UNKNOWN] = len(names)
+    groups = None
+    if groups_by_id is not None and all(i in groups_by_id for i in ids):
+        groups = [groups_by_id[i] for i in ids]
+    return PerItem(
+        statistic_name=row.main_score_name,
+        ids=ids,
+        labels=[code[str(g)] for g in gold],
+        answers=[code[str(a)] for a in answered],
+        note="macro-F1 recomputed per resample from the leave-one-text-out answers",
+        groups=groups,
+        statistic=macro_f1_statistic,
+        extra={"unknown": len(names)},
+    )
 
 
 def _group_ids(groups: list[Any]) -> list[str | list[str]]:
@@ -364,10 +407,21 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
         if rev is not None and row.dataset_revision is not None and str(rev) != str(row.dataset_revision):
             raise NotComparable(
                 f"{row.model}'s result is of dataset revision {row.dataset_revision}, the task's data here is "
-                f"revision {rev}: its items cannot be scored against today's qrels or labels"
+                f"revision {rev}: its items cannot be scored against today's qrels or labels",
+                "other_revision",
             )
         return ref
 
+    if row.family == "attribution" and row.main_score_name == "macro_f1":
+        # the main score is macro-F1: its record is the answers, not the per-text accuracy of "per_item"
+        answers = read_predictions(prediction_dir, row.task, row.subset, row.split, row.model_revision)
+        p = pred.get("per_item") if isinstance(pred, dict) else None
+        by_id = None
+        if isinstance(p, dict) and p.get("groups") is not None and len(p["groups"]) == len(p.get("ids", [])):
+            by_id = dict(zip((str(i) for i in p["ids"]), _group_ids(p["groups"])))
+        rec = _attribution_macro_f1(row, answers, by_id)
+        if rec is not None:
+            return rec
     if isinstance(pred, dict) and isinstance(pred.get("per_item"), dict):
         p = pred["per_item"]
         groups = p.get("groups")

@@ -140,5 +140,6 @@ def content_table(results_dir: str | Path) -> str:
 
 def languages_table(results_dir: str | Path) -> str:
     """The per-language ELTeC table of an mteb ``--output-folder``
-    (:func:`mteb_contrastive.report.content.language_rows`; ``mteb-contrastive report --languages-table``)."""
+    (:func:`mteb_contrastive.report.content.language_rows`; ``mteb-contrastive report --languages-table``).
+    No flags here: a flag needs the paired comparisons of the release report (``mteb-contrastive report``)."""
     return "\n".join(render_languages(language_rows(read_results(results_dir)))) or "no ELTeC result"

@@ -57,20 +57,14 @@ from typing import Any
 import numpy as np
 
 from mteb_contrastive import compat, config
-from mteb_contrastive.config import MINILM, bundled_minilm
+from mteb_contrastive.config import MINILM, bundled_minilm, model_label
 from mteb_contrastive.identity import fingerprint, model_folder_revision
+from mteb_contrastive.layout import TRAINING_CONFIG_FILE
 from mteb_contrastive.metrics.ranking import tie_range_of
 from mteb_contrastive.search.faiss_backend import search_model_for
 from mteb_contrastive.search.full_rank import GoldRanking, GoldRankingSearch, GoldTie, below_head, with_gold_ranks
 
 logger = logging.getLogger(__name__)
-
-
-def model_label(name: str) -> str:
-    """A short label of a reranker model: ``all-MiniLM-L6-v2 (bundled)`` for the bundled folder, else the name."""
-    if str(name) == bundled_minilm() and name != MINILM:
-        return "all-MiniLM-L6-v2 (bundled)"
-    return str(name)
 
 
 def _device(device: str | None) -> str:
@@ -91,6 +85,10 @@ class CrossEncoderReranker:
     Args:
         model_name_or_path: a cross-encoder (e.g. ``cross-encoder/ms-marco-MiniLM-L6-v2``). A plain
             encoder folder also loads, with a randomly initialised head (seeded by ``seed``).
+        max_length: tokens per (query, candidate) pair; None (default): the length the model was
+            trained at (:func:`trained_length`: ``training_config.json`` of a folder made by
+            ``train-reranker`` / ``train-cross-encoder``), else the model's own saved maximum. Kept
+            in :attr:`max_length` (recorded in the results as ``rerank_max_length``).
     """
 
     kind = "ce"
@@ -100,7 +98,7 @@ class CrossEncoderReranker:
         model_name_or_path: str,
         *,
         batch_size: int = 32,
-        max_length: int | None = 256,
+        max_length: int | None = None,
         seed: int = 0,
         device: str | None = None,
     ) -> None:
@@ -109,8 +107,11 @@ class CrossEncoderReranker:
 
         torch.manual_seed(seed)  # only matters for an untrained head
         self.model_name = str(model_name_or_path)
-        self.model = CrossEncoder(self.model_name, num_labels=1, max_length=max_length, device=_device(device))
+        length = max_length if max_length is not None else trained_length(self.model_name)
+        self.model = CrossEncoder(self.model_name, num_labels=1, max_length=length, device=_device(device))
+        self.max_length = int(self.model.max_seq_length)
         self.batch_size = batch_size
+        self.last_texts_encoded = 0  # a cross-encoder encodes pairs, not texts: its work is ``rerank_pairs``
 
     def score(self, queries: Sequence[str], docs: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """Raw logits of every (query, candidate) pair: one float64 array per query, candidates' order."""
@@ -142,6 +143,23 @@ class CrossEncoderReranker:
         return act(torch.as_tensor(np.asarray(logits, dtype=np.float64))).numpy()
 
 
+def trained_length(model_name_or_path: str) -> int | None:
+    """The context length (tokens per pair) a cross-encoder folder was trained at: ``config.context_length``
+    of its ``training_config.json`` (written by ``train-reranker`` / ``train-cross-encoder``,
+    :mod:`mteb_contrastive.training.cross_encoder`); None when the folder records none (a Hub name,
+    another folder: the model's own saved maximum is used)."""
+    import json
+
+    f = os.path.join(str(model_name_or_path), TRAINING_CONFIG_FILE)
+    if not os.path.isfile(f):
+        return None
+    try:
+        length = json.loads(open(f, encoding="utf-8").read()).get("config", {}).get("context_length")
+    except (ValueError, AttributeError):
+        return None
+    return length if type(length) is int and length > 0 else None  # not a bool, a float or a string
+
+
 class _STReranker:
     """Shared: a sentence-transformers model and a per-call cache of distinct texts."""
 
@@ -150,16 +168,18 @@ class _STReranker:
 
         self.model_name = str(model_name_or_path)
         self.model = SentenceTransformer(self.model_name, device=_device(device))
+        self.max_length = int(self.model.max_seq_length)
         self.batch_size = batch_size
+        self.last_texts_encoded = 0  # distinct texts the last ``score`` call encoded
 
-    @staticmethod
-    def _distinct(queries: Sequence[str], docs: Sequence[Sequence[str]]) -> list[str]:
+    def _distinct(self, queries: Sequence[str], docs: Sequence[Sequence[str]]) -> list[str]:
         seen: dict[str, None] = {}
         for t in queries:
             seen.setdefault(t, None)
         for ds in docs:
             for t in ds:
                 seen.setdefault(t, None)
+        self.last_texts_encoded = len(seen)
         return list(seen)
 
 
@@ -303,6 +323,35 @@ def _doc_text(row: dict[str, Any]) -> str:
     return f"{title} {row['text']}".strip() if title else row["text"]
 
 
+def canonical_model(name: str | None) -> str:
+    """One name per model for :func:`same_model`: the bundled all-MiniLM-L6-v2 folder is
+    :data:`~mteb_contrastive.config.MINILM`, another folder its real path, a Hub name itself."""
+    name = str(name or "")
+    if name and os.path.isdir(name):
+        real = os.path.realpath(name)
+        bundled = bundled_minilm()
+        return MINILM if os.path.isdir(bundled) and real == os.path.realpath(bundled) else real
+    return name
+
+
+def same_model(a: str | None, b: str | None) -> bool:
+    """Whether two model names (Hub names or folders) name the same model (:func:`canonical_model`)."""
+    return bool(a) and bool(b) and canonical_model(a) == canonical_model(b)
+
+
+def same_model_refusal(name: str, first_model: str, reranker_kind: str, reranker_model: str | None) -> str | None:
+    """Why ``name`` is refused, or None: a bi-encoder reranker (``bi``) with the first stage's own model
+    rescores the top-k by the cosines that ranked it and changes nothing (difference 0, interval [0, 0]).
+    ``li`` (MaxSim over token embeddings) and ``ce`` score differently and are kept."""
+    if reranker_kind != "bi" or not same_model(first_model, reranker_model):
+        return None
+    return (
+        f"{name}: the bi reranker's model ({model_label(str(reranker_model))}) is the first stage's "
+        f"({first_model}); rescoring its top-k by the same embeddings changes nothing. Set "
+        f"{config.RERANKER_ENV['bi']} to another bi-encoder, or use the li reranker (MaxSim over its tokens)"
+    )
+
+
 class TwoStageSearch(GoldRankingSearch):
     """mteb ``SearchProtocol``: first stage top-k, reranked (see the module docstring).
 
@@ -311,6 +360,13 @@ class TwoStageSearch(GoldRankingSearch):
         reranker: a reranker (``score(queries, docs_per_query)``); see :func:`make_reranker`.
         k: candidates per query rescored by the reranker.
         name: the mteb model name recorded in results (default ``rerank/<first>+<kind>@<k>``).
+
+    Raises:
+        ValueError: ``k`` < 1; a bi-encoder reranker with the first stage's own model
+            (:func:`same_model_refusal`).
+
+    The cost of each stage is kept per evaluated (task, split, subset) (:meth:`stage_scores_for`;
+    mteb passes ``task_metadata``, ``hf_split`` and ``hf_subset`` to ``index`` and ``search``).
     """
 
     def __init__(
@@ -321,16 +377,27 @@ class TwoStageSearch(GoldRankingSearch):
         self.first_model, self.reranker, self.k, self.faiss_index = first_stage, reranker, int(k), faiss_index
         first_name = getattr(getattr(first_stage, "mteb_model_meta", None), "name", None) or type(first_stage).__name__
         self.first_name = first_name
-        self.mteb_model_meta = two_stage_meta(
-            name or f"rerank/{_slug(first_name)}+{getattr(reranker, 'kind', 'custom')}@{self.k}",
-            first_name,
-            reranker,
-            self.k,
+        name = name or f"rerank/{_slug(first_name)}+{getattr(reranker, 'kind', 'custom')}@{self.k}"
+        refusal = same_model_refusal(
+            name, first_name, getattr(reranker, "kind", "custom"), getattr(reranker, "model_name", None)
         )
+        if refusal:
+            raise ValueError(refusal)
+        self.mteb_model_meta = two_stage_meta(name, first_name, reranker, self.k)
         self.gold: dict[str, str] = {}
         self.last_timings: dict[str, float] = {}
+        self.costs: dict[tuple[str, str, str], dict[str, float]] = {}
         self._first: Any = None
         self._doc: dict[str, str] = {}
+
+    @staticmethod
+    def _key(kwargs: dict[str, Any]) -> tuple[str, str, str]:
+        meta = kwargs.get("task_metadata")
+        return (
+            str(getattr(meta, "name", "")),
+            str(kwargs.get("hf_split", "")),
+            str(kwargs.get("hf_subset", "") or "default"),
+        )
 
     def index(self, corpus: Any, **kwargs: Any) -> None:
         t0 = time.monotonic()
@@ -341,7 +408,7 @@ class TwoStageSearch(GoldRankingSearch):
         )
         self._first.index(corpus, **kwargs)
         self._doc = {row["id"]: _doc_text(row) for row in corpus}
-        self.last_timings = {"first_stage_index_seconds": time.monotonic() - t0}
+        self.last_timings = {"first_stage_index_seconds": time.monotonic() - t0, "first_stage_texts": len(self._doc)}
 
     def search(self, queries: Any, *, top_k: int, **kwargs: Any) -> dict[str, dict[str, float]]:
         if self._first is None:
@@ -356,10 +423,13 @@ class TwoStageSearch(GoldRankingSearch):
             first_stage_search_seconds=t1 - t0,
             rerank_seconds=t2 - t1,
             rerank_pairs=float(sum(len(v) for v in reranked.values())),
+            rerank_texts_encoded=float(getattr(self.reranker, "last_texts_encoded", 0)),
         )
+        self.last_timings["first_stage_texts"] = self.last_timings.get("first_stage_texts", 0) + len(qtexts)
         self.last_timings["first_stage_seconds"] = (
             self.last_timings["first_stage_index_seconds"] + self.last_timings["first_stage_search_seconds"]
         )
+        self.costs[self._key(kwargs)] = self.stage_scores()
         if self.gold:
             self._gold_ranks(reranked)
         return final
@@ -376,8 +446,36 @@ class TwoStageSearch(GoldRankingSearch):
         self._ranking = GoldRanking(ties, n_lower_bound=first.n_lower_bound, stage_scores=self.stage_scores())
 
     def stage_scores(self) -> dict[str, float]:
-        """Numbers for the result file: ``rerank_k`` and the stage times (seconds) and pairs."""
-        return {"rerank_k": self.k, **{k: round(v, 3) for k, v in self.last_timings.items()}}
+        """Numbers for the result file (:data:`STAGE_SCORES`): ``rerank_k``, the reranker's pair length, and per
+        stage its work and its seconds, of the last ``index`` + ``search``."""
+        out: dict[str, float] = {"rerank_k": self.k}
+        length = getattr(self.reranker, "max_length", None)
+        if length:
+            out["rerank_max_length"] = int(length)
+        out.update({k: round(v, 3) for k, v in self.last_timings.items()})
+        return out
+
+    def stage_scores_for(self, task: str, split: str, subset: str) -> dict[str, float]:
+        """:meth:`stage_scores` of one evaluated (task, split, subset); empty when it was not searched here."""
+        return dict(self.costs.get((task, split, subset or "default"), {}))
+
+
+#: the cost keys a two-stage model adds to each evaluated subset's scores (:meth:`TwoStageSearch.stage_scores`):
+#: work done (texts, pairs) and wall seconds per stage. ``first_stage_texts``: corpus texts indexed plus queries
+#: searched (how many of them an encoder computed rather than read from the embedding cache is
+#: ``encoding_texts_encoded``); ``rerank_texts_encoded``: distinct texts a bi-encoder / MaxSim reranker encoded
+#: (0 for a cross-encoder, whose work is ``rerank_pairs``, the (query, candidate) pairs scored).
+STAGE_SCORES = (
+    "rerank_k",
+    "rerank_max_length",
+    "first_stage_texts",
+    "first_stage_index_seconds",
+    "first_stage_search_seconds",
+    "first_stage_seconds",
+    "rerank_pairs",
+    "rerank_texts_encoded",
+    "rerank_seconds",
+)
 
 
 # ----------------------------------------------------------------------------------- mteb registry
@@ -385,6 +483,16 @@ class TwoStageSearch(GoldRankingSearch):
 
 def _slug(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", s).strip("-")[:60]
+
+
+def is_two_stage(meta: Any) -> bool:
+    """Whether an mteb ``ModelMeta`` is a two-stage model's (:func:`two_stage_meta`: its ``loader_kwargs``
+    name the first stage, the reranker and k). Such a model is a search model: it runs retrieval tasks only."""
+    return {"first_stage", "reranker", "k"} <= set(getattr(meta, "loader_kwargs", None) or {})
+
+
+#: the revision's label of a reranker model that is not set (a registered ``ce`` name without its variable)
+UNSET = "unset"
 
 
 def reranker_identity(model: str) -> str:
@@ -406,18 +514,34 @@ def two_stage_meta(
     reranker_model: str | None = None,
     loader: Any = None,
 ) -> Any:
-    """mteb ``ModelMeta`` of a two-stage model: name as given, revision = reranker model + k."""
+    """mteb ``ModelMeta`` of a two-stage model: name as given, revision = reranker model + k (+ ``-len<L>`` for a
+    cross-encoder folder that records its training length L, :func:`trained_length`, the length it is scored at).
+
+    ``reranker`` None with ``reranker_model`` None: a registered name whose reranker model is not set
+    (``ce`` without ``$MTEB_CONTRASTIVE_CROSS_ENCODER``): the revision says ``unset`` and
+    ``loader_kwargs["reranker_model"]`` is None, so the loader (which mteb calls with those
+    arguments) refuses it instead of loading a model named "unset".
+    """
     from mteb.models.model_meta import ModelMeta
 
     kind = reranker_kind or getattr(reranker, "kind", "custom")
-    rmodel = reranker_model or getattr(reranker, "model_name", type(reranker).__name__)
-    parts = str(rmodel).rstrip("/").replace(os.sep, "/").split("/")
+    rmodel = reranker_model or (getattr(reranker, "model_name", type(reranker).__name__) if reranker else None)
+    label = str(rmodel) if rmodel else UNSET
+    parts = label.rstrip("/").replace(os.sep, "/").split("/")
     base = "-".join(parts[-2:])  # "org-name" for Hub names, "parent-folder" for local folders
-    rev = f"{kind}-{_slug(base)}-{reranker_identity(str(rmodel))}-k{k}"
+    rev = f"{kind}-{_slug(base)}-{reranker_identity(label)}-k{k}"
+    length = trained_length(label) if kind == "ce" and rmodel else None
+    if length:  # a cross-encoder scored at its recorded training length: results at another length are others
+        rev += f"-len{length}"
     return ModelMeta.create_empty(
         overwrites=dict(
             loader=loader,
-            loader_kwargs={"first_stage": first_name, "reranker": kind, "reranker_model": str(rmodel), "k": k},
+            loader_kwargs={
+                "first_stage": first_name,
+                "reranker": kind,
+                "reranker_model": str(rmodel) if rmodel else None,
+                "k": k,
+            },
             name=name,
             revision=rev,
             reference=None,

@@ -26,13 +26,13 @@ queries with the model and searches exactly as :class:`FaissSearchEncoderWrapper
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from mteb_contrastive.data.atomic import atomic_file, write_text_atomic
 from mteb_contrastive.search.faiss_backend import FaissIndexBackend, FaissSearchEncoderWrapper
 from mteb_contrastive.search.loaders import column_list
 
@@ -64,14 +64,12 @@ def write_shard(
     if not (emb.ndim == 2 and emb.shape[0] == len(ids) == len(rows)):
         raise ShardError(f"shard at row {first_row}: {emb.shape} embeddings, {len(ids)} ids, {len(rows)} rows")
     stem = out / f"shard-{int(first_row):012d}"
-    tmp = stem.with_name(stem.name + f".tmp{os.getpid()}.npy")
-    np.save(tmp, emb)
-    os.replace(tmp, stem.with_suffix(".npy"))
-    meta_tmp = stem.with_name(stem.name + f".tmp{os.getpid()}.json")
-    meta_tmp.write_text(
-        json.dumps({"ids": [str(i) for i in ids], "rows": [int(r) for r in rows], "model": model, "prompt": prompt})
+    with atomic_file(stem.with_suffix(".npy")) as tmp, open(tmp, "wb") as fh:
+        np.save(fh, emb)
+    write_text_atomic(
+        stem.with_suffix(".ids.json"),
+        json.dumps({"ids": [str(i) for i in ids], "rows": [int(r) for r in rows], "model": model, "prompt": prompt}),
     )
-    os.replace(meta_tmp, stem.with_suffix(".ids.json"))
     return stem.with_suffix(".npy")
 
 

@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 
 from mteb_contrastive import config
 from mteb_contrastive.data.attribution_builder import load_texts
-from mteb_contrastive.data.errors import read_json
 from mteb_contrastive.data.halvest import load_triplets
 from mteb_contrastive.data.ir_triplets import load_ir_triplets
+from mteb_contrastive.data.readers import read_json
 from mteb_contrastive.layout import INFO_FILE, info_file, is_built_folder
 from mteb_contrastive.sources.base import DataSource, Missing
 from mteb_contrastive.sources.pan import REQUIRED_FIELDS

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mteb_contrastive import config
-from mteb_contrastive.data.errors import DataError, read_json
+from mteb_contrastive.data.errors import DataError
+from mteb_contrastive.data.readers import read_json
 from mteb_contrastive.data.verification_builder import KIND as VERIFICATION_KIND
 from mteb_contrastive.identity import folder_revision
 from mteb_contrastive.layout import info_file

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.data.atomic import atomic_folder, write_text_atomic
+from mteb_contrastive.layout import TRAINING_CONFIG_FILE
 from mteb_contrastive.training.data import TrainingDataError, author_counts
 from mteb_contrastive.training.presets import DEFAULT_PRESET, PRESETS
 from mteb_contrastive.training.sampler import AuthorBatchSampler, SupConCollator, author_batch_sampler, check_batch
@@ -53,7 +54,7 @@ from mteb_contrastive.training.validation import CALIBRATION_FILE, VerificationE
 logger = logging.getLogger(__name__)
 
 LOG_FILE = "training_log.jsonl"
-CONFIG_FILE = "training_config.json"
+CONFIG_FILE = TRAINING_CONFIG_FILE
 #: the trainer's log key of the default selection metric (validation F1, as the authors' ``val_f1``)
 SELECTION_METRIC = "eval_validation_f1"
 #: ``--selection-metric`` values -> the trainer's log key. ``f1`` is the authors' (``train.py:21``); ``auc`` is ours:

@@ -1,0 +1,123 @@
+"""Attribution's fast paths equal the plain ones on generated inputs: the nested temperatures (all authors at
+once) against one bounded search per author, the vectorised macro-F1 against scikit-learn's."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import f1_score
+
+from mteb_contrastive.metrics import attribution as am
+
+
+@st.composite
+def score_matrices(draw):
+    n, k = draw(st.integers(3, 30)), draw(st.integers(2, 8))
+    seed, scale = draw(st.integers(0, 2**16)), draw(st.sampled_from([0.01, 0.3, 1.0, 20.0]))
+    rng = np.random.default_rng(seed)
+    gold = rng.integers(0, k, n)
+    s = rng.normal(0, scale, (n, k))
+    s[np.arange(n), gold] += scale * draw(st.sampled_from([0.0, 1.0, 5.0]))  # weak to perfect separation
+    keep = s[np.arange(n), gold].copy()
+    s[rng.random((n, k)) < draw(st.sampled_from([0.0, 0.3]))] = -np.inf  # not a candidate of that item
+    s[np.arange(n), gold] = keep
+    groups = gold if draw(st.booleans()) else rng.integers(0, 3, n)
+    return s, gold, groups
+
+
+@settings(max_examples=40, deadline=None)
+@given(score_matrices())
+def test_nested_temperatures_equal_one_search_per_group(case):
+    s, gold, groups = case
+    fast = am.fit_temperatures_nested(s, gold, groups)
+    for g in np.unique(groups).tolist():
+        rest = groups != g
+        if not rest.any():
+            assert g not in fast
+            continue
+        slow = am.fit_temperature(s[rest], gold[rest])
+        if (np.isfinite(s[rest]).sum(axis=1) < 2).all():  # a flat loss (one candidate per item): the largest T
+            assert fast[g] == np.exp(6.0 + np.log(_spread(s[rest])))
+            continue
+        # the bounded search stops within 1e-6 of log T; the fast path solves the same optimum to ~1e-12
+        assert abs(np.log(fast[g]) - np.log(slow)) < 1e-4
+        # and its loss is no worse than the search's (same targets)
+        assert _loss(s[rest], gold[rest], fast[g]) <= _loss(s[rest], gold[rest], slow) + 1e-9
+
+
+def _spread(s: np.ndarray) -> float:
+    spread = float(np.mean([np.ptp(row[np.isfinite(row)]) for row in s]))
+    return spread if spread > 0 else 1.0
+
+
+def _loss(s: np.ndarray, gold: np.ndarray, t: float) -> float:
+    n = len(gold)
+    finite = np.isfinite(s)
+    k = finite.sum(axis=1)
+    rest = np.where(k > 1, 1.0 / (n + 2) / np.maximum(k - 1, 1), 0.0)
+    target = np.where(finite, rest[:, None], 0.0)
+    target[np.arange(n), gold] = np.where(k > 1, (n + 1.0) / (n + 2.0), 1.0)
+    log_p = am.log_probabilities(s, t)
+    return float(-np.sum(np.where(target > 0, target * log_p, 0.0)) / n)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 15),
+    k=st.integers(1, 6),
+    draws=st.integers(1, 4),
+    seed=st.integers(0, 2**16),
+    rule=st.sampled_from(["gold", "candidates"]),
+)
+def test_vectorised_macro_f1_equals_scikit_learn(n, k, draws, seed, rule):
+    rng = np.random.default_rng(seed)
+    unk = k  # code k = <UNK>
+    gold = rng.integers(0, k + 1, n)
+    answers = rng.integers(0, k + 1, (draws, n))
+    got = am.macro_f1_codes(gold, answers, unk, labels=rule)
+    for d in range(draws):
+        if rule == "gold":
+            labels = sorted(set(gold.tolist()) - {unk})
+        else:
+            labels = sorted((set(gold.tolist()) | set(answers[d].tolist())) - {unk})
+        if not labels:
+            assert np.isnan(got[d])
+            continue
+        want = f1_score(gold, answers[d], labels=labels, average="macro", zero_division=0)
+        assert got[d] == np.float64(want) or abs(got[d] - want) < 1e-12
+
+
+def _old_fit_margin_threshold(top, margin, gold, unknown, labels):
+    """The grid evaluated answer vector by answer vector (reference)."""
+    m = np.unique(np.asarray(margin, dtype=np.float64))
+    grid = np.unique(np.concatenate([[0.0], (m[1:] + m[:-1]) / 2, np.nextafter(m[-1:], np.inf)]))
+    answers = np.where(np.asarray(margin)[None, :] < grid[:, None], unknown, np.asarray(top)[None, :])
+    f1 = am.macro_f1_codes(np.asarray(gold), answers, unknown, labels=labels)
+    return float(grid[int(np.nanargmax(np.nan_to_num(f1, nan=-1.0)))])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    n=st.integers(1, 25),
+    k=st.integers(1, 5),
+    seed=st.integers(0, 2**16),
+    rule=st.sampled_from(["gold", "candidates"]),
+    coarse=st.booleans(),
+)
+def test_threshold_sweep_equals_the_grid_evaluated_one_by_one(n, k, seed, rule, coarse):
+    rng = np.random.default_rng(seed)
+    top = rng.integers(0, k, n)
+    gold = rng.integers(0, k + 1, n)  # code k = <UNK>
+    margin = rng.integers(0, 4, n) / 4 if coarse else rng.random(n)  # coarse: many tied margins
+    assert am.fit_margin_threshold(top, margin, gold, k, labels=rule) == _old_fit_margin_threshold(
+        top, margin, gold, k, rule
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 20), k=st.integers(1, 8), seed=st.integers(0, 2**16))
+def test_margins_by_partition_equal_the_sorted_ones(n, k, seed):
+    log_p = np.log(np.random.default_rng(seed).dirichlet(np.ones(k), size=n))
+    p = np.sort(np.exp(log_p), axis=1)[:, ::-1]
+    assert np.array_equal(am.margins(log_p), p[:, 0] - (p[:, 1] if k > 1 else 0.0))
