@@ -121,7 +121,7 @@ def _common(
     )
     p.add_argument(
         "--eval-steps",
-        type=int,
+        type=non_negative_int,
         default=None,
         help="validate and save a checkpoint every N optimiser steps (default 0: every epoch, as the authors)",
     )
