@@ -13,7 +13,10 @@
    that share a text;
 2. ``--holdout FOLDER`` (a built verification benchmark) removes every author of its validation and
    test splits from the training documents and validates on its validation pairs; without it,
-   ``--validation-share`` of the authors is held out;
+   ``--validation-docs KIND=PATH`` names the validation authors' documents (their authors are removed
+   from training), or ``--validation-share`` of the authors is held out; with ``--topic-field`` the
+   training documents that share a topic with a validation document are dropped too
+   (:func:`~mteb_contrastive.training.data.hold_out_topics`);
 3. no text of a validation or test pair (of the holdout, or of the held-out authors) may occur inside
    a training document (by content): otherwise ``train`` stops with the counts, or, with
    ``--drop-overlapping``, trains without the documents that hold them and reports how many.
@@ -109,6 +112,19 @@ def _common(
     p.add_argument(
         "--logging-steps", type=non_negative_int, default=0, help="log the loss every N steps (0: once an epoch)"
     )
+    p.add_argument(
+        "--selection-metric",
+        choices=["f1", "auc"],
+        default=None,
+        help="the validation statistic of the kept checkpoint (default f1, the authors'; auc: the raw score's ROC "
+        "AUC, which moves while F1 still ties at the 2/3 of answering 'same' everywhere)",
+    )
+    p.add_argument(
+        "--eval-steps",
+        type=non_negative_int,
+        default=None,
+        help="validate and save a checkpoint every N optimiser steps (default 0: every epoch, as the authors)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars (default: bars on)")
 
 
@@ -144,6 +160,14 @@ def _author_opts(p: argparse.ArgumentParser) -> None:
         help="train without the documents that hold a validation or test text (default: stop instead)",
     )
     p.add_argument(
+        "--validation-docs",
+        action="append",
+        default=[],
+        metavar="KIND=PATH",
+        help="documents of the validation authors (instead of --validation-share): their authors are removed "
+        "from training, and the validation pairs are cut from these documents; repeatable",
+    )
+    p.add_argument(
         "--validation-share",
         type=open_fraction,
         default=0.2,
@@ -159,8 +183,10 @@ def _author_opts(p: argparse.ArgumentParser) -> None:
         "--topic-field",
         default=None,
         metavar="FIELD",
-        help="a field of the documents (fandom, domain, keyword, genre): the --validation-share pairs are then "
-        "topic-controlled (same author + different topic vs different author + same topic); default: none",
+        help="a field of the documents (fandom, domain, keyword, genre): the validation pairs (--validation-share "
+        "or --validation-docs) are then topic-controlled (same author + different topic vs different author + same "
+        "topic), and training documents sharing a topic with a validation document are dropped (the authors hold "
+        "validation fandoms out of training); default: none",
     )
     p.add_argument(
         "--max-validation-pairs",
@@ -245,6 +271,8 @@ def _config(args: argparse.Namespace) -> Any:
         seed=args.seed,
         max_steps=args.max_steps,
         logging_steps=args.logging_steps,
+        eval_steps=args.eval_steps,
+        selection_metric=getattr(args, "selection_metric", None),
         head_lr_multiplier=getattr(args, "head_lr_multiplier", None),
     )
 
@@ -345,6 +373,7 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
     from mteb_contrastive.training.data import (
         TrainingDataError,
         held_out_authors,
+        hold_out_topics,
         split_documents_by_author,
         validation_pairs,
     )
@@ -386,7 +415,36 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
         counts.update(overlap)
         counts["validation_topic_controlled"] = all(topic)
     else:
-        docs, val_docs = split_documents_by_author(docs, args.validation_share, args.seed)
+        if args.validation_docs:
+            val_docs, vwhere = read_documents(args.validation_docs, args.topic_field)
+            val_docs, vdup = apply_duplicate_rule(
+                val_docs,
+                args.duplicates,
+                " ".join(args.validation_docs),
+                option="--duplicates collapse",
+                where=lambda i: vwhere[i],
+            )
+            val_authors = {d["author"] for d in val_docs}
+            before = len(docs)
+            docs = [d for d in docs if d["author"] not in val_authors]
+            counts.update(
+                validation_docs=list(args.validation_docs),
+                validation_duplicates=vdup,
+                documents_removed_validation_authors=before - len(docs),
+            )
+            if not docs:
+                raise TrainingDataError("--validation-docs", "every training document's author is a validation author")
+        else:
+            docs, val_docs = split_documents_by_author(docs, args.validation_share, args.seed)
+        if args.topic_field is not None:
+            docs, n_topic = hold_out_topics(docs, val_docs)
+            counts["documents_removed_validation_topics"] = n_topic
+            if not docs:
+                raise TrainingDataError(
+                    "--topic-field",
+                    f"every training document shares a {args.topic_field!r} value with a validation document: "
+                    "nothing left to train on (use a coarser topic field, or none)",
+                )
         validation = validation_pairs(
             val_docs,
             max_words=args.context_length or 256,
@@ -399,7 +457,7 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
         )
         counts.update(overlap)
         counts.update(
-            validation_share=args.validation_share,
+            validation_share=None if args.validation_docs else args.validation_share,
             validation_documents=len(val_docs),
             validation_topic_controlled=args.topic_field is not None,
         )

@@ -55,8 +55,13 @@ logger = logging.getLogger(__name__)
 
 LOG_FILE = "training_log.jsonl"
 CONFIG_FILE = TRAINING_CONFIG_FILE
-#: the trainer's log key of the selection metric (validation F1, as the authors' ``val_f1``)
+#: the trainer's log key of the default selection metric (validation F1, as the authors' ``val_f1``)
 SELECTION_METRIC = "eval_validation_f1"
+#: ``--selection-metric`` values -> the trainer's log key. ``f1`` is the authors' (``train.py:21``); ``auc`` is ours:
+#: on balanced pairs answering "same" for every pair already has F1 = 2/3, so a model that separates the
+#: classes only a little has its best F1 there, every checkpoint ties, and the first is kept; the AUC
+#: of the raw cosine moves with any separation.
+SELECTION_METRICS = {"f1": SELECTION_METRIC, "auc": "eval_validation_auc"}
 
 
 @dataclass
@@ -77,8 +82,13 @@ class ContrastiveConfig:
         max_grad_norm: gradient clipping norm; 0 (default): none, as the authors.
         max_steps: stop after this many optimiser steps (-1: run all epochs).
         logging_steps: log the loss every N steps (0: once per epoch).
+        eval_steps: validate (F1) and save a checkpoint every N optimiser steps (0: once per epoch, as the
+            authors). On a small corpus an epoch is a few batches (``floor(documents / batch)``), and a
+            validation per epoch would cost more than the steps between them.
         head_lr_multiplier: cross-encoders only: the fresh classification head's learning rate is
             this times ``learning_rate`` (see :mod:`mteb_contrastive.training.cross_encoder`).
+        selection_metric: the validation statistic the kept checkpoint maximises (:data:`SELECTION_METRICS`; the
+            first maximum is kept): ``f1`` (the authors') or ``auc``.
         preset: the :data:`~mteb_contrastive.training.presets.PRESETS` name the values started from.
     """
 
@@ -100,6 +110,8 @@ class ContrastiveConfig:
     seed: int = 0
     max_steps: int = -1
     logging_steps: int = 0
+    eval_steps: int = 0
+    selection_metric: str = "f1"
     head_lr_multiplier: float = 20.0
     preset: str = DEFAULT_PRESET
     extra: dict[str, Any] = field(default_factory=dict)
@@ -133,6 +145,12 @@ class ContrastiveConfig:
             raise TrainingDataError("--head-lr-multiplier", f"must be > 0, got {self.head_lr_multiplier}")
         if self.epochs < 1:
             raise TrainingDataError("--epochs", "must be >= 1")
+        if self.selection_metric not in SELECTION_METRICS:
+            raise TrainingDataError(
+                "--selection-metric", f"must be one of {', '.join(SELECTION_METRICS)}, got {self.selection_metric!r}"
+            )
+        if self.eval_steps < 0:
+            raise TrainingDataError("--eval-steps", f"must be >= 0 (0: every epoch), got {self.eval_steps}")
         if self.mini_batch_size < 1:
             raise TrainingDataError("--mini-batch-size", f"must be >= 1, got {self.mini_batch_size}")
 
@@ -188,7 +206,8 @@ def check_context_length(model: Any, context_length: int, name: str = "") -> Non
 
 
 class _JsonlLog:
-    """A trainer callback appending every log entry (loss, learning rate, validation metrics) to a JSONL file."""
+    """A trainer callback appending every log entry (loss, the last step's gradient norm, learning rate, validation
+    metrics) to a JSONL file, each with its wall-clock ``unix_time`` (seconds)."""
 
     def __new__(cls, path: Path):
         from transformers import TrainerCallback
@@ -198,7 +217,13 @@ class _JsonlLog:
                 if logs:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     with open(path, "a", encoding="utf-8") as fh:
-                        fh.write(json.dumps({"step": state.global_step, "epoch": state.epoch, **logs}) + "\n")
+                        row = {
+                            "step": state.global_step,
+                            "epoch": state.epoch,
+                            "unix_time": round(time.time(), 1),
+                            **logs,
+                        }
+                        fh.write(json.dumps(row) + "\n")
 
         return _CB()
 
@@ -228,6 +253,19 @@ def build_loss(model: Any, cfg: ContrastiveConfig) -> Any:
 def warmup_steps(cfg: ContrastiveConfig, n_batches: int) -> int:
     """``floor(warmup_ratio x total steps)`` (``models/transformer_contrastive_module.py:110-116``)."""
     return int(cfg.warmup_ratio * (cfg.max_steps if cfg.max_steps > 0 else n_batches * cfg.epochs))
+
+
+def selection_schedule(cfg: ContrastiveConfig) -> dict[str, Any]:
+    """The trainer's validation and checkpoint schedule: every epoch (``eval_steps`` 0, the authors'
+    ``train.py:21``), else every ``eval_steps`` optimiser steps (the end of training is always saved)."""
+    if cfg.eval_steps > 0:
+        return {
+            "eval_strategy": "steps",
+            "save_strategy": "steps",
+            "eval_steps": cfg.eval_steps,
+            "save_steps": cfg.eval_steps,
+        }
+    return {"eval_strategy": "epoch", "save_strategy": "epoch"}
 
 
 def check_validation(validation: list[dict[str, Any]]) -> None:
@@ -268,6 +306,7 @@ def training_summary(
     trainer: Any,
     seconds: float,
     resume_from: Path | None,
+    selection_key: str = SELECTION_METRIC,
 ) -> dict[str, Any]:
     """The counts, steps, best checkpoint and wall seconds of a finished training run (``training_config.json``)."""
     counts = author_counts(docs)
@@ -280,7 +319,7 @@ def training_summary(
         "batches_per_epoch": n_batches,
         "global_step": trainer.state.global_step,
         "best_checkpoint": trainer.state.best_model_checkpoint,
-        "selection_metric": SELECTION_METRIC,
+        "selection_metric": selection_key,
         "best_validation_f1": trainer.state.best_metric,
         "train_seconds": round(seconds, 1),
         "resumed_from": str(resume_from) if resume_from else None,
@@ -359,12 +398,11 @@ def train_contrastive(
         bf16=bool(cfg.bf16 and gpu and torch.cuda.is_bf16_supported()),
         seed=cfg.seed,
         data_seed=cfg.seed,
-        eval_strategy="epoch",
-        save_strategy="epoch",
+        **selection_schedule(cfg),
         logging_strategy="steps" if cfg.logging_steps > 0 else "epoch",
         logging_steps=cfg.logging_steps if cfg.logging_steps > 0 else 500,
         load_best_model_at_end=True,
-        metric_for_best_model=SELECTION_METRIC,
+        metric_for_best_model=SELECTION_METRICS[cfg.selection_metric],
         greater_is_better=True,
         save_total_limit=2,
         batch_sampler=author_batch_sampler(),
@@ -388,7 +426,9 @@ def train_contrastive(
     trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
     seconds = time.monotonic() - t0
     calibration = evaluator.calibration(model)
-    summary = training_summary(source, docs, validation, n_batches, trainer, seconds, resume_from)
+    summary = training_summary(
+        source, docs, validation, n_batches, trainer, seconds, resume_from, SELECTION_METRICS[cfg.selection_metric]
+    )
     if data_counts:
         summary["data"] = data_counts
     with atomic_folder(out) as tmp:

@@ -63,13 +63,14 @@ from mteb_contrastive.data.text import grapheme_floor
 from mteb_contrastive.training.contrastive import (
     CONFIG_FILE,
     LOG_FILE,
-    SELECTION_METRIC,
+    SELECTION_METRICS,
     ContrastiveConfig,
     _JsonlLog,
     check_context_length,
     check_validation,
     checkpoints_dir,
     last_checkpoint,
+    selection_schedule,
     training_summary,
     training_table,
 )
@@ -198,12 +199,11 @@ def _ce_args(
         lr_scheduler_type="linear",
         seed=cfg.seed,
         data_seed=cfg.seed,
-        eval_strategy="epoch" if evaluate else "no",
-        save_strategy="epoch",
+        **(selection_schedule(cfg) if evaluate else {"eval_strategy": "no", "save_strategy": "epoch"}),
         logging_strategy="steps" if cfg.logging_steps > 0 else "epoch",
         logging_steps=cfg.logging_steps if cfg.logging_steps > 0 else 500,
         load_best_model_at_end=evaluate,
-        metric_for_best_model=SELECTION_METRIC if evaluate else None,
+        metric_for_best_model=SELECTION_METRICS[cfg.selection_metric] if evaluate else None,
         greater_is_better=True,
         save_total_limit=2,
         report_to="none",
@@ -303,7 +303,16 @@ def train_pair_classifier(
     )
     t0 = time.monotonic()
     trainer.train(resume_from_checkpoint=str(resume_from) if resume_from else None)
-    summary = training_summary(source, docs, validation, n_batches, trainer, time.monotonic() - t0, resume_from)
+    summary = training_summary(
+        source,
+        docs,
+        validation,
+        n_batches,
+        trainer,
+        time.monotonic() - t0,
+        resume_from,
+        SELECTION_METRICS[cfg.selection_metric],
+    )
     if data_counts:
         summary["data"] = data_counts
     calibration = evaluator.calibration(model)

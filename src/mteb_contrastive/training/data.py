@@ -170,6 +170,28 @@ def split_documents_by_author(
     return train, val
 
 
+def topic_items(topic: str) -> set[str]:
+    """The items of a document's ``topic`` (:func:`~mteb_contrastive.data.verification_builder.topic_value`
+    joins a list field -- keywords, a domain set -- by ``|``; a string field is one item); empty for no topic."""
+    return {t for t in str(topic or "").split("|") if t}
+
+
+def hold_out_topics(train: list[dict[str, Any]], held: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """Training documents without any topic of the held-out (validation) documents, and how many were dropped.
+
+    The authors' code splits the fandoms into disjoint train and validation groups before it draws
+    documents, so no validation fandom is trained on (``preprocessing/step1_parse_and_split.py:91-102``
+    of github.com/petekirby/contrastive-av). Here the validation authors are chosen first (authors
+    disjoint), then every training document that shares a topic item (:func:`topic_items`) with a
+    validation document is dropped: validation topics are never trained on, and a topic-controlled
+    validation pair (same author + other topic vs other author + same topic) cannot be answered by a
+    topic seen in training. Documents without a topic are kept. Order is kept.
+    """
+    topics = {t for d in held for t in topic_items(d.get("topic", ""))}
+    kept = [d for d in train if not topic_items(d.get("topic", "")) & topics]
+    return kept, len(train) - len(kept)
+
+
 def validation_pairs(
     docs: list[dict[str, Any]], *, max_words: int, pairs_per_author: int = 4, seed: int = 0, topic: bool = False
 ) -> list[dict[str, Any]]:

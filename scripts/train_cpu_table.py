@@ -1,0 +1,131 @@
+"""The tables of docs/training.md's CPU run: the training curve, and trained vs base with Holm-adjusted verdicts.
+
+    python scripts/train_cpu_table.py RUN_DIR [--model contrastive-s0]
+
+Reads ``RUN_DIR/models/<model>/training_log.jsonl`` (or ``<model>.checkpoints/``, for a run still going) and
+``RUN_DIR/eval/report.json`` (written by ``mteb-contrastive evaluate -m base -m trained``) and prints:
+
+1. the training curve: per logging interval, the mean SupCon loss, the last step's gradient norm, the learning rate,
+   seconds since the first log; and every validation (F1 at the F1 threshold, the selection metric; AUC);
+2. the comparison table of the report (its paired bootstrap intervals, resampled by each family's unit, and its
+   randomisation p values) with **Holm's step-down adjustment** over all the comparisons that have a p value
+   (Holm 1979, "A simple sequentially rejective multiple test procedure"): a row is "better"/"worse" only when its
+   adjusted p is below 0.05 and its interval excludes 0, otherwise "within noise". Each row's chance level is the
+   report's own (the ``chance`` of the reference row).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+
+def holm(p: list[float]) -> list[float]:
+    """Holm-adjusted p values (same order as ``p``): ``max_{j <= i} min(1, (m - j + 1) p_(j))`` over the sorted ``p``.
+
+    Example: ``holm([0.01, 0.04, 0.03]) == [0.03, 0.06, 0.06]``.
+    """
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    out = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        out[i] = running
+    return out
+
+
+def _log(run: Path, model: str) -> list[dict]:
+    for p in (
+        run / "models" / model / "training_log.jsonl",
+        run / "models" / f"{model}.checkpoints" / "training_log.jsonl",
+    ):
+        if p.is_file():
+            return [json.loads(x) for x in p.read_text().splitlines() if x.strip()]
+    return []
+
+
+def curve(run: Path, model: str) -> str:
+    log = _log(run, model)
+    if not log:
+        return f"(no training log for {model})"
+    t0 = log[0]["unix_time"]
+    lines = ["| step | loss (mean since last log) | grad norm (last step) | learning rate | s since step 10 |"]
+    lines.append("|---|---|---|---|---|")
+    for r in log:
+        if "loss" in r:
+            lines.append(
+                f"| {r['step']} | {r['loss']:.2f} | {r.get('grad_norm', float('nan')):.1f} | "
+                f"{r['learning_rate']:.2e} | {r['unix_time'] - t0:.0f} |"
+            )
+    lines += ["", "| step | validation F1 (selection) | validation AUC | validation accuracy |", "|---|---|---|---|"]
+    for r in log:
+        if "eval_validation_f1" in r:
+            lines.append(
+                f"| {r['step']} | {r['eval_validation_f1']:.3f} | {r['eval_validation_auc']:.3f} | "
+                f"{r['eval_validation_accuracy']:.3f} |"
+            )
+    return "\n".join(lines)
+
+
+def _chance(rep: dict, task: str, subset: str, model: str):
+    for r in rep.get("rows", []):
+        if r.get("task") == task and r.get("subset") == subset and r.get("model") == model:
+            c = r.get("chance")
+            if isinstance(c, dict):
+                return c.get("value", c.get("mean"))
+            return c
+    return None
+
+
+def _num(x, fmt: str = "{:.3f}") -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt.format(x)
+
+
+def comparison(run: Path) -> str:
+    rep = json.loads((run / "eval" / "report.json").read_text())
+    comps = [c for c in rep["comparisons"] if c.get("statistic") is not None]
+    with_p = [i for i, c in enumerate(comps) if c.get("p_value") is not None]
+    adj = dict(zip(with_p, holm([comps[i]["p_value"] for i in with_p])))
+    lines = [
+        f"{len(comps)} comparisons, {len(with_p)} with a p value (Holm over those)",
+        "",
+        "| task | subset | statistic | chance | base | trained | difference | 95% interval | unit (n) | p | Holm p | "
+        "verdict (Holm) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for i, c in enumerate(comps):
+        hp = adj.get(i)
+        up = c["diff"] > 0 if c.get("higher_is_better", True) else c["diff"] < 0
+        outside = c["ci_low"] > 0 or c["ci_high"] < 0
+        verdict = ("better" if up else "worse") if hp is not None and hp < 0.05 and outside else "within noise"
+        units = c.get("n_groups") or c.get("n_items")
+        chance = _num(_chance(rep, c["task"], c["subset"], c["reference"]))
+        lines.append(
+            f"| {c['task']} | {c['subset']} | {c['statistic']} | {chance} "
+            f"| {c['reference_value']:.3f} | {c['candidate_value']:.3f} | {c['diff']:+.3f} | "
+            f"[{c['ci_low']:+.3f}, {c['ci_high']:+.3f}] | {c.get('unit')} ({units}) | {_num(c.get('p_value'))} | "
+            f"{_num(hp)} | {verdict} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("run")
+    ap.add_argument("--model", default="contrastive-s0")
+    ap.add_argument("--curve-only", action="store_true")
+    a = ap.parse_args(argv)
+    run = Path(a.run)
+    print(curve(run, a.model))
+    if not a.curve_only:
+        print()
+        print(comparison(run))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
