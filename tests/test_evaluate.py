@@ -390,8 +390,12 @@ def test_report_tables_show_simulated_chance_units_and_cross_document_columns(ev
     for r in ver:
         assert r["scores"]["simulated_chance_runs"] == 30 and "own scale" in r["chance_method"]
     # the author-retrieval table: the cross-document main score and its chance beside the paper's
-    head = next(line for line in md.splitlines() if line.startswith("| task |") and "ndcg_at_10_cross_document" in line)
-    assert "| value | 95% CI (resampled) | chance | ndcg_at_10_cross_document | chance (cross-document) |" in head
+    # (the headline table beside its interval and chance; the details table the score and its chance)
+    lines = md.splitlines()
+    head = next(line for line in lines if line.startswith("| task | model |") and "cross-document" in line)
+    assert "| main score (0-1) | 95% CI | chance | cross-document (own document excluded) | resampled |" in head
+    detail = next(line for line in lines if line.startswith("| task |") and "ndcg_at_10_cross_document" in line)
+    assert "| main score | ndcg_at_10_cross_document | chance (cross-document) |" in detail
     ret = next(r for r in rep["rows"] if r["task"] == "SynthAuthorsAuthorRetrieval")
     assert ret["cross_document"] == ret["scores"]["ndcg_at_10_cross_document"]
     assert ret["cross_document_chance"] == ret["scores"]["random_ndcg_at_10_cross_document"]

@@ -378,7 +378,14 @@ def test_a_cut_prediction_file_is_recomputed_like_a_cut_result_file(tmp_path, ca
     results, preds = tmp_path / "results", tmp_path / "predictions"
     f = result_file(results, "org/m", "rev", "T")
     f.parent.mkdir(parents=True)
-    f.write_text(json.dumps({"dataset_revision": "d1"}))
+    result = {  # a task result as mteb writes it (one of another shape counts as missing)
+        "dataset_revision": "d1",
+        "task_name": "T",
+        "mteb_version": "2.26.24",
+        "scores": {"test": [{"hf_subset": "default", "languages": ["eng-Latn"], "main_score": 0.5}]},
+        "evaluation_time": 1.0,
+    }
+    f.write_text(json.dumps(result))
     p = prediction_subfolder(preds, "org/m", "rev") / "T_predictions.json"
     p.parent.mkdir(parents=True)
     p.write_text(json.dumps({"default": {"test": {"q1": {"d1": 0.5}}}}))
