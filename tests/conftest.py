@@ -33,6 +33,41 @@ os.environ.setdefault("MTEB_CONTRASTIVE_CHANCE_RUNS", "40")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
+
+
+def _process_state() -> tuple[dict[str, str], Any]:
+    import tqdm.std
+
+    return dict(os.environ), tqdm.std.tqdm.__init__
+
+
+def _restore_process_state(saved: tuple[dict[str, str], Any]) -> None:
+    import tqdm.std
+
+    env, init = saved
+    if dict(os.environ) != env:
+        os.environ.clear()
+        os.environ.update(env)
+    tqdm.std.tqdm.__init__ = init
+
+
+# A command run in-process (``main([...])``: evaluate, train, ...) sets variables for the `mteb run` it starts
+# and quiets the tqdm bars of this process; neither may leak into the tests after it (a later subprocess would
+# inherit the variables). Module scope covers module-scoped fixtures, function scope each test.
+@pytest.fixture(autouse=True, scope="module")
+def _module_process_state():
+    saved = _process_state()
+    yield
+    _restore_process_state(saved)
+
+
+@pytest.fixture(autouse=True)
+def _test_process_state():
+    saved = _process_state()
+    yield
+    _restore_process_state(saved)
+
+
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 
 
