@@ -80,13 +80,18 @@ def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
             continue
         if head.isdigit() and _pid_alive(int(head)) and int(head) != os.getpid():
             continue
-        if p.is_dir():
-            shutil.rmtree(p, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                p.unlink()
+        _remove(p)
         removed.append(p)
     return removed
+
+
+def _remove(p: Path) -> None:
+    """Remove a temporary: a folder with its contents, a file or a link (never what a link points to)."""
+    if p.is_dir() and not p.is_symlink():
+        shutil.rmtree(p, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            p.unlink()
 
 
 #: the hidden temporaries this package writes: ``.<name>.<pid>.<random>.tmp`` (files, folders,
@@ -116,11 +121,7 @@ def sweep_stale(folder: str | os.PathLike) -> list[Path]:
         if pid != os.getpid() and _pid_alive(pid):
             continue
         p = Path(e.path)
-        if p.is_dir() and not p.is_symlink():
-            shutil.rmtree(p, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                p.unlink()
+        _remove(p)
         removed.append(p)
     return removed
 
