@@ -31,6 +31,15 @@ os.environ.setdefault("MTEB_CONTRASTIVE_REGISTRY", "off")
 # evaluation; 40 runs test the wiring (tests that check a simulated value pass their own number of runs)
 os.environ.setdefault("MTEB_CONTRASTIVE_CHANCE_RUNS", "40")
 
+# generated tests: the same examples on every run by default (a case that fails once fails on every machine and
+# in CI, and is then kept as an example test); HYPOTHESIS_PROFILE=explore draws fresh random cases (run it
+# repeatedly to look for the next failing input of a kind; docs/architecture.md, "Tests")
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("repeatable", derandomize=True, print_blob=True)
+_hypothesis_settings.register_profile("explore", derandomize=False, print_blob=True)
+_hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from mteb_contrastive.data.corpus import ends_with_abbreviation, sentence_offsets, sentence_span, split_sentences
 from mteb_contrastive.data.halvest_builder import sample_triplets
 
@@ -113,3 +116,22 @@ def test_word_pieces_and_verification_chunks_never_split_a_cluster():
     assert chunk_text(THAI + " " + THAI, 3, 1) == ["กินข้", "าว กิ", "นข้า", "ว"]  # 3 clusters per chunk
     assert chunk_text(DEVANAGARI + " हूँ", 2, 1) == ["किताब我们", "पढ़ता हूँ"]
     assert chunk_text(NFD, 2, 1) == ["我们cafe\u0301", "re\u0301sume\u0301你好"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["a", " ", "\u0301", "\u200d", "\u0e2a", "\u0e31", "\u4e2d", "\u6587", "\U0001f1e6", "\n"]),
+        max_size=40,
+    ),
+    st.lists(st.integers(-3, 45), max_size=20),
+)
+def test_grapheme_floors_equal_one_floor_at_a_time(chars, offsets):
+    """The floors found with the clusters read once equal the plain definition (the largest cluster
+    start <= i, 0 below the text, len(text) beyond it) for every offset, in order."""
+    from mteb_contrastive.data.text import grapheme_floors, grapheme_starts
+
+    text = "".join(chars)
+    starts = grapheme_starts(text)
+    plain = [0 if i <= 0 else len(text) if i >= len(text) else max(s for s in starts if s <= i) for i in offsets]
+    assert grapheme_floors(text, offsets) == plain

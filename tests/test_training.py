@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from conftest import SHARED, bundled_minilm_path, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mteb_contrastive.training.data import (
     TrainingDataError,
@@ -599,3 +601,23 @@ def test_cross_encoder_rival_leaves_ln2_on_a_separable_set(tmp_path):
     assert losses[0] == pytest.approx(math.log(2), abs=0.02)  # a fresh head: p = 0.5 for every pair
     assert max(losses[-2:]) < 0.35 * math.log(2)
     assert summary["validation"]["validation_auc"] == pytest.approx(1.0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["mot", " ", "\u0301", "\u0e2a\u0e27\u0e31", "\u4e2d\u6587", "\n", "é", "\u200d"]), max_size=30
+    )
+)
+def test_rotation_starts_equal_the_definition_on_generated_texts(pieces):
+    """Spaced and unspaced texts: the cached starts equal the definition read one floor at a time
+    (each word span's start moved back to its cluster's start; 0 and no offset at the end)."""
+    from mteb_contrastive.data.text import grapheme_floor, grapheme_starts, has_unsegmented_script, word_spans
+
+    text = "".join(pieces)
+    if has_unsegmented_script(text):
+        cand = {grapheme_floor(text, a) for a, _ in word_spans(text)}
+    else:
+        cand = {i + 1 for i, ch in enumerate(text) if ch == " "} & set(grapheme_starts(text))
+    assert rotation_starts(text) == sorted({0} | {c for c in cand if 0 < c < len(text)})
+    assert rotation_starts(text) == rotation_starts(text)  # the cached answer, a fresh list each time

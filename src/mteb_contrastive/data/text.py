@@ -34,6 +34,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+from collections.abc import Iterable
 
 import regex
 
@@ -124,8 +125,15 @@ def grapheme_floor(text: str, i: int) -> int:
         return 0
     if i >= len(text):
         return len(text)
+    return grapheme_floors(text, [i])[0]
+
+
+def grapheme_floors(text: str, offsets: Iterable[int]) -> list[int]:
+    """:func:`grapheme_floor` of each of ``offsets`` (same order), the clusters found once: O(len(text) +
+    k log len(text)) for k offsets, where k calls of :func:`grapheme_floor` are O(k len(text))."""
     starts = grapheme_starts(text)
-    return max(s for s in starts if s <= i)
+    n = len(text)
+    return [0 if i <= 0 else n if i >= n else starts[bisect.bisect_right(starts, i) - 1] for i in offsets]
 
 
 def is_word(token: str) -> bool:

@@ -407,15 +407,28 @@ def fit_margin_threshold(
     Grid: 0 (never ``<UNK>``), the midpoint between each two consecutive distinct margins and the
     float just above the largest (``<UNK>`` everywhere); the answer is ``<UNK>`` below the threshold.
     A midpoint, not a margin itself, so an item scored like a training item is not decided by the
-    last bit of its margin. Ties go to the smallest threshold (fewest ``<UNK>`` answers).
+    last bit of its margin. Ties go to the smallest threshold (fewest ``<UNK>`` answers); values within
+    :data:`TIE_TOLERANCE` of the best are ties (the same macro-F1 summed in another order differs in its
+    last bits, and a tie must not be decided by them).
     """
     margin = np.asarray(margin, dtype=np.float64)
     m = np.unique(margin)
     grid = np.unique(np.concatenate([[0.0], (m[1:] + m[:-1]) / 2, np.nextafter(m[-1:], np.inf)]))
     f1 = _macro_f1_by_rejections(np.asarray(top), margin, np.asarray(gold), unknown, labels)
     rejected = np.searchsorted(np.sort(margin), grid, side="left")  # items with margin < threshold
-    values = f1[rejected]
-    return float(grid[int(np.nanargmax(np.nan_to_num(values, nan=-1.0)))])
+    return float(grid[first_best(f1[rejected])])
+
+
+TIE_TOLERANCE = 1e-9
+"""Two macro-F1 values closer than this are one value (a macro-F1 of M items changes by at least
+1 / (M * labels) ** 2 when one answer changes, far above it for any corpus that fits in memory)."""
+
+
+def first_best(values: np.ndarray) -> int:
+    """Index of the first value within :data:`TIE_TOLERANCE` of the largest (NaN counts as -1);
+    ``values``: (G,) floats, G >= 1."""
+    v = np.nan_to_num(np.asarray(values, dtype=np.float64), nan=-1.0)
+    return int(np.flatnonzero(v >= v.max() - TIE_TOLERANCE)[0])
 
 
 def _macro_f1_by_rejections(
