@@ -6,11 +6,12 @@
 # STAGE: splits | train | benchmarks | evaluate | all. RUN_DIR (default build/train-cpu) holds every output;
 # SHARED (default ../shared/data) the shared data. Environment (defaults = the documented run): SEED (0),
 # MAX_STEPS (120), EVAL_STEPS (30), VAL_PAIRS (100), BATCH (16), CONTEXT (64), EVAL_CONTEXT (128), LR (5e-5),
-# THREADS (2); RESUME=1 continues the train stage from its last checkpoint.
+# THREADS (2), SELECT (auc: the checkpoint kept; f1 cannot tell checkpoints apart on balanced pairs, see
+# docs/training.md); RESUME=1 continues the train stage from its last checkpoint.
 #
 # splits      scripts/taln_training_splits.py: first authors split 25 % test / 15 % validation / rest train,
 #             training papers naming a held-out author anywhere dropped, content overlap checked
-# train       mteb-contrastive train on train.jsonl, validated on pairs of validation.jsonl (best F1 kept)
+# train       mteb-contrastive train on train.jsonl, validated on pairs of validation.jsonl (best SELECT kept)
 # benchmarks  the product's builders on test.jsonl: verification pairs, author triplets, attribution
 # evaluate    mteb-contrastive evaluate, base vs trained, on those benchmarks and PAN14Known (paired intervals)
 set -euo pipefail
@@ -41,7 +42,7 @@ train() {
   nice -n 5 mteb-contrastive train --docs "corpus=$S/train.jsonl" --validation-docs "corpus=$S/validation.jsonl" \
     --out "$MODEL" --context-length "$CONTEXT" --batch-size "$BATCH" --learning-rate "$LR" --seed "$SEED" \
     --max-steps "$MAX_STEPS" --eval-steps "$EVAL_STEPS" --logging-steps 10 --max-validation-pairs "${VAL_PAIRS:-100}" \
-    --no-progress "${resume[@]}"
+    --selection-metric "${SELECT:-auc}" --no-progress "${resume[@]}"
 }
 
 benchmarks() {

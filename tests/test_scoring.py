@@ -203,3 +203,81 @@ def test_scorer_kind_names_what_it_needs():
     with pytest.raises(TypeError, match="it needs an encoder or a fitted baseline, got object"):
         scoring.scorer_kind(object(), "Toy", accepts=(scoring.ENCODER, scoring.PAIR_SCORER))
     assert scoring.scorer_kind(BurrowsDelta(), "Toy") == scoring.PAIR_SCORER
+
+
+# --- cross-fitting: nothing a held-out text is compared with was fitted on it ------------------------------------
+class _SpyScorer:
+    """A pair scorer that remembers what it was fitted on and checks every scored query against it."""
+
+    has_vectors = False
+
+    def __init__(self) -> None:
+        self.fits: list[set[str]] = []
+        self.scored: list[tuple[str, frozenset[str]]] = []
+
+    def fit(self, texts, **_):
+        self.fits.append(set(texts))
+
+    def score_pairs(self, queries, docs):
+        for q in set(queries):
+            self.scored.append((q, frozenset(self.fits[-1])))
+        return np.array([float(len(set(q.split()) & set(d.split()))) for q, d in zip(queries, docs)])
+
+
+@settings(max_examples=25, deadline=None)
+@given(corpus=corpora(max_texts=14))
+def test_a_held_out_text_is_scored_by_a_model_never_fitted_on_it(corpus):
+    authors, words, n_q = corpus
+    texts = _texts(authors, words, n_q)
+    try:
+        problem = Problem(texts)
+    except ValueError:
+        return
+    spy = _SpyScorer()
+    _sums(spy, problem)
+    samples = [text_sample(t) for t in texts]
+    known = {samples[i] for i in problem.known}
+    evaluated = {samples[i] for i in problem.evaluated}
+    assert {q for q, _ in spy.scored} == evaluated | {samples[i] for i in problem.questioned}
+    for q, fit in spy.scored:
+        assert fit <= known  # never a questioned text
+        if q in evaluated:
+            assert q not in fit  # the held-out text is outside the model that scores it
+        else:
+            assert fit == known  # questioned texts: the model of every known text
+    assert spy.fits[-1] == known  # fitted last on every known text (the result's fit_summary)
+    assert len(spy.fits) == min(5, len(problem.evaluated)) + 1
+
+
+@pytest.mark.parametrize("make", MODELS[:3], ids=["tfidf-char3", "burrows-delta", "cosine-delta"])
+def test_cross_fitted_rows_equal_the_model_fitted_without_the_fold(make):
+    """By the plan: each evaluated row equals the similarities of the model fitted on the known texts
+    outside its fold (here 4 evaluated texts, so each fold is one text: exact leave-one-out)."""
+    from mteb_contrastive.protocols.attribution import cross_fit_plan
+
+    problem = Problem(_delta_texts(True))
+    sums = _sums(make(), problem)
+    samples = [text_sample(t) for t in problem.texts]
+    plan = cross_fit_plan(problem)
+    assert [rows for _, rows in plan] == [[0], [1], [2], [3]]
+    for fit_on, rows in plan:
+        model = make()
+        model.fit([samples[i] for i in fit_on])
+        q = rows[0]
+        cols = [c for c in problem.columns]
+        s = score_pairs(model, [samples[q]] * len(cols), [samples[c] for c in cols])
+        s[cols.index(q)] = 0.0  # its own text left out
+        want = np.add.reduceat(s, problem.column_starts)
+        np.testing.assert_allclose(sums[problem.row_of[q]], want, rtol=1e-10, atol=1e-12)
+
+
+def test_fitting_on_the_held_out_text_changes_delta_by_hand():
+    """The issue's kind: Delta's z-scores fitted on every known text include the held-out text. b2's own
+    "the the" is what makes "the" vary; fitted without it, b2 is scored by statistics of a1, a2, b1."""
+    problem = Problem(_delta_texts(False))
+    cross = problem.candidate_scores(_sums(BurrowsDelta(n_mfw=3), problem), problem.evaluated, leave_out="text")
+    model = BurrowsDelta(n_mfw=3)
+    samples = [text_sample(t) for t in problem.texts]
+    model.fit(samples)  # every known text, the held-out one among them (the former rule)
+    every = _old_candidate_scores(problem, _old_pair_matrix(model, samples), problem.evaluated, "text")
+    assert not np.allclose(cross, every)  # the held-out text's own statistics moved its scores

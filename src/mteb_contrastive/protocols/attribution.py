@@ -11,11 +11,18 @@ The protocol, step by step (each a method of :class:`AbsTaskAttribution`):
 1. **represent** -- an encoder embeds every sampled chunk once (``PromptType.document``; mteb's
    dataloader and ``encode``); a text's vector is the L2-normalised mean of its L2-normalised chunk
    vectors; the similarity of two texts is the cosine of their vectors. A fitted baseline (a
-   :class:`~mteb_contrastive.protocols.fitting.PairScorer`) is fitted once on the **known** texts'
-   samples (its chunks joined by a blank line; no labels; never a questioned text, so adding
+   :class:`~mteb_contrastive.protocols.fitting.PairScorer`) is fitted on **known** texts' samples
+   only (its chunks joined by a blank line; no labels; never a questioned text, so adding
    questioned texts never changes the known texts' attribution) and scores each evaluated or
    questioned text (query side) against each known text (document side). An encoder with the fit
-   hook is fitted on the known texts' chunks. Scores come by blocks of rows from the one scoring
+   hook is fitted on known texts' chunks the same way. **Cross-fitting** keeps leave-one-text-out
+   honest for a fitted model: the evaluated texts are dealt into :data:`CROSS_FIT_FOLDS` folds
+   (position i of :attr:`Problem.evaluated` into fold i mod F; F = min(5, evaluated texts), so
+   with 5 or fewer evaluated texts it is exactly one fit per held-out text), and an evaluated
+   text is scored by the model fitted on the known texts outside its fold: nothing it is compared
+   with is represented by statistics it contributed to (Delta's z-scores, a vocabulary, IDF). The
+   questioned texts are scored by the model fitted on every known text (fitted last, so the
+   result's ``fit_summary`` is that model's). F + 1 fits in all. Scores come by blocks of rows from the one scoring
    path (:mod:`mteb_contrastive.protocols.scoring`: a matrix product for vectors, pair by pair
    for PPMd), reduced at once to per-author sums (memory: one block, never n x n). Cross-encoders
    are refused by mteb (this task does not accept them).
@@ -90,6 +97,9 @@ logger = logging.getLogger(__name__)
 
 KNOWN, QUESTIONED = "known", "questioned"
 SAMPLE_JOINER = "\n\n"
+#: folds of the cross-fitting of a fitted model (step 1): an evaluated text is scored by the model
+#: fitted on the known texts outside its fold
+CROSS_FIT_FOLDS = 5
 
 
 def text_sample(text: dict[str, Any]) -> str:
@@ -232,21 +242,17 @@ class AbsTaskAttribution(AbsTask):
         the known texts are represented (Delta's z-scores, a vocabulary, IDF weights)."""
         kind = scoring.scorer_kind(model, self.metadata.name, accepts=(scoring.ENCODER, scoring.PAIR_SCORER))
         texts = problem.texts
-        if kind == scoring.PAIR_SCORER:
-            samples = [text_sample(t) for t in texts]
-            model.fit([samples[i] for i in problem.known])
-            rows, cols = [samples[i] for i in problem.rows], [samples[i] for i in problem.columns]
-            fitted = True
-            logger.info(
-                "%s: %s fitted on %d known texts, scores %d x %d text pairs",
-                self.metadata.name,
-                type(model).__name__,
-                len(problem.known),
-                len(rows),
-                len(cols),
-            )
-        else:
-            fitted = callable(getattr(model, "fit", None))
+        fitted = kind == scoring.PAIR_SCORER or callable(getattr(model, "fit", None))
+        samples = [text_sample(t) for t in texts] if kind == scoring.PAIR_SCORER else None
+
+        def blocks(fit_on: list[int] | None, rows: list[int]):
+            """Similarity blocks of the texts at ``rows`` against every column, the model fitted on
+            ``fit_on`` (None: an encoder without the fit hook, fitted on nothing)."""
+            if kind == scoring.PAIR_SCORER:
+                model.fit([samples[i] for i in fit_on])
+                return scoring.similarity_blocks(
+                    model, kind, [samples[i] for i in rows], [samples[i] for i in problem.columns]
+                )
             v = text_vectors(
                 model,
                 self,
@@ -255,10 +261,28 @@ class AbsTaskAttribution(AbsTask):
                 hf_subset=hf_subset,
                 encode_kwargs=encode_kwargs,
                 num_proc=num_proc,
-                fit_on=problem.known,
+                fit_on=fit_on if fit_on is not None else problem.known,
             )
-            rows, cols = v[problem.rows], v[problem.columns]
-        return problem.author_sums(scoring.similarity_blocks(model, kind, rows, cols)), fitted
+            return scoring.similarity_blocks(model, kind, v[rows], v[problem.columns])
+
+        if not fitted:
+            return problem.author_sums(blocks(None, problem.rows)), False
+        sums = np.zeros((len(problem.rows), len(problem.authors)))
+        plan = [*cross_fit_plan(problem), (problem.known, problem.questioned)]
+        for fit_on, rows in plan:
+            if rows or fit_on is problem.known:  # the last fit (every known text) always runs: its summary
+                at = np.array([problem.row_of[i] for i in rows], dtype=np.int64)
+                sums[at] = problem.author_sums(blocks(fit_on, rows), rows=rows)
+        logger.info(
+            "%s: %s cross-fitted (%d fits on the known texts outside each fold, 1 on all %d), scores %d x %d",
+            self.metadata.name,
+            type(model).__name__,
+            len(plan) - 1,
+            len(problem.known),
+            len(problem.rows),
+            len(problem.columns),
+        )
+        return sums, True
 
     def _closed_set_scores(self, problem: Problem, closed: np.ndarray) -> dict[str, Any]:
         """Step 3 and its intervals (step 6)."""
@@ -471,6 +495,22 @@ class AbsTaskAttribution(AbsTask):
         )
 
 
+def cross_fit_plan(problem: Problem, folds: int = CROSS_FIT_FOLDS) -> list[tuple[list[int], list[int]]]:
+    """Step 1's cross-fitting: ``(fit_on, rows)`` per fold, text positions; the evaluated text at
+    position i of :attr:`Problem.evaluated` is in fold ``i mod F``, F = min(``folds``, evaluated
+    texts); ``fit_on`` is every known text outside the fold (a fold never holds every known text: an
+    evaluated author has a second known text, and F >= 2 whenever there are two evaluated texts).
+    A fit on nothing (one evaluated text and no other known text) cannot happen: there are two
+    candidates, so at least one other known text."""
+    f = max(1, min(folds, len(problem.evaluated)))
+    out = []
+    for k in range(f):
+        rows = problem.evaluated[k::f]
+        held = set(rows)
+        out.append(([i for i in problem.known if i not in held], rows))
+    return out
+
+
 class Problem:
     """The texts of one attribution problem, indexed: ``authors`` (candidates, sorted), ``known`` /
     ``questioned`` / ``evaluated`` (text positions), ``gold_codes`` (author code of each evaluated text).
@@ -503,21 +543,23 @@ class Problem:
         self.counts = np.array([len(m) for m in self.by_author], dtype=np.int64)
         self.column_starts = np.concatenate([[0], np.cumsum(self.counts)[:-1]]).astype(np.int64)
 
-    def author_sums(self, blocks: Iterable[tuple[int, np.ndarray]]) -> np.ndarray:
+    def author_sums(self, blocks: Iterable[tuple[int, np.ndarray]], rows: list[int] | None = None) -> np.ndarray:
         """(len(rows), K) float64: each row's summed similarity to each author's known texts, **its own
         text left out** (a row's similarity to itself is never added: leave-one-text-out).
 
         Args:
-            blocks: ``(first row, (block rows, len(columns)) similarities)`` covering :attr:`rows`
+            blocks: ``(first row, (block rows, len(columns)) similarities)`` covering ``rows``
                 in order (:func:`~mteb_contrastive.protocols.scoring.similarity_blocks`); each block is
                 reduced and dropped (memory: one block and the sums).
+            rows: text positions of the blocks' rows (default :attr:`rows`, every row).
         """
-        out = np.zeros((len(self.rows), len(self.authors)))
+        rows = self.rows if rows is None else rows
+        out = np.zeros((len(rows), len(self.authors)))
         col_of = {t: c for c, t in enumerate(self.columns)}
         for start, block in blocks:
             block = np.array(block, dtype=np.float64)  # a copy: the self entries are zeroed below
             for r in range(block.shape[0]):
-                c = col_of.get(self.rows[start + r])
+                c = col_of.get(rows[start + r])
                 if c is not None:
                     block[r, c] = 0.0
             out[start : start + block.shape[0]] = np.add.reduceat(block, self.column_starts, axis=1)
