@@ -3,6 +3,7 @@ presets, the duplicate-text and held-out-text refusals, a few real steps, resume
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import random
@@ -621,3 +622,29 @@ def test_rotation_starts_equal_the_definition_on_generated_texts(pieces):
         cand = {i + 1 for i, ch in enumerate(text) if ch == " "} & set(grapheme_starts(text))
     assert rotation_starts(text) == sorted({0} | {c for c in cand if 0 < c < len(text)})
     assert rotation_starts(text) == rotation_starts(text)  # the cached answer, a fresh list each time
+
+
+def test_min_author_documents_keeps_the_authors_with_enough_documents():
+    from mteb_contrastive.training.data import keep_authors_with
+
+    docs = [{"id": str(i), "author": a, "text": "x"} for i, a in enumerate("aabccc")]
+    assert keep_authors_with(docs, 1) == (docs, 0)
+    kept, removed = keep_authors_with(docs, 2)
+    assert [d["author"] for d in kept] == ["a", "a", "c", "c", "c"] and removed == 1
+    assert [d["author"] for d in keep_authors_with(docs, 3)[0]] == ["c", "c", "c"]
+    with pytest.raises(TrainingDataError, match="no training author has 4 documents \\(the most any has is 3\\)"):
+        keep_authors_with(docs, 4)
+
+
+@pytest.mark.parametrize("value, message", [("0", "must be"), ("9", "no training author has 9 documents")])
+def test_train_refuses_a_min_author_documents_no_author_reaches(tmp_path, capsys, value, message):
+    from mteb_contrastive.cli.main import main
+
+    rows = [{"id": f"{a}{i}", "author": a, "text": _words(10 * ord(a) + i)} for a in "abcdefgh" for i in range(2)]
+    corpus = _write(tmp_path / "c.jsonl", rows)
+    argv = ["train", "--docs", f"corpus={corpus}", "--out", str(tmp_path / "m"), "--min-author-documents", value]
+    with pytest.raises(SystemExit, match="2") if value == "0" else contextlib.nullcontext():  # argparse: exit 2
+        assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "--min-author-documents" in err and "Traceback" not in err
+    assert not (tmp_path / "m").exists()

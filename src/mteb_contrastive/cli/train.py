@@ -155,6 +155,15 @@ def _author_opts(p: argparse.ArgumentParser) -> None:
         ),
     )
     p.add_argument(
+        "--min-author-documents",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="train only on the authors with at least N documents (after the held-out authors are removed); "
+        "1 keeps every author, as the authors' code does: a one-document author's positive pair is two rotations "
+        "of that document (default: 1)",
+    )
+    p.add_argument(
         "--drop-overlapping",
         action="store_true",
         help="train without the documents that hold a validation or test text (default: stop instead)",
@@ -374,6 +383,7 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
         TrainingDataError,
         held_out_authors,
         hold_out_topics,
+        keep_authors_with,
         split_documents_by_author,
         validation_pairs,
     )
@@ -466,6 +476,9 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
             "not topic-controlled: no topic field (a pair's topic is not set against its label, unlike the paper's "
             "same-author/different-fandom vs different-author/same-fandom pairs)"
         )
+    docs, n_few = keep_authors_with(docs, getattr(args, "min_author_documents", 1))
+    if n_few:
+        counts["documents_removed_few_per_author"] = n_few
     validation = balanced_sample(validation, args.max_validation_pairs, args.seed)
     if not validation:
         raise TrainingDataError("validation", "the split leaves validation empty (no pair of held-out authors)")

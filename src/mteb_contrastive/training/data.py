@@ -60,14 +60,40 @@ def held_out_authors(folder: str | os.PathLike, splits: tuple[str, ...] = ("vali
 def author_counts(docs: list[dict[str, Any]]) -> dict[str, int]:
     """``documents``, ``authors`` and ``single_document_authors`` of a training table (the last are
     kept: their positive pair is two rotations of one document)."""
-    by_author: dict[str, int] = defaultdict(int)
-    for d in docs:
-        by_author[d["author"]] += 1
+    by_author = author_counts_by_name(docs)
     return {
         "documents": len(docs),
         "authors": len(by_author),
         "single_document_authors": sum(n == 1 for n in by_author.values()),
     }
+
+
+def keep_authors_with(docs: list[dict[str, Any]], n: int) -> tuple[list[dict[str, Any]], int]:
+    """(the documents of the authors with at least ``n`` of them, how many were removed); ``n >= 1``.
+
+    ``n = 1`` (the default of ``train``) keeps everyone, as the authors' sampler does; ``n = 2`` trains
+    only on cross-document positives (two texts of one author that are not one text rotated twice).
+
+    Raises:
+        TrainingDataError: no author has ``n`` documents.
+    """
+    per = author_counts_by_name(docs)
+    kept = [d for d in docs if per[d["author"]] >= n]
+    if not kept:
+        raise TrainingDataError(
+            "--min-author-documents",
+            f"no training author has {n} documents (the most any has is {max(per.values(), default=0)}): "
+            "lower it, or add documents",
+        )
+    return kept, len(docs) - len(kept)
+
+
+def author_counts_by_name(docs: list[dict[str, Any]]) -> dict[str, int]:
+    """author -> number of documents."""
+    out: dict[str, int] = defaultdict(int)
+    for d in docs:
+        out[d["author"]] += 1
+    return out
 
 
 def rotation_starts(text: str) -> list[int]:
