@@ -7,7 +7,7 @@
 # SHARED (default ../shared/data) the shared data. Environment (defaults = the documented run): SEED (0),
 # MAX_STEPS (120), EVAL_STEPS (30), VAL_PAIRS (100), BATCH (16), CONTEXT (64), EVAL_CONTEXT (128), LR (5e-5),
 # THREADS (2), SELECT (auc: the checkpoint kept; f1 cannot tell checkpoints apart on balanced pairs, see
-# docs/training.md); RESUME=1 continues the train stage from its last checkpoint.
+# docs/training.md), MIN_DOCS (1: train --min-author-documents); RESUME=1 continues the train stage from its last checkpoint.
 #
 # splits      scripts/taln_training_splits.py: first authors split 25 % test / 15 % validation / rest train,
 #             training papers naming a held-out author anywhere dropped, content overlap checked
@@ -42,7 +42,7 @@ train() {
   nice -n 5 mteb-contrastive train --docs "corpus=$S/train.jsonl" --validation-docs "corpus=$S/validation.jsonl" \
     --out "$MODEL" --context-length "$CONTEXT" --batch-size "$BATCH" --learning-rate "$LR" --seed "$SEED" \
     --max-steps "$MAX_STEPS" --eval-steps "$EVAL_STEPS" --logging-steps 10 --max-validation-pairs "${VAL_PAIRS:-100}" \
-    --selection-metric "${SELECT:-auc}" --no-progress "${resume[@]}"
+    --selection-metric "${SELECT:-auc}" --min-author-documents "${MIN_DOCS:-1}" --no-progress "${resume[@]}"
 }
 
 benchmarks() {

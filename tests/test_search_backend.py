@@ -7,6 +7,8 @@ import pytest
 import torch
 from conftest import TableEncoder, task_metadata
 from datasets import Dataset
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mteb_contrastive.search.exact import EmbeddingError, exact_top_k
 from mteb_contrastive.search.faiss_backend import (
@@ -314,6 +316,22 @@ def test_grouped_top_k_equals_a_full_sort_with_ties_and_a_tail():
     assert (v.numpy() == want).all()
     assert (np.take_along_axis(block.numpy(), c.numpy(), 1) == want).all()  # the columns hold those values
     assert all(len(set(r)) == 10 for r in c.tolist())  # no column twice
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.integers(1, 300), width=st.integers(1, 400), k=st.integers(1, 30), seed=st.integers(0, 2**16))
+def test_top_k_by_row_slices_equals_the_whole_block(rows, width, k, seed):
+    """Ranking a block by slices of rows (bounded temporaries) gives the same values as the whole
+    block at once, and the columns hold those values; integer scores, so ties are frequent."""
+    from mteb_contrastive.search import exact
+
+    k = min(k, width)
+    block = torch.from_numpy(np.random.default_rng(seed).integers(0, 25, (rows, width)).astype(np.float32))
+    v, c = exact._top_k_by_slices(block, k)
+    want = -np.sort(-block.numpy(), axis=1)[:, :k]
+    assert v.shape == (rows, k) and (v.numpy() == want).all()
+    assert (np.take_along_axis(block.numpy(), c.numpy(), 1) == want).all()
+    assert all(len(set(r)) == k for r in c.tolist())
 
 
 @pytest.mark.parametrize("similarity", ["cosine", "dot", "euclidean"])

@@ -60,8 +60,12 @@ def as_matrix(x: Any, what: str, *, similarity: str, dim: int | None = None) -> 
     return arr
 
 
-def _check_values(arr: np.ndarray, what: str, similarity: str, rows: int = 65536) -> None:
-    for s in range(0, arr.shape[0], rows):  # bounded temporaries on memory-mapped pools
+#: rows checked at a time by :func:`as_matrix` (its temporaries: rows x dim booleans, ~1.5 MiB at dim 384)
+CHECK_ROWS = 4096
+
+
+def _check_values(arr: np.ndarray, what: str, similarity: str, rows: int = CHECK_ROWS) -> None:
+    for s in range(0, arr.shape[0], rows):  # bounded temporaries, also on memory-mapped pools
         block = arr[s : s + rows]
         finite = np.isfinite(block).all(1)
         if not finite.all():
@@ -164,7 +168,7 @@ def exact_top_k(
                     block.mul_(norms[c : c + cols])
                 elif similarity == "euclidean":  # minus the squared distance, so that larger = nearer
                     block.mul_(2).sub_(norms[c : c + cols]).sub_(qsq).clamp_(max=0)
-                v, i = top_k_of_rows(block, min(k, xc.shape[0]))
+                v, i = _top_k_by_slices(block, min(k, xc.shape[0]))
                 # a running merge: at most rows x 2k hits are held, however many chunks the pool has
                 best = (v, i + c) if best is None else _merge([best, (v, i + c)], k)
             v, i = best
@@ -174,6 +178,26 @@ def exact_top_k(
             pos[s : s + rows] = i.numpy()
         del block, buf
     return scores, pos
+
+
+#: rows of a block ranked at a time (:func:`_top_k_by_slices`): the grouped top-k's temporaries
+#: (group maxima, candidate columns and their gathered scores) are for this many rows, not the block's
+TOP_K_ROWS = 128
+
+
+def _top_k_by_slices(block: Any, k: int) -> tuple[Any, Any]:
+    """:func:`top_k_of_rows` of ``block`` by slices of :data:`TOP_K_ROWS` rows (same result, the
+    temporaries of one slice at a time)."""
+    import torch
+
+    r = block.shape[0]
+    if r <= TOP_K_ROWS:
+        return top_k_of_rows(block, k)
+    v = torch.empty((r, k), dtype=block.dtype)
+    i = torch.empty((r, k), dtype=torch.int64)
+    for s in range(0, r, TOP_K_ROWS):
+        v[s : s + TOP_K_ROWS], i[s : s + TOP_K_ROWS] = top_k_of_rows(block[s : s + TOP_K_ROWS], k)
+    return v, i
 
 
 def block_shape(n: int, m: int, k: int, block_bytes: int = BLOCK_BYTES) -> tuple[int, int]:
