@@ -146,3 +146,48 @@ def test_languages_table_flags_a_character_baseline_that_beats_every_model():
     text = "\n".join(render_languages(table))
     assert "| mteb-contrastive/tfidf-char3 | 0.900 / 0.800 (!) |" in text
     assert "(!) hun verification: the character-level baseline mteb-contrastive/tfidf-char3 beats every model" in text
+
+
+def test_report_languages_table_flags_from_the_paired_comparisons(tmp_path, capsys):
+    """`report --languages-table` decides its flags from the release report's own paired comparisons
+    (it never flagged before: it had none). The fixture's ELTeC verification: the character-level
+    baseline ppmd-cbc made perfect (similarity 0.9 / 0.1 by label), every pair its own authors (40
+    swap blocks); without predictions no flag can be raised, and the table says why."""
+    import json
+
+    from report_fixture import build_results
+
+    from mteb_contrastive.cli.main import main
+
+    results = build_results(tmp_path)
+    preds = tmp_path / "predictions"
+    for folder in ("test__model-a", "mteb-contrastive__ppmd-cbc"):
+        f = next((preds / folder).rglob("ELTeCEngVerification_predictions.json"))
+        d = json.loads(f.read_text())
+        t = d["default"]["test"]
+        t["authors"] = [[f"s{i}"] if y else [f"d{i}", f"e{i}"] for i, y in enumerate(t["labels"])]
+        if folder.startswith("mteb-contrastive"):
+            t["similarity"] = [0.9 if y else 0.1 for y in t["labels"]]
+            t["platt"] = t["platt_abstain"] = [1.0 if y else 0.0 for y in t["labels"]]
+        f.write_text(json.dumps(d))
+    args = ["report", str(results), "--languages-table"]
+    with_preds = [
+        "--predictions",
+        f"test/model-a={preds / 'test__model-a'}",
+        "--predictions",
+        f"mteb-contrastive/ppmd-cbc={preds / 'mteb-contrastive__ppmd-cbc'}",
+    ]
+    assert main(args + with_preds) == 0
+    out = capsys.readouterr().out
+    assert "No flag can be raised" not in out
+    assert "| mteb-contrastive/ppmd-cbc | 0.502 / 0.610 (!) |" in out
+    assert "(!) eng verification: the character-level baseline mteb-contrastive/ppmd-cbc beats every model" in out
+    assert "eng attribution" in out and out.count("(!)") == 2  # the cell and its note; attribution within noise
+    # the run record names the prediction folders: found without --predictions too; moved away, none is found
+    assert main(args) == 0 and capsys.readouterr().out == out
+    (tmp_path / "run_info.json").unlink()
+    for p in (results.parent / "predictions").iterdir():
+        p.rename(tmp_path / ("moved-" + p.name))
+    assert main(args) == 0
+    plain = capsys.readouterr().out
+    assert "(!)" not in plain and "No flag can be raised without per-item predictions" in plain

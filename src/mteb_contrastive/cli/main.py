@@ -551,10 +551,10 @@ def report_command(args: argparse.Namespace) -> int:
     if not results.is_dir():
         print(f"error: {results}: not a folder (give an mteb --output-folder)", file=sys.stderr)
         return 2
-    if args.content_table or args.languages_table:
-        from mteb_contrastive.report.tables import content_table, languages_table
+    if args.content_table:
+        from mteb_contrastive.report.tables import content_table
 
-        print(content_table(results) if args.content_table else languages_table(results))
+        print(content_table(results))
         return 0
     if args.author_table:
         from mteb_contrastive.data.readers import read_json
@@ -583,6 +583,11 @@ def report_command(args: argparse.Namespace) -> int:
                     f"{option} {name}: no result of this model in {results}; "
                     f"give one of the models found there: {', '.join(found) or '(none)'}"
                 )
+    if args.languages_table:
+        from mteb_contrastive.report.tables import languages_table
+
+        print(languages_table(results, preds, args.reference))
+        return 0
     from mteb_contrastive.report.write import build, render_markdown, write_report
 
     if args.out:

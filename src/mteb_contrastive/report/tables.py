@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.layout import model_name_of_folder
-from mteb_contrastive.report.content import content_rows, language_rows, render_content, render_languages
+from mteb_contrastive.report.content import content_rows, render_content, render_languages
 from mteb_contrastive.report.reader import read_results
 
 
@@ -138,8 +138,30 @@ def content_table(results_dir: str | Path) -> str:
     return "\n".join(render_content(content_rows(read_results(results_dir)))) or "no result with topic-controlled items"
 
 
-def languages_table(results_dir: str | Path) -> str:
+def languages_table(
+    results_dir: str | Path, prediction_dirs: dict[str, Path] | None = None, reference_model: str | None = None
+) -> str:
     """The per-language ELTeC table of an mteb ``--output-folder``
-    (:func:`mteb_contrastive.report.content.language_rows`; ``mteb-contrastive report --languages-table``).
-    No flags here: a flag needs the paired comparisons of the release report (``mteb-contrastive report``)."""
-    return "\n".join(render_languages(language_rows(read_results(results_dir)))) or "no ELTeC result"
+    (:func:`mteb_contrastive.report.content.language_rows`; ``mteb-contrastive report --languages-table``),
+    flags included: the table of the release report (:func:`mteb_contrastive.report.build.build`, no
+    figures), whose paired comparisons decide a flag (a character-level baseline better than every
+    model by the interval). A comparison needs the models' per-item predictions (``prediction_dirs``,
+    ``report --predictions``, or those the results folder's run record names); without any, nothing
+    can be flagged, and the table says so."""
+    from mteb_contrastive.report.build import build
+
+    rep = build(results_dir, prediction_dirs=prediction_dirs or {}, reference_model=reference_model, plots_dir=None)
+    lang = rep.languages
+    table = {
+        **lang,
+        "cells": {tuple(k.split("|")): v for k, v in lang["cells"].items()},
+        "flags": {tuple(k.split("|")): v for k, v in lang["flags"].items()},
+    }
+    lines = render_languages(table)
+    tasks = {c["task"] for c in table["cells"].values()}
+    if lines and not any(c.result is not None for c in rep.comparisons if c.task in tasks):
+        lines.append(
+            "No flag can be raised without per-item predictions: pass --predictions MODEL=DIR for each model "
+            "(its mteb --prediction-folder)."
+        )
+    return "\n".join(lines) or "no ELTeC result"
