@@ -276,3 +276,37 @@ def test_retrieval_topic_controlled_removes_same_author_same_topic_candidates():
     # each query: pool of 4 less A2 -> 3 candidates, 1 relevant (A4): random nDCG@1 = 1/3
     assert ch["n_queries_topic_controlled"] == 2 and ch["random_ndcg_at_1_topic_controlled"] == pytest.approx(1 / 3)
     assert topic_exclusions([{k: v for k, v in r.items() if "topics" not in k} for r in rows], data) == {}
+
+
+def test_topic_controlled_triplets_are_recorded_and_compared_apart(tmp_path):
+    """The protocol writes the topic-controlled rows' own per-item record beside the usual one; the report
+    reads it back and compares two models on those rows alone (by hand: topic model 0/2, style 2/2 on
+    them, both anchors' authors A and B: 2 units)."""
+    import mteb
+    from mteb.models.model_meta import ModelMeta
+
+    from mteb_contrastive.layout import model_root
+    from mteb_contrastive.report.reader import per_item_scores, topic_controlled_items
+    from mteb_contrastive.report.statistics import compare_rows
+
+    task = mteb.get_task("HALvestTripletClassification")
+    task.dataset = {"k-2": {"test": ROWS}}
+    task.data_loaded = True
+    rows = []
+    for model in (_WordOverlap(TOPIC_WORDS, TOPIC_REFERENCE), _WordOverlap(MARKERS, "test/style")):
+        model.mteb_model_meta = ModelMeta.create_empty(overwrites=dict(name=model.model_name, revision="1"))
+        scores = task._evaluate_subset(
+            model, ROWS, hf_split="test", hf_subset="k-2", encode_kwargs={}, prediction_folder=tmp_path
+        )
+        rows.append(ScoreRow(model.model_name, "1", task.metadata.name, "test", "k-2", "author", "accuracy", scores))
+    folders = {r.model: model_root(tmp_path, r.model) for r in rows}
+    usual = [per_item_scores(r, folders[r.model]) for r in rows]
+    topic = [topic_controlled_items(r, folders[r.model]) for r in rows]
+    assert [u.values for u in usual] == [[1.0] * 5, [0.0, 1.0, 0.0, 1.0, 1.0]]  # the 5 usual rows, as above
+    assert [t.values for t in topic] == [[0.0, 0.0], [1.0, 1.0]] and topic[
+        0
+    ].statistic_name == "accuracy_topic_controlled"
+    assert topic[0].ids == topic[1].ids and len(set(topic[0].ids)) == 2
+    c = compare_rows(rows[0], rows[1], lambda r: topic_controlled_items(r, folders[r.model]))
+    assert c.result.statistic == "accuracy_topic_controlled"
+    assert (c.result.reference_value, c.result.candidate_value, c.result.diff) == (0.0, 1.0, 1.0)

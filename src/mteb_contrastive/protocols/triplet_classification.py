@@ -193,6 +193,7 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
             sim_pos, sim_neg = both[: len(data_split)], both[len(data_split) :]
         controlled = np.array([bool(r.get("topic_controlled")) for r in data_split], dtype=bool)
         topic_rows = any("topic_controlled" in r for r in data_split)
+        all_rows = data_split
         if controlled.any():  # the topic-controlled rows are scored apart; the rest are the usual triplets
             tc_pos, tc_neg = sim_pos[controlled], sim_neg[controlled]
             data_split = [r for r, c in zip(data_split, controlled) if not c]
@@ -219,8 +220,18 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
         scores.update(counts)
         scores.update(source)
         if prediction_folder:
+            controlled_rows = None
+            if controlled.any():
+                controlled_rows = ([r for r, c in zip(all_rows, controlled) if c], tc_pos, tc_neg)
             self._save_per_item(
-                model, data_split, sim_pos, sim_neg, prediction_folder, hf_split=hf_split, hf_subset=hf_subset
+                model,
+                data_split,
+                sim_pos,
+                sim_neg,
+                prediction_folder,
+                hf_split=hf_split,
+                hf_subset=hf_subset,
+                controlled=controlled_rows,
             )
         return scores
 
@@ -249,11 +260,21 @@ class AbsTaskTripletClassification(TripletSource, AbsTask):
         *,
         hf_split: str,
         hf_subset: str,
+        controlled: tuple[list[dict[str, Any]], np.ndarray, np.ndarray] | None = None,
     ) -> None:
-        """Write :meth:`per_item` into mteb's prediction file (``compat.save_task_predictions``)."""
+        """Write :meth:`per_item` into mteb's prediction file (``compat.save_task_predictions``); with
+        ``controlled`` (the topic-controlled rows and their two similarities), their own per-item record
+        under ``per_item_topic_controlled``, named ``accuracy_topic_controlled`` (the report compares
+        models on them apart: :func:`mteb_contrastive.report.reader.per_item_scores`)."""
+        record = {"per_item": self.per_item(rows, sim_pos, sim_neg)}
+        if controlled is not None:
+            record["per_item_topic_controlled"] = {
+                **self.per_item(*controlled),
+                "name": "accuracy_topic_controlled",
+            }
         save_task_predictions(
             self,
-            {"per_item": self.per_item(rows, sim_pos, sim_neg)},
+            record,
             model,
             prediction_folder,
             hf_split=hf_split,

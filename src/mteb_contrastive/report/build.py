@@ -31,6 +31,7 @@ from mteb_contrastive.report.reader import (
     read_results,
     subset_sort_key,
     task_reference,
+    topic_controlled_items,
 )
 from mteb_contrastive.report.reranking import reranking_plots, reranking_rows
 from mteb_contrastive.report.rows import ComparisonRow, ModelInfo, QuestionedText, Report
@@ -136,6 +137,7 @@ def build(
         row_bar.update(1)
     row_bar.close()
     comparisons: list[ComparisonRow] = []
+    comparison_pairs: list[tuple[ScoreRow, ScoreRow]] = []
     if len(models) > 1:
         ref_model = reference_model if reference_model in models else models[0]
         others = [m for m in models if m != ref_model]
@@ -147,6 +149,7 @@ def build(
             by_key.setdefault((r.task, r.split, r.subset), {})[r.model] = r
         todo = [(pm[a], pm[b]) for pm in by_key.values() for a, b in pairs if a in pm and b in pm]
         cmp_bar = bar(len(todo), "report: comparisons", unit="comparison", disable=not show_progress)
+        comparison_pairs = todo
         for ra, rb in todo:
             comparisons.append(compare_rows(ra, rb, items))
             cmp_bar.update(1)
@@ -165,7 +168,8 @@ def build(
     )
     shared = {id(c) for c in comparisons}
     extra = [e.comparison for e in rerank if e.comparison is not None and id(e.comparison) not in shared]
-    holm_adjust(comparisons + extra)  # one family: every comparison of this report, the reranking section's too
+    topic = topic_comparisons(comparison_pairs, prediction_dirs)
+    holm_adjust(comparisons + extra + topic)  # one family: every comparison of this report (reranking, topic too)
     questioned = questioned_lines(rows, prediction_dirs)
     figures, rerank_figures = [], []
     if plots_dir is not None:
@@ -196,6 +200,7 @@ def build(
         skipped=[{"benchmark": b, "reason": why} for b, why in (skipped or [])],
         rows=out_rows,
         comparisons=comparisons,
+        topic_comparisons=topic,
         questioned=questioned,
         separability=separability(comparisons, models) if len(models) > 2 else [],
         run_info=run_info,
@@ -210,6 +215,25 @@ def build(
         reranking=rerank,
         reranking_plots=[str(p) for p in rerank_figures],
     )
+
+
+def topic_comparisons(pairs: list[tuple[ScoreRow, ScoreRow]], prediction_dirs: dict[str, Path]) -> list[ComparisonRow]:
+    """The compared pairs again on their topic-controlled items (:func:`~.reader.topic_controlled_items`),
+    where both models recorded them: the same paired bootstrap and test (:func:`~.statistics.compare_rows`,
+    the family's unit of resampling), so "does a model gain on the items where topic points the wrong way,
+    or only on all items?" has an interval."""
+
+    def items(r: ScoreRow) -> PerItem | Failure:
+        it = topic_controlled_items(r, prediction_dirs.get(r.model))
+        return Failure("no topic-controlled items recorded", "no_items") if it is None else it
+
+    out = []
+    for ra, rb in pairs:
+        if ra.scores.get("n_triplets_topic_controlled") and rb.scores.get("n_triplets_topic_controlled"):
+            c = compare_rows(ra, rb, items)
+            if c.result is not None:
+                out.append(c)
+    return out
 
 
 def build_report(results_dir: str | Path, **kwargs: Any) -> dict[str, Any]:

@@ -404,6 +404,37 @@ def read_predictions(
     return data.get(subset, {}).get(split)
 
 
+def topic_controlled_items(row: ScoreRow, prediction_dir: str | Path | None) -> PerItem | None:
+    """The topic-controlled items of ``row`` (author triplets built with a topic field: same author on
+    another topic vs another author on the same topic), from ``[subset][split]["per_item_topic_controlled"]``
+    of its predictions file (the :func:`per_item_scores` contract, statistic ``accuracy_topic_controlled``);
+    None when the file has none (a folder without topics, or a result written before they were recorded)."""
+    pred = read_predictions(prediction_dir, row.task, row.subset, row.split, row.model_revision)
+    p = pred.get("per_item_topic_controlled") if isinstance(pred, dict) else None
+    return _protocol_items(row, prediction_dir, p) if isinstance(p, dict) else None
+
+
+def _protocol_items(row: ScoreRow, prediction_dir: str | Path | None, p: dict[str, Any]) -> PerItem | None:
+    """A protocol's per-item record (``name``, ``ids``, ``values``, optional ``groups``) as a PerItem;
+    None (with a warning) when its lists differ in length."""
+    groups = p.get("groups")
+    if len(p["values"]) != len(p["ids"]) or (groups is not None and len(groups) != len(p["ids"])):
+        logger.warning(
+            "%s: [%s][%s]: ids, values and groups need one entry per item; not used",
+            predictions_file(prediction_dir, row.task, row.model_revision),
+            row.subset,
+            row.split,
+        )
+        return None
+    return PerItem(
+        statistic_name=p["name"],
+        ids=[str(i) for i in p["ids"]],
+        values=[float(v) for v in p["values"]],
+        groups=None if groups is None else _group_ids(groups),
+        note="protocol per-item file" + ("; cluster bootstrap over groups" if groups is not None else ""),
+    )
+
+
 def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference: Any = None) -> PerItem | None:
     """Per-item scores of ``row`` from its prediction folder; None when there are none.
 
@@ -467,23 +498,7 @@ def per_item_scores(row: ScoreRow, prediction_dir: str | Path | None, reference:
         if rec is not None:
             return rec
     if isinstance(pred, dict) and isinstance(pred.get("per_item"), dict):
-        p = pred["per_item"]
-        groups = p.get("groups")
-        if len(p["values"]) != len(p["ids"]) or (groups is not None and len(groups) != len(p["ids"])):
-            logger.warning(
-                "%s: [%s][%s][per_item]: ids, values and groups need one entry per item; not used",
-                predictions_file(prediction_dir, row.task, row.model_revision),
-                row.subset,
-                row.split,
-            )
-            return None
-        return PerItem(
-            statistic_name=p["name"],
-            ids=[str(i) for i in p["ids"]],
-            values=[float(v) for v in p["values"]],
-            groups=None if groups is None else _group_ids(groups),
-            note="protocol per-item file" + ("; cluster bootstrap over groups" if groups is not None else ""),
-        )
+        return _protocol_items(row, prediction_dir, pred["per_item"])
     if row.family == "verification" and isinstance(pred, dict) and "platt_abstain" in pred:
         ids = [str(i) for i in pred["id"]]
         labels = pred.get("labels")

@@ -98,7 +98,7 @@ def render_markdown(rep: Report | dict[str, Any], plots_rel: Path | None = None)
         flags = {tuple(k.split("|")): v for k, v in table["flags"].items()}
         out += ["## Authorship per language (ELTeC)", ""]
         out += render_languages({**table, "cells": cells, "flags": flags}) + [""]
-    comps = [c for c in rep.comparisons if c.comparable]
+    comps = [c for c in rep.comparisons if c.comparable] + list(rep.topic_comparisons)
     apart = [c for c in rep.comparisons if not c.comparable]
     if comps:
         out += [
@@ -112,7 +112,13 @@ def render_markdown(rep: Report | dict[str, Any], plots_rel: Path | None = None)
             "by block (connected units): `blocks (min p)` gives their number and the smallest p they can reach "
             "(2 / 2^blocks). p (Holm): the p values of all the comparisons of this report adjusted together (Holm "
             "1979), controlling the family-wise error at 0.05. A verdict (`better` / `worse`) needs both: the "
-            "interval excludes 0 and the Holm-adjusted p < 0.05; else `within noise`.",
+            "interval excludes 0 and the Holm-adjusted p < 0.05; else `within noise`."
+            + (
+                " Rows of statistic `accuracy_topic_controlled` compare the same models on the topic-controlled "
+                "triplets only (same author on another topic vs another author on the same topic)."
+                if rep.topic_comparisons
+                else ""
+            ),
             "",
         ]
         out += [

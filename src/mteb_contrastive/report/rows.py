@@ -284,6 +284,10 @@ class Report:
     rows: list[ReportRow]
     comparisons: list[ComparisonRow]
     questioned: list[QuestionedText] = field(default_factory=list)
+    #: the same pairs of models on the topic-controlled items only (author triplets built with a topic
+    #: field; statistic ``accuracy_topic_controlled``), in the report's one Holm family; not in the
+    #: separability table (which ranks main scores)
+    topic_comparisons: list[ComparisonRow] = field(default_factory=list)
     separability: list[Separability] = field(default_factory=list)
     run_info: dict[str, Any] | None = None
     task_times: list[dict[str, Any]] = field(default_factory=list)
@@ -299,7 +303,7 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         out = _plain(self)
-        for k in ("models", "rows", "comparisons", "questioned", "separability", "reranking"):
+        for k in ("models", "rows", "comparisons", "topic_comparisons", "questioned", "separability", "reranking"):
             out[k] = [x.to_json() for x in out[k]]
         return out
 
@@ -315,6 +319,7 @@ class Report:
             skipped=d.get("skipped", []),
             rows=[ReportRow.from_json(r) for r in d.get("rows", [])],
             comparisons=[ComparisonRow.from_json(c) for c in d.get("comparisons", [])],
+            topic_comparisons=[ComparisonRow.from_json(c) for c in d.get("topic_comparisons", [])],
             questioned=[QuestionedText(**q) for q in d.get("questioned", [])],
             separability=[Separability(**s) for s in d.get("separability", [])],
             run_info=d.get("run_info"),
