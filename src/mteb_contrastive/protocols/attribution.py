@@ -239,7 +239,9 @@ class AbsTaskAttribution(AbsTask):
         """Steps 1-2: :meth:`Problem.author_sums` of the model's similarities (the one scoring path,
         :func:`~mteb_contrastive.protocols.scoring.similarity_blocks`, by blocks of rows), and whether
         a model was fitted. Fitting sees the **known texts only**: a questioned text never changes how
-        the known texts are represented (Delta's z-scores, a vocabulary, IDF weights)."""
+        the known texts are represented (Delta's z-scores, a vocabulary, IDF weights); and a fitted
+        model is cross-fitted (:func:`cross_fit_plan`): an evaluated text is scored by a model fitted
+        without it."""
         kind = scoring.scorer_kind(model, self.metadata.name, accepts=(scoring.ENCODER, scoring.PAIR_SCORER))
         texts = problem.texts
         fitted = kind == scoring.PAIR_SCORER or callable(getattr(model, "fit", None))
@@ -496,12 +498,11 @@ class AbsTaskAttribution(AbsTask):
 
 
 def cross_fit_plan(problem: Problem, folds: int = CROSS_FIT_FOLDS) -> list[tuple[list[int], list[int]]]:
-    """Step 1's cross-fitting: ``(fit_on, rows)`` per fold, text positions; the evaluated text at
+    """Step 1's cross-fitting: ``(fit_on, rows)`` per fold (text positions). The evaluated text at
     position i of :attr:`Problem.evaluated` is in fold ``i mod F``, F = min(``folds``, evaluated
-    texts); ``fit_on`` is every known text outside the fold (a fold never holds every known text: an
-    evaluated author has a second known text, and F >= 2 whenever there are two evaluated texts).
-    A fit on nothing (one evaluated text and no other known text) cannot happen: there are two
-    candidates, so at least one other known text."""
+    texts); ``fit_on`` is every known text outside the fold, never empty: an evaluated author has two
+    known texts, so there are at least two evaluated texts, F >= 2, and a fold holds at most half of
+    them."""
     f = max(1, min(folds, len(problem.evaluated)))
     out = []
     for k in range(f):
