@@ -417,6 +417,10 @@ def test_separable_pairs_of_three_models():
     comps[1].result, comps[1].verdict, comps[1].reason = None, "not comparable", "dataset revision 1 vs 2"
     (e,) = separability(comps, ["A", "B", "C"])
     assert e.not_compared == ["A, C: dataset revision 1 vs 2"]
+    # a model without a main score (NaN: a pair scorer's clustering) is not ranked (it came first before)
+    comps[1].candidate_main = comps[2].candidate_main = float("nan")
+    (e,) = separability(comps, ["A", "B", "C"])
+    assert e.ranking == ["A", "B"]
 
 
 def test_author_retrieval_table_shows_cross_document_metrics_beside_the_papers():

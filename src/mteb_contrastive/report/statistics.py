@@ -9,6 +9,7 @@ the same items, else "not comparable" and the reason).
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -169,6 +170,11 @@ def own_statistic_comparison(a: PerItem, b: PerItem, hib: bool, res: Resampling)
         return Failure(str(exc), "too_few")
 
 
+#: how far a stored score may lie from the same score recomputed: mteb's result files hold scores
+#: rounded to 6 decimals (0.14666666... is stored as 0.146667)
+STORED_PRECISION = 1e-6
+
+
 def main_interval(r: ScoreRow, it: PerItem | str) -> RowInterval:
     """The 95% interval of the row's main score from its per-item data (by the family's unit), or
     why it is not shown (no per-item data, or an interval of another statistic). A record that
@@ -185,7 +191,7 @@ def main_interval(r: ScoreRow, it: PerItem | str) -> RowInterval:
         return RowInterval(unit=res.unit, reason=iv)
     reason = None if iv.statistic == r.main_score_name else f"interval of {iv.statistic}, not of the main score"
     if reason is None and not isinstance(it, str) and it.statistic is not None and r.main is not None:
-        if abs(iv.value - r.main) > 1e-9:
+        if abs(iv.value - r.main) > STORED_PRECISION:
             reason = f"{iv.statistic} recomputed from the answers is {iv.value:.4f}, the result stores {r.main:.4f}"
     return RowInterval(unit=iv.unit, interval=iv, reason=reason)
 
@@ -309,7 +315,7 @@ def separability(comparisons: list[ComparisonRow], models: list[str]) -> list[Se
     for key, e in out.items():
         hib = next((c.higher_is_better for c in comparisons if c.task == e.task), True)
         scores = main[key]
-        scored = [m for m in models if scores.get(m) is not None]
+        scored = [m for m in models if scores.get(m) is not None and not math.isnan(scores[m])]
         e.ranking = sorted(scored, key=lambda m: -scores[m] if hib else scores[m])
     return list(out.values())
 
