@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mteb_contrastive.layout import model_name_of_folder
+from mteb_contrastive.report.build import build
 from mteb_contrastive.report.content import content_rows, render_content, render_languages
 from mteb_contrastive.report.reader import read_results
 
@@ -148,8 +149,6 @@ def languages_table(
     model by the interval). A comparison needs the models' per-item predictions (``prediction_dirs``,
     ``report --predictions``, or those the results folder's run record names); without any, nothing
     can be flagged, and the table says so."""
-    from mteb_contrastive.report.build import build
-
     rep = build(results_dir, prediction_dirs=prediction_dirs or {}, reference_model=reference_model, plots_dir=None)
     lang = rep.languages
     table = {
