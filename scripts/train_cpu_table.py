@@ -32,15 +32,18 @@ def _log(run: Path, model: str) -> list[dict]:
     return []
 
 
-def curve(run: Path, model: str) -> str:
+def curve(run: Path, model: str, every: int = 1) -> str:
+    """The loss log (every ``every``-th logged step, and the first and last) and every validation."""
     log = _log(run, model)
     if not log:
         return f"(no training log for {model})"
     t0 = log[0]["unix_time"]
     lines = ["| step | loss (mean since last log) | grad norm (last step) | learning rate | s since step 10 |"]
     lines.append("|---|---|---|---|---|")
-    for r in log:
-        if "loss" in r:
+    logged = [r for r in log if "loss" in r]
+    last = logged[-1]["step"] if logged else None
+    for r in logged:
+        if r is logged[0] or r["step"] % every == 0 or r["step"] == last:
             lines.append(
                 f"| {r['step']} | {r['loss']:.2f} | {r.get('grad_norm', float('nan')):.1f} | "
                 f"{r['learning_rate']:.2e} | {r['unix_time'] - t0:.0f} |"
@@ -98,9 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("run")
     ap.add_argument("--model", default="contrastive-s0")
     ap.add_argument("--curve-only", action="store_true")
+    ap.add_argument("--every", type=int, default=1, help="print the loss of every N-th step (default: every log)")
     a = ap.parse_args(argv)
     run = Path(a.run)
-    print(curve(run, a.model))
+    print(curve(run, a.model, a.every))
     if not a.curve_only:
         print()
         print(comparison(run))
