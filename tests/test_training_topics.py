@@ -110,6 +110,7 @@ def test_validation_docs_authors_leave_training_and_bad_eval_steps_is_one_line(t
         drop_overlapping=False,
         max_validation_pairs=None,
         validation_share=0.2,
+        min_author_documents=1,
     )
     docs, pairs, counts = author_data(ns)
     assert {d["author"] for d in docs} == set("cdef") and counts["documents_removed_validation_authors"] == 4

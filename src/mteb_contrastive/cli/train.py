@@ -476,7 +476,7 @@ def author_data(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[di
             "not topic-controlled: no topic field (a pair's topic is not set against its label, unlike the paper's "
             "same-author/different-fandom vs different-author/same-fandom pairs)"
         )
-    docs, n_few = keep_authors_with(docs, getattr(args, "min_author_documents", 1))
+    docs, n_few = keep_authors_with(docs, args.min_author_documents)
     if n_few:
         counts["documents_removed_few_per_author"] = n_few
     validation = balanced_sample(validation, args.max_validation_pairs, args.seed)

@@ -223,9 +223,13 @@ def topic_comparisons(pairs: list[tuple[ScoreRow, ScoreRow]], prediction_dirs: d
     the family's unit of resampling), so "does a model gain on the items where topic points the wrong way,
     or only on all items?" has an interval."""
 
+    cache: dict[int, PerItem | Failure] = {}  # a row is in several pairs: its predictions file is read once
+
     def items(r: ScoreRow) -> PerItem | Failure:
-        it = topic_controlled_items(r, prediction_dirs.get(r.model))
-        return Failure("no topic-controlled items recorded", "no_items") if it is None else it
+        if id(r) not in cache:
+            it = topic_controlled_items(r, prediction_dirs.get(r.model))
+            cache[id(r)] = Failure("no topic-controlled items recorded", "no_items") if it is None else it
+        return cache[id(r)]
 
     out = []
     for ra, rb in pairs:
