@@ -11,6 +11,14 @@ Reads ``RUN_DIR/models/<model>/training_log.jsonl`` (or ``<model>.checkpoints/``
    each family's unit, its randomisation p values, its Holm adjustment over every comparison of the report, and
    its verdict: "better"/"worse" only when the interval excludes 0 and the adjusted p is below 0.05). Each row's
    chance level is the report's own (the ``chance`` of the reference row).
+
+``--seeds M1 M2 ...`` (the trained models of several seeds, report names such as ``local/s1``) prints instead
+the validation AUC of each seed's run per evaluation step (``--seed-logs`` names their training-log folders, same
+order) and one row per benchmark: the reference (``--reference``, default ``local/base``) and each seed's
+difference with its interval and verdict, as the report computed them, and how many seeds are better, within
+noise, worse. Seeds are not averaged into one test: each is its own comparison in the report's Holm family.
+
+    python scripts/train_cpu_table.py RUN --seeds local/s0 local/s1 local/s2 --seed-logs DIR0 DIR1 DIR2
 """
 
 from __future__ import annotations
@@ -96,14 +104,72 @@ def comparison(run: Path) -> str:
     return "\n".join(lines)
 
 
+def seeds_table(run: Path, reference: str, seeds: list[str], logs: list[str]) -> str:
+    """Validation AUC per step of each seed, and the benchmark rows: reference vs each seed (the report's own)."""
+    lines = []
+    if logs:
+        curves = []
+        for d in logs:
+            rows = [json.loads(x) for x in (Path(d) / "training_log.jsonl").read_text().splitlines() if x.strip()]
+            curves.append({r["step"]: r["eval_validation_auc"] for r in rows if "eval_validation_auc" in r})
+        steps = sorted(set().union(*curves))
+        lines += ["| step | " + " | ".join(f"validation AUC, {m}" for m in seeds) + " |"]
+        lines += ["|---|" + "---|" * len(seeds)]
+        for st in steps:
+            lines.append(f"| {st} | " + " | ".join(_num(c.get(st)) for c in curves) + " |")
+        lines.append("")
+    rep = json.loads((run / "eval" / "report.json").read_text())
+    comps = [c for c in rep["comparisons"] if c.get("statistic") is not None and c["reference"] == reference]
+    keys = []
+    for c in comps:
+        k = (c["task"], c["subset"], c["statistic"])
+        if k not in keys:
+            keys.append(k)
+    head = "| task | subset | statistic | chance | " + reference + " | "
+    head += " | ".join(f"{m}: difference [95% interval], Holm p, verdict" for m in seeds)
+    head += " | better / within noise / worse |"
+    lines += [
+        f"{len(rep['comparisons'])} comparisons in the report's Holm family; differences = seed - {reference}",
+        "",
+        head,
+        "|---|---|---|---|---|" + "---|" * len(seeds) + "---|",
+    ]
+    for task, subset, stat in keys:
+        by = {c["candidate"]: c for c in comps if (c["task"], c["subset"], c["statistic"]) == (task, subset, stat)}
+        cells, verdicts = [], []
+        ref_value = None
+        for m in seeds:
+            c = by.get(m)
+            if c is None:
+                cells.append("n/a")
+                continue
+            ref_value = c["reference_value"]
+            verdicts.append(c["verdict"])
+            cells.append(
+                f"{c['diff']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}], {_num(c.get('p_holm'))}, {c['verdict']}"
+            )
+        tally = "/".join(str(verdicts.count(v)) for v in ("better", "within noise", "worse"))
+        chance = _num(_chance(rep, task, subset, reference))
+        lines.append(
+            f"| {task} | {subset} | {stat} | {chance} | {_num(ref_value)} | " + " | ".join(cells) + f" | {tally} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run")
     ap.add_argument("--model", default="contrastive-s0")
     ap.add_argument("--curve-only", action="store_true")
+    ap.add_argument("--seeds", nargs="+", help="report names of several seeds' trained models")
+    ap.add_argument("--seed-logs", nargs="*", default=[], help="their training-log folders, same order")
+    ap.add_argument("--reference", default="local/base")
     ap.add_argument("--every", type=int, default=1, help="print the loss of every N-th step (default: every log)")
     a = ap.parse_args(argv)
     run = Path(a.run)
+    if a.seeds:
+        print(seeds_table(run, a.reference, a.seeds, a.seed_logs))
+        return 0
     print(curve(run, a.model, a.every))
     if not a.curve_only:
         print()

@@ -1,0 +1,180 @@
+"""Benchmark: the main job (``make run``'s evaluate command) cold, against the time spent inside
+``SentenceTransformer.encode`` in the same run (issue: at most 1.3x).
+
+Cold: the output folder, the project's cache root (IR triplets built on first load, digests, chance
+simulations), the embedding cache, mteb's cache and the datasets cache are fresh temporary folders; only the
+model files stay where ``mteb-contrastive seed-model`` put them (the Hub is not reachable here). Every Python
+process of the run (evaluate itself and each ``mteb run`` it starts) loads a probe (``sitecustomize`` on
+``PYTHONPATH``) that times ``SentenceTransformer.encode`` (outermost calls only) and writes, at exit, its
+encode seconds (CPU and wall) beside its own totals. Printed: the whole run's wall and CPU seconds (its process
+and every child, ``RUSAGE_CHILDREN``), the seconds inside encode, their ratios, and one line per process.
+
+    python scripts/bench_main_job.py [--suite default] [-m MODEL ...] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PROBE = """
+import atexit, json, os, sys, time, importlib.abc, importlib.machinery
+
+_log = os.environ.get("BENCH_ENCODE_LOG")
+_state = {"cpu": 0.0, "wall": 0.0, "calls": 0, "depth": 0}
+_start = (time.process_time(), time.perf_counter())
+
+
+def _patch(module):
+    cls = getattr(module, "SentenceTransformer", None)
+    if cls is None or getattr(cls.encode, "_bench_probe", False):
+        return
+    inner = cls.encode
+
+    def encode(self, *args, **kwargs):
+        if _state["depth"]:
+            return inner(self, *args, **kwargs)
+        _state["depth"] += 1
+        c0, t0 = time.process_time(), time.perf_counter()
+        try:
+            return inner(self, *args, **kwargs)
+        finally:
+            _state["cpu"] += time.process_time() - c0
+            _state["wall"] += time.perf_counter() - t0
+            _state["calls"] += 1
+            _state["depth"] -= 1
+
+    encode._bench_probe = True
+    cls.encode = encode
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "sentence_transformers":
+            return None
+        sys.meta_path.remove(self)
+        try:
+            spec = importlib.machinery.PathFinder.find_spec(name, path)
+        finally:
+            sys.meta_path.insert(0, self)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            _patch(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+if _log:
+    sys.meta_path.insert(0, _Finder())
+
+    @atexit.register
+    def _write():
+        row = {
+            "pid": os.getpid(),
+            "argv": sys.argv[:8],
+            "encode_cpu": _state["cpu"],
+            "encode_wall": _state["wall"],
+            "encode_calls": _state["calls"],
+            "process_cpu": time.process_time() - _start[0],
+            "process_wall": time.perf_counter() - _start[1],
+        }
+        with open(_log, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\\n")
+"""
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--suite", default="default")
+    ap.add_argument(
+        "-m", dest="models", action="append", help="models (default: make run's MiniLM and BM25)", default=None
+    )
+    ap.add_argument("--keep", type=Path, help="keep the run's folders here (must not exist)")
+    args = ap.parse_args()
+    models = args.models or ["sentence-transformers/all-MiniLM-L6-v2", "mteb/baseline-bm25s"]
+    tmp = Path(tempfile.mkdtemp(prefix="bench-main-job-"))
+    try:
+        probe = tmp / "probe"
+        probe.mkdir()
+        (probe / "sitecustomize.py").write_text(PROBE, encoding="utf-8")
+        log = tmp / "encode.jsonl"
+        env = dict(os.environ)
+        env.update(
+            PYTHONPATH=os.pathsep.join(x for x in (str(probe), env.get("PYTHONPATH", "")) if x),
+            BENCH_ENCODE_LOG=str(log),
+            MTEB_CONTRASTIVE_CACHE=str(tmp / "cache"),
+            MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR=str(tmp / "embeddings"),
+            MTEB_CACHE=str(tmp / "mteb-cache"),
+            HF_DATASETS_CACHE=str(tmp / "datasets-cache"),
+            HF_HUB_OFFLINE="1",
+        )
+        exe = shutil.which("mteb-contrastive") or "mteb-contrastive"
+        cmd = [
+            exe,
+            "evaluate",
+            *[x for m in models for x in ("-m", m)],
+            "--suite",
+            args.suite,
+            "--out",
+            str(tmp / "out"),
+        ]
+        print("command: " + " ".join(cmd[1:]))
+        print(f"CPU: {_cpu()}, {os.cpu_count()} logical cores; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
+        t0 = time.perf_counter()
+        rc = subprocess.call(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall = time.perf_counter() - t0
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = ru.ru_utime + ru.ru_stime
+        if rc != 0:
+            print(f"error: the evaluate command exited {rc}", file=sys.stderr)
+            return rc
+        rows = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines() if x.strip()]
+        enc_cpu = sum(r["encode_cpu"] for r in rows)
+        enc_wall = sum(r["encode_wall"] for r in rows)
+        print()
+        print("| part | wall s | CPU s |")
+        print("|---|---:|---:|")
+        print(f"| whole run, cold | {wall:.1f} | {cpu:.1f} |")
+        print(f"| inside SentenceTransformer.encode | {enc_wall:.1f} | {enc_cpu:.1f} |")
+        print(f"| whole run / encode (goal <= 1.3) | {wall / enc_wall:.2f}x | {cpu / enc_cpu:.2f}x |")
+        print()
+        print("| process | wall s | CPU s | encode wall s | encode CPU s | encode calls |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for r in rows:
+            name = " ".join(Path(r["argv"][0]).name.split()[:1] + r["argv"][1:4])
+            print(
+                f"| {name} | {r['process_wall']:.1f} | {r['process_cpu']:.1f} | {r['encode_wall']:.1f} | "
+                f"{r['encode_cpu']:.1f} | {r['encode_calls']} |"
+            )
+        if args.keep:
+            shutil.copytree(tmp, args.keep)
+        return 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _cpu() -> str:
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
