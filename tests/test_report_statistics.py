@@ -645,3 +645,55 @@ def test_vectorised_simulation_equals_the_loop_on_the_same_streams():
     for streams in (uniform_streams(30, 15, 24, 12, 3, 0), permuted_streams(*_narrow_cosines(30, 24), 3, 0)):
         fast, loop = simulated_scores(*streams, 2021), reference_loop_scores(*streams, 2021)
         assert max(float(np.max(np.abs(fast[k] - loop[k]))) for k in loop) <= 1e-12
+
+
+# --- the bootstrap's statistics: the rank path equals the official / scikit-learn one ------------------------------
+
+
+@st.composite
+def _labelled_resample(draw):
+    """Labels 0/1, answers in [0, 1] on a coarse grid (ties, exact 0.5 = unanswered), resample indices."""
+    n = draw(st.integers(2, 40))
+    labels = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    answers = np.array(
+        draw(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.5, 0.7, 0.9, 1.0]), min_size=n, max_size=n))
+    )
+    idx = np.array(draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=2 * n)))
+    return labels, answers, idx, draw(st.sampled_from([2020, 2021]))
+
+
+def test_bootstrap_statistics_by_hand():
+    """Four items, one resample holding item 0 twice: AUC and PAN overall written out."""
+    from mteb_contrastive.report.compare import pan_overall_statistic
+    from mteb_contrastive.report.figures import auc_statistic
+
+    data = {"labels": np.array([1, 0, 1, 0]), "answers": np.array([0.9, 0.3, 0.5, 0.9]), "year": 2021}
+    idx = np.array([0, 0, 1, 3])  # labels 1 1 0 0, answers 0.9 0.9 0.3 0.9
+    # positives {0.9, 0.9} against negatives {0.3, 0.9}: wins 1 + 1, ties 0.5 + 0.5 -> 3 of 4
+    assert auc_statistic(data, idx) == pytest.approx(0.75)
+    # c@1: all answered, right 0.9/1 0.9/1 0.3/0, wrong 0.9/0 -> 3/4; F1: tp 2 fp 1 fn 0 -> 0.8;
+    # F0.5u: 1.25*2 / (1.25*2 + 0.25*0 + 1) = 2.5/3.5; Brier: 1 - (0.01+0.01+0.09+0.81)/4 = 0.77
+    expected = (0.75 + 0.75 + 0.8 + 2.5 / 3.5 + 0.77) / 5
+    assert pan_overall_statistic(data, idx) == pytest.approx(expected)
+    assert np.isnan(auc_statistic(data, np.array([0, 2])))  # one class
+    assert np.isnan(pan_overall_statistic(data, np.array([1, 3])))
+
+
+@given(_labelled_resample())
+@settings(max_examples=200, deadline=None)
+def test_bootstrap_statistics_equal_the_official_metrics(case):
+    """Generated resamples: the rank-based AUC is scikit-learn's, the PAN overall is ``evaluate_all``'s."""
+    from sklearn.metrics import roc_auc_score
+
+    from mteb_contrastive.metrics.pan import evaluate_all
+    from mteb_contrastive.report.compare import pan_overall_statistic
+    from mteb_contrastive.report.figures import auc_statistic
+
+    labels, answers, idx, year = case
+    data = {"labels": labels, "answers": answers, "year": year}
+    y, p = labels[idx], answers[idx]
+    if y.min() == y.max():
+        assert np.isnan(auc_statistic(data, idx)) and np.isnan(pan_overall_statistic(data, idx))
+        return
+    assert auc_statistic(data, idx) == pytest.approx(roc_auc_score(y, p), abs=1e-12)
+    assert pan_overall_statistic(data, idx) == pytest.approx(evaluate_all(y, p, year=year)["overall"], abs=1e-12)

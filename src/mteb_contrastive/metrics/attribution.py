@@ -159,7 +159,11 @@ def random_macro_f1(
         :data:`EXACT_MAX`) or ``"monte carlo 2000 draws, seed 0"``.
     """
     g = np.asarray(gold)
-    n_combinations = math.prod(len(o) for o in options)
+    n_combinations = 1
+    for o in options:  # stops growing past EXACT_MAX (a product of thousands of sizes is a huge integer)
+        n_combinations *= len(o)
+        if n_combinations > EXACT_MAX:
+            break
     if n_combinations <= EXACT_MAX:
         combos = np.array(list(itertools.product(*options)), dtype=np.int64).reshape(n_combinations, len(options))
         return float(macro_f1_codes(g, combos, unknown, labels=labels).mean()), "exact"

@@ -26,6 +26,7 @@ A query with no relevant candidate is left out of every mean, as mteb does
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 
@@ -84,10 +85,13 @@ def expected_ndcg(pool_size: int, n_relevant: int, k: int) -> float:
     return float(n_relevant / pool_size * _discounts(m).sum() / _discounts(min(n_relevant, k)).sum())
 
 
+@functools.lru_cache(maxsize=4096)
 def expected_mrr(pool_size: int, n_relevant: int, k: int) -> float:
     """E[MRR@k] = ``sum_{i=1..min(k,N)} (1/i) * P(first relevant at rank i)``, hypergeometric.
 
-    ``P(first relevant at rank i) = C(N-i, R-1) / C(N, R)``.
+    ``P(first relevant at rank i) = C(N-i, R-1) / C(N, R)``. A sum of up to N terms, memoised on
+    (N, R, k): the queries of one task share a few (pool, relevant) pairs (a report's retrieval chance
+    levels took seconds recomputing them per query).
     """
     _check(pool_size, n_relevant, k)
     n, r = pool_size, n_relevant

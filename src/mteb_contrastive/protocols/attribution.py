@@ -317,7 +317,7 @@ class AbsTaskAttribution(AbsTask):
     def _chance(self, problem: Problem, closed: np.ndarray) -> dict[str, Any]:
         """Step 4."""
         gold = problem.gold_codes
-        options = [np.flatnonzero(np.isfinite(row)).tolist() for row in closed]
+        options = [np.flatnonzero(np.isfinite(row)) for row in closed]  # arrays: n x K Python ints cost GBs
         value, method = am.random_macro_f1(gold, options, -1)
         share = np.unique(gold, return_counts=True)[1].max() / len(gold)
         top = am.top_answers(closed)[0]
@@ -393,7 +393,7 @@ class AbsTaskAttribution(AbsTask):
         top = am.top_answers(rows)[0]
         threshold = am.fit_margin_threshold(top, am.margins(am.log_probabilities(rows, temperature)), items_gold, unk)
         out: dict[str, Any] = {"open_set_threshold": threshold, "n_open_set_items": len(items_gold)}
-        options = [[*np.flatnonzero(np.isfinite(r)).tolist(), unk] for r in rows]
+        options = [np.append(np.flatnonzero(np.isfinite(r)), unk) for r in rows]
         out["random_open_set_macro_f1"], out["random_open_set_macro_f1_method"] = am.random_macro_f1(
             items_gold, options, unk, labels=am.OPEN_SET_LABELS
         )

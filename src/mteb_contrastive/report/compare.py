@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from mteb_contrastive.metrics.pan import evaluate_all
+from mteb_contrastive.metrics.pan import evaluate_all_batch
 from mteb_contrastive.metrics.resampling import (
     ALPHA,
     Comparison,
@@ -88,14 +88,20 @@ def pan_overall_statistic(data: dict[str, Any], idx: np.ndarray) -> float:
     """PAN overall score (official metrics, :func:`mteb_contrastive.metrics.pan.evaluate_all`) of the items ``idx``.
 
     ``data``: ``{"labels": int array, "answers": float array, "year": 2020|2021}``. NaN (undefined)
-    when ``idx`` holds one class only (AUC does not exist) or no item.
+    when ``idx`` holds one class only (AUC does not exist) or no item. Computed by
+    :func:`~mteb_contrastive.metrics.pan.evaluate_all_batch` on one row (the same rules, equal to
+    ``evaluate_all`` to 1e-12, tested): a bootstrap calls this hundreds of times, and scikit-learn's
+    input checks were most of each call.
+
+    Raises:
+        ValueError: ``year`` not 2020 or 2021.
     """
     if idx.size == 0:
         return float("nan")
     labels = data["labels"][idx]
     if labels.min() == labels.max():
         return float("nan")
-    return float(evaluate_all(labels, data["answers"][idx], year=data["year"])["overall"])
+    return float(evaluate_all_batch(labels[None, :], data["answers"][idx][None, :], year=data["year"])["overall"][0])
 
 
 # ----------------------------------------------------------------------------- per-item records
