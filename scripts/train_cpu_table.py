@@ -119,7 +119,8 @@ def seeds_table(run: Path, reference: str, seeds: list[str], logs: list[str]) ->
             lines.append(f"| {st} | " + " | ".join(_num(c.get(st)) for c in curves) + " |")
         lines.append("")
     rep = json.loads((run / "eval" / "report.json").read_text())
-    comps = [c for c in rep["comparisons"] if c.get("statistic") is not None and c["reference"] == reference]
+    every = rep["comparisons"] + rep.get("topic_comparisons", [])  # the topic-controlled items: rows of their own
+    comps = [c for c in every if c.get("statistic") is not None and c["reference"] == reference]
     keys = []
     for c in comps:
         k = (c["task"], c["subset"], c["statistic"])
@@ -129,7 +130,8 @@ def seeds_table(run: Path, reference: str, seeds: list[str], logs: list[str]) ->
     head += " | ".join(f"{m}: difference [95% interval], Holm p, verdict" for m in seeds)
     head += " | better / within noise / worse |"
     lines += [
-        f"{len(rep['comparisons'])} comparisons in the report's Holm family; differences = seed - {reference}",
+        f"{len(rep['comparisons'])} comparisons and {len(rep.get('topic_comparisons', []))} on topic-controlled items "
+        f"in the report's Holm family; differences = seed - {reference}",
         "",
         head,
         "|---|---|---|---|---|" + "---|" * len(seeds) + "---|",
