@@ -39,7 +39,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import resource
 import subprocess
 import sys
@@ -47,6 +46,7 @@ import time
 from types import SimpleNamespace
 
 import numpy as np
+from bench_env import cpu_model
 
 DIM = 384
 
@@ -172,16 +172,6 @@ def run_one(n: int, open_set: bool, old: bool, encode_words: int = 0) -> dict:
     return out
 
 
-def _cpu() -> str:
-    try:
-        for line in open("/proc/cpuinfo", encoding="utf-8"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def run_pair_scorer(n: int, old: bool) -> dict:
     from mteb_contrastive.baselines.sparse import TfidfBaseline
     from mteb_contrastive.protocols import scoring
@@ -249,7 +239,7 @@ def main() -> int:
         old = args.old_calibration and args.child <= args.old_max
         print(json.dumps(run_one(args.child, args.open_set, old, args.window_words * (args.child <= args.encode_max))))
         return 0
-    print(f"CPU: {_cpu()}, {os.cpu_count()} logical cores; numpy {np.__version__}")
+    print(f"CPU: {cpu_model()}, {os.cpu_count()} logical cores; numpy {np.__version__}")
     rows = []
     for n in args.sizes:
         cmd = [sys.executable, __file__, "--child", str(n), "--old-max", str(args.old_max)]

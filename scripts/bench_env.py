@@ -6,6 +6,17 @@ import os
 import platform
 
 
+def cpu_model() -> str:
+    """The CPU's ``model name`` from ``/proc/cpuinfo`` (``platform.processor()`` elsewhere)."""
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "?"
+
+
 def machine_lines() -> list[str]:
     """Markdown bullet lines: CPU model, cores, torch threads, bf16 support, BLAS/OpenMP pools, the cores
     this process is pinned to and the thread environment variables, load average."""
@@ -13,14 +24,7 @@ def machine_lines() -> list[str]:
 
     from mteb_contrastive.encoding.loading import backend_available, cpu_has_bf16
 
-    cpu = platform.processor() or "?"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     lines = [
         f"- CPU: {cpu}; {os.cpu_count()} logical cores; "
         f"torch {torch.__version__} with {torch.get_num_threads()} threads, "

@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_env import cpu_model
+
 PROBE = """
 import atexit, json, os, sys, time, importlib.abc, importlib.machinery
 
@@ -132,7 +134,9 @@ def main() -> int:
             str(tmp / "out"),
         ]
         print("command: " + " ".join(cmd[1:]))
-        print(f"CPU: {_cpu()}, {os.cpu_count()} logical cores; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
+        print(
+            f"CPU: {cpu_model()}, {os.cpu_count()} logical cores; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}"
+        )
         t0 = time.perf_counter()
         rc = subprocess.call(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wall = time.perf_counter() - t0
@@ -164,16 +168,6 @@ def main() -> int:
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _cpu() -> str:
-    try:
-        for line in open("/proc/cpuinfo", encoding="utf-8"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 if __name__ == "__main__":
