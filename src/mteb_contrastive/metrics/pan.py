@@ -262,6 +262,22 @@ def pan_scores(labels: Any, answers: dict[str, Any], year: int) -> dict[str, Any
 # --- the same metrics on many answer vectors at once -----------------------------------------------------------------
 
 
+def auc_by_ranks(true_y: Any, scores: Any) -> np.ndarray:
+    """ROC AUC of each row of ``scores`` (R, n) against 0/1 ``true_y`` (R, n), through ranks: Mann-Whitney,
+    ties at their mean rank, as ``roc_auc_score`` counts them; NaN on a single-class row. Any real scores
+    (similarities, probabilities); no input checks (the callers make the arrays)."""
+    from scipy.stats import rankdata
+
+    t = np.atleast_2d(np.asarray(true_y, dtype=np.float64))
+    p = np.atleast_2d(np.asarray(scores, dtype=np.float64))
+    pos = t.sum(axis=1)
+    neg = p.shape[1] - pos
+    ranks = rankdata(p, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        auc_v = ((ranks * t).sum(axis=1) - pos * (pos + 1) / 2) / (pos * neg)
+    return np.where((pos > 0) & (neg > 0), auc_v, np.nan)
+
+
 def evaluate_all_batch(true_y: Any, pred_y: Any, *, year: int = 2021) -> dict[str, np.ndarray]:
     """:func:`evaluate_all` of each row: ``true_y`` and ``pred_y`` of shape (R, n) (inputs trusted: labels
     0/1, answers in [0, 1]; the callers make them). Same rules, every metric an (R,) array:
@@ -273,19 +289,12 @@ def evaluate_all_batch(true_y: Any, pred_y: Any, *, year: int = 2021) -> dict[st
 
     Equal to :func:`evaluate_all` row by row up to floating-point rounding (1e-12; a test).
     """
-    from scipy.stats import rankdata
-
     if year not in (2020, 2021):
         raise ValueError(f"year must be 2020 or 2021, got {year!r}")
     t = np.atleast_2d(np.asarray(true_y, dtype=np.float64))
     p = np.atleast_2d(np.asarray(pred_y, dtype=np.float64))
     n = p.shape[1]
-    pos = t.sum(axis=1)
-    neg = n - pos
-    ranks = rankdata(p, axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        auc_v = ((ranks * t).sum(axis=1) - pos * (pos + 1) / 2) / (pos * neg)
-    auc_v = np.where((pos > 0) & (neg > 0), auc_v, np.nan)
+    auc_v = auc_by_ranks(t, p)
     answered = p != 0.5
     nu = (~answered).sum(axis=1).astype(np.float64)
     right = answered & ((p > 0.5) == (t > 0.5))

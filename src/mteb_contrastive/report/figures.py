@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from mteb_contrastive.metrics.pan import auc_by_ranks
 from mteb_contrastive.report import plots
 from mteb_contrastive.report.compare import Interval, interval_per_item
 from mteb_contrastive.report.reader import PerItem, ScoreRow, per_query_metric, read_predictions
@@ -95,19 +96,13 @@ def make_plots(
 def auc_statistic(data: dict[str, Any], idx: np.ndarray) -> float:
     """ROC AUC of the similarities (``data["answers"]``) on the items ``idx``; NaN on one class.
 
-    Mann-Whitney through ranks, ties at their mean rank: scikit-learn's ``roc_auc_score`` to rounding
-    (a test), without its input checks, which were most of each of a bootstrap's calls."""
-    from scipy.stats import rankdata
-
+    :func:`~mteb_contrastive.metrics.pan.auc_by_ranks` (scikit-learn's ``roc_auc_score`` to rounding, a
+    test), without scikit-learn's input checks, which were most of each of a bootstrap's calls."""
     if idx.size == 0:
         return float("nan")
-    y = data["labels"][idx].astype(np.float64)
-    pos = float(y.sum())
-    neg = y.size - pos
-    if pos == 0 or neg == 0:
-        return float("nan")
-    ranks = rankdata(np.asarray(data["answers"], dtype=np.float64)[idx])
-    return float(((ranks * y).sum() - pos * (pos + 1) / 2) / (pos * neg))
+    return float(
+        auc_by_ranks(data["labels"][idx][None, :], np.asarray(data["answers"], dtype=np.float64)[idx][None, :])[0]
+    )
 
 
 def recall_intervals(
