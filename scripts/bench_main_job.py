@@ -107,6 +107,9 @@ def main() -> int:
     ap.add_argument("--keep", type=Path, help="keep the run's folders here (must not exist)")
     args = ap.parse_args()
     models = args.models or ["sentence-transformers/all-MiniLM-L6-v2", "mteb/baseline-bm25s"]
+    if args.keep is not None and args.keep.exists():  # checked before the run: nothing a user has is overwritten
+        print(f"error: --keep {args.keep}: already exists; name a folder that does not", file=sys.stderr)
+        return 2
     tmp = Path(tempfile.mkdtemp(prefix="bench-main-job-"))
     try:
         probe = tmp / "probe"
