@@ -462,3 +462,35 @@ def test_bad_chance_runs_is_one_line(evaluated):
         "mteb-contrastive: error: MTEB_CONTRASTIVE_CHANCE_RUNS=many: expected a whole number > 0 "
         "(unset it for the default, 1000)"
     )
+
+
+def test_device_resolved_without_torch_where_no_gpu_driver_exists(monkeypatch, tmp_path):
+    import types
+
+    from mteb_contrastive.report import environment
+
+    # no GPU device file: the answer needs no torch (a fake torch that would answer otherwise is not asked)
+    monkeypatch.setattr(environment.sys, "platform", "linux")
+    monkeypatch.setattr(environment, "GPU_DEVICE_FILES", (str(tmp_path / "absent"),))
+    asked = []
+    fake = types.SimpleNamespace(
+        cuda=types.SimpleNamespace(
+            is_available=lambda: asked.append("is_available") or True,
+            current_device=lambda: 3,
+            get_device_name=lambda d: f"FakeGPU {d}",
+        ),
+        device=lambda s: s,
+    )
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    assert environment.gpu_possible() is False
+    assert environment.resolve_device(None) == {"requested": None, "used": "cpu"}
+    assert environment.resolve_device("cuda:1") == {"requested": "cuda:1", "used": "cuda:1"}
+    assert environment.resolve_device("cpu") == {"requested": "cpu", "used": "cpu"} and asked == []
+    # a driver file: torch is asked, and mteb's default is the GPU it names
+    (tmp_path / "nvidia").mkdir()
+    monkeypatch.setattr(environment, "GPU_DEVICE_FILES", (str(tmp_path / "nvidia"),))
+    assert environment.resolve_device(None) == {"requested": None, "used": "cuda:3", "gpu": "FakeGPU cuda:3"}
+    assert environment.resolve_device("1") == {"requested": "1", "used": "cuda:1", "gpu": "FakeGPU cuda:1"}
+    assert asked == ["is_available", "is_available"]
+    monkeypatch.setattr(environment.sys, "platform", "darwin")
+    assert environment.gpu_possible() is False

@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import platform
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +51,30 @@ def libraries() -> dict[str, str]:
     return out
 
 
+#: files through which torch can reach a GPU on Linux: the NVIDIA driver, WSL's GPU bridge, AMD's ROCm
+#: (a HIP build of torch answers ``torch.cuda``); with none of them ``torch.cuda.is_available()`` is False
+GPU_DEVICE_FILES = ("/proc/driver/nvidia", "/dev/nvidiactl", "/dev/dxg", "/dev/kfd")
+
+
+def gpu_possible() -> bool:
+    """Whether torch could see a GPU here: False on Linux without any of :data:`GPU_DEVICE_FILES` and on
+    macOS (no CUDA), True elsewhere (ask torch). Where it is False, :func:`resolve_device` answers
+    without importing torch (2-3 s of a cold ``evaluate``)."""
+    if sys.platform.startswith("linux"):
+        return any(Path(p).exists() for p in GPU_DEVICE_FILES)
+    return sys.platform != "darwin"
+
+
 def resolve_device(device: str | None) -> dict[str, Any]:
     """The device a ``mteb run`` uses: ``cpu``, or ``cuda:N`` for ``cuda`` / ``cuda:N`` / ``N``; unset:
     mteb's default (``cuda`` when torch sees a GPU, else ``cpu``, ``mteb/cli/build_cli.py``); with
-    the GPU's name."""
-    import torch
-
-    cuda = torch.cuda.is_available()
+    the GPU's name. torch is imported only where a GPU is possible (:func:`gpu_possible`)."""
     d = (device or "").strip().lower()
+    cuda = False
+    if d != "cpu" and gpu_possible():
+        import torch
+
+        cuda = torch.cuda.is_available()
     if d == "cpu" or (not d and not cuda):
         used = "cpu"
     else:
