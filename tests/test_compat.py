@@ -408,3 +408,46 @@ def test_importing_compat_does_not_import_mteb():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
     assert p.stdout.split() == ["False"]
+
+
+def test_model_check_of_evaluate_needs_no_sentence_transformers_for_a_meta(monkeypatch):
+    import importlib
+    import sys
+
+    import mteb
+    from mteb.models.model_meta import ModelMeta
+
+    ev = importlib.import_module("mteb.evaluate")  # the module (mteb.evaluate is also mteb's function)
+
+    installed = ev._sanitize_model  # registration's replacement
+    assert getattr(installed, "_mteb_contrastive", False)
+    original = installed.__wrapped__
+    meta = mteb.get_model_meta("mteb/baseline-bm25s")
+
+    class WithMeta:
+        mteb_model_meta = meta
+
+    class WithOtherMeta:
+        mteb_model_meta = "not a ModelMeta"
+
+    # with sentence-transformers imported, the same answers as mteb's own function
+    import sentence_transformers  # noqa: F401
+
+    for model in (meta, WithMeta(), WithOtherMeta()):
+        assert installed(model) == original(model)
+    # without it, answered without importing it (an import would raise here)
+    monkeypatch.delitem(sys.modules, "sentence_transformers")
+
+    class NoImport:
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] == "sentence_transformers":
+                raise AssertionError("sentence_transformers imported")
+
+    monkeypatch.setattr(sys, "meta_path", [NoImport(), *sys.meta_path])
+    assert installed(meta) == (meta, meta, "mteb/baseline-bm25s", meta.revision)
+    m = WithMeta()
+    assert installed(m) == (m, meta, meta.name, meta.revision)
+    m = WithOtherMeta()
+    assert installed(m)[1] == ModelMeta.create_empty() and installed(m)[0] is m
+    with pytest.raises(AssertionError, match="sentence_transformers imported"):
+        installed(object())  # anything else is mteb's: its import comes first

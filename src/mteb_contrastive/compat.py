@@ -23,7 +23,8 @@ Wrapped:
   anything, and refuses an mteb whose private names moved, in one line naming the version);
 * the block at the end of the file: the functions mteb's code calls by module-global lookup that
   the project replaces (:func:`patch`: result cache check, task evaluation, benchmark registry,
-  prediction paths, ``mteb run``, the result cache's writes and reads), and accessors of private
+  prediction paths, ``mteb run``, the result cache's writes and reads, the model check of
+  ``mteb.evaluate`` without importing sentence-transformers), and accessors of private
   attributes (task table, BM25 tokenizer).
 """
 
@@ -210,6 +211,9 @@ LOAD_RESULT = "mteb.cache.result_cache:ResultCache.load_task_result"
 GET_MODEL_META = (
     "mteb.models.get_model_meta:get_model_meta"  # public name, but mteb.get_model looks it up in its module
 )
+#: how ``mteb.evaluate`` turns its ``model`` argument into (model, meta, name, revision); it imports
+#: sentence-transformers first, whatever the model (see :func:`sanitized_without_sentence_transformers`)
+SANITIZE_MODEL = "mteb.evaluate:_sanitize_model"
 
 EXPECTED.update(
     {
@@ -226,6 +230,7 @@ EXPECTED.update(
             "model_revision",
         ),
         GET_MODEL_META: ("model_name", "revision"),
+        SANITIZE_MODEL: ("model",),
         "mteb._evaluators.retrieval_metrics:calculate_retrieval_scores": ("results", "qrels", "k_values"),
         "mteb._evaluators.retrieval_metrics:make_score_dict": (
             "ndcg",
@@ -439,6 +444,34 @@ def bm25_pool_scores(model: Any, texts: list[str]) -> tuple[dict[str, int], Any]
         if strings:
             out[k] = model.retriever.get_scores(strings)
     return pos, out
+
+
+def sanitized_without_sentence_transformers(original: Any) -> Any:
+    """The replacement of :data:`SANITIZE_MODEL` (install with :func:`patch`).
+
+    mteb's function (``mteb/evaluate.py``, ``_sanitize_model``) starts with
+    ``from sentence_transformers import CrossEncoder, SentenceTransformer`` to test the model against
+    them: 4-5 s of imports (transformers, torch) in a run of a model that never uses them (mteb's BM25,
+    our baselines). No object is an instance of those classes while ``sentence_transformers`` is not
+    imported, so then a ``ModelMeta``, or a model with an ``mteb_model_meta``, is answered as mteb's own
+    branches answer it (the meta itself; the model with its meta, an empty meta when that is not a
+    ``ModelMeta``); everything else, and everything once sentence-transformers is imported, goes to mteb.
+    """
+    import sys
+
+    def sanitize_model(model: Any) -> Any:
+        if "sentence_transformers" not in sys.modules:
+            from mteb.models.model_meta import ModelMeta
+
+            if isinstance(model, ModelMeta):
+                return model, model, model.name, model.revision
+            if hasattr(model, "mteb_model_meta"):
+                meta = model.mteb_model_meta
+                meta = meta if isinstance(meta, ModelMeta) else ModelMeta.create_empty()
+                return model, meta, meta.name, meta.revision
+        return original(model)
+
+    return sanitize_model
 
 
 def wrap_get_model_meta(make: Any) -> bool:

@@ -93,6 +93,7 @@ def _register() -> None:
     compat.patch(compat.CHECK_CACHE, _stale_results_evaluated_again)
     compat.patch(compat.SAVE_RESULT, _result_files_written_whole)
     compat.patch(compat.LOAD_RESULT, _unreadable_result_is_missing)
+    compat.patch(compat.SANITIZE_MODEL, compat.sanitized_without_sentence_transformers)
     if os.path.basename(sys.argv[0] if sys.argv else "") == "mteb":
         compat.patch(compat.MTEB_CLI_RUN, _one_line_errors)
     compat.wrap_task_evaluation(_reset_encoding_statistics, _add_encoding_statistics)
