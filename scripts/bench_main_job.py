@@ -9,7 +9,7 @@ process of the run (evaluate itself and each ``mteb run`` it starts) loads a pro
 encode seconds (CPU and wall) beside its own totals. Printed: the whole run's wall and CPU seconds (its process
 and every child, ``RUSAGE_CHILDREN``), the seconds inside encode, their ratios, and one line per process.
 
-    python scripts/bench_main_job.py [--suite default] [-m MODEL ...] [--keep DIR]
+    python scripts/bench_main_job.py [--suite default] [-m MODEL ...] [--jobs N ...] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -98,18 +98,9 @@ if _log:
 """
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--suite", default="default")
-    ap.add_argument(
-        "-m", dest="models", action="append", help="models (default: make run's MiniLM and BM25)", default=None
-    )
-    ap.add_argument("--keep", type=Path, help="keep the run's folders here (must not exist)")
-    args = ap.parse_args()
-    models = args.models or ["sentence-transformers/all-MiniLM-L6-v2", "mteb/baseline-bm25s"]
-    if args.keep is not None and args.keep.exists():  # checked before the run: nothing a user has is overwritten
-        print(f"error: --keep {args.keep}: already exists; name a folder that does not", file=sys.stderr)
-        return 2
+def one_run(models: list[str], suite: str, jobs: int, keep: Path | None) -> tuple[float, float, list[dict]] | int:
+    """One cold evaluate in fresh temporary folders: (wall s, CPU s of it and its children, one row per
+    process from the probe), or the evaluate command's exit status when it failed."""
     tmp = Path(tempfile.mkdtemp(prefix="bench-main-job-"))
     try:
         probe = tmp / "probe"
@@ -127,50 +118,72 @@ def main() -> int:
             HF_HUB_OFFLINE="1",
         )
         exe = shutil.which("mteb-contrastive") or "mteb-contrastive"
-        cmd = [
-            exe,
-            "evaluate",
-            *[x for m in models for x in ("-m", m)],
-            "--suite",
-            args.suite,
-            "--out",
-            str(tmp / "out"),
-        ]
+        cmd = [exe, "evaluate", *[x for m in models for x in ("-m", m)], "--suite", suite]
+        cmd += ["--jobs", str(jobs), "--out", str(tmp / "out")]
         print("command: " + " ".join(cmd[1:]))
-        print(
-            f"CPU: {cpu_model()}, {os.cpu_count()} logical cores; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}"
-        )
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         rc = subprocess.call(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wall = time.perf_counter() - t0
         ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = ru.ru_utime + ru.ru_stime
+        cpu = ru.ru_utime + ru.ru_stime - before.ru_utime - before.ru_stime
         if rc != 0:
             print(f"error: the evaluate command exited {rc}", file=sys.stderr)
             return rc
         rows = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines() if x.strip()]
+        if keep is not None:
+            shutil.copytree(tmp, keep / f"jobs{jobs}")
+        return wall, cpu, rows
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--suite", default="default")
+    ap.add_argument(
+        "-m", dest="models", action="append", help="models (default: make run's MiniLM and BM25)", default=None
+    )
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        action="append",
+        help="evaluate --jobs; repeat to run each, one after another (default: make run's, 2)",
+    )
+    ap.add_argument("--keep", type=Path, help="keep the runs' folders here (must not exist)")
+    args = ap.parse_args()
+    models = args.models or ["sentence-transformers/all-MiniLM-L6-v2", "mteb/baseline-bm25s"]
+    jobs_list = args.jobs or [2]
+    if args.keep is not None and args.keep.exists():  # checked before the run: nothing a user has is overwritten
+        print(f"error: --keep {args.keep}: already exists; name a folder that does not", file=sys.stderr)
+        return 2
+    print(f"CPU: {cpu_model()}, {os.cpu_count()} logical cores; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
+    done = []
+    for jobs in jobs_list:
+        got = one_run(models, args.suite, jobs, args.keep)
+        if isinstance(got, int):
+            return got
+        done.append((jobs, *got))
+    print()
+    print("| evaluate --jobs | part | wall s | CPU s |")
+    print("|---:|---|---:|---:|")
+    for jobs, wall, cpu, rows in done:
         enc_cpu = sum(r["encode_cpu"] for r in rows)
         enc_wall = sum(r["encode_wall"] for r in rows)
-        print()
-        print("| part | wall s | CPU s |")
-        print("|---|---:|---:|")
-        print(f"| whole run, cold | {wall:.1f} | {cpu:.1f} |")
-        print(f"| inside SentenceTransformer.encode | {enc_wall:.1f} | {enc_cpu:.1f} |")
-        print(f"| whole run / encode (goal <= 1.3) | {wall / enc_wall:.2f}x | {cpu / enc_cpu:.2f}x |")
-        print()
-        print("| process | wall s | CPU s | encode wall s | encode CPU s | encode calls |")
-        print("|---|---:|---:|---:|---:|---:|")
+        print(f"| {jobs} | whole run, cold | {wall:.1f} | {cpu:.1f} |")
+        print(f"| {jobs} | inside SentenceTransformer.encode | {enc_wall:.1f} | {enc_cpu:.1f} |")
+        print(f"| {jobs} | whole run / encode (goal <= 1.3) | {wall / enc_wall:.2f}x | {cpu / enc_cpu:.2f}x |")
+    print()
+    print("| evaluate --jobs | process | wall s | CPU s | encode wall s | encode CPU s | encode calls |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
+    for jobs, _, _, rows in done:
         for r in rows:
             name = " ".join(Path(r["argv"][0]).name.split()[:1] + r["argv"][1:4])
             print(
-                f"| {name} | {r['process_wall']:.1f} | {r['process_cpu']:.1f} | {r['encode_wall']:.1f} | "
+                f"| {jobs} | {name} | {r['process_wall']:.1f} | {r['process_cpu']:.1f} | {r['encode_wall']:.1f} | "
                 f"{r['encode_cpu']:.1f} | {r['encode_calls']} |"
             )
-        if args.keep:
-            shutil.copytree(tmp, args.keep)
-        return 0
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
 
 
 if __name__ == "__main__":

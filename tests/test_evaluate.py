@@ -494,3 +494,69 @@ def test_device_resolved_without_torch_where_no_gpu_driver_exists(monkeypatch, t
     assert asked == ["is_available", "is_available"]
     monkeypatch.setattr(environment.sys, "platform", "darwin")
     assert environment.gpu_possible() is False
+
+
+def _child(tmp_path, name, *, wait_for=None, rc=0, lines=("one", "two"), wait=20):
+    """A command that says it started (a file), waits up to ``wait`` s for another's start file, prints
+    ``lines`` to stderr (with a progress-bar redraw on the first), and exits ``rc``."""
+    code = (
+        "import pathlib, sys, time\n"
+        f"pathlib.Path({str(tmp_path / name)!r}).touch()\n"
+        f"other = {str(tmp_path / wait_for) if wait_for else None!r}\n"
+        "t = time.monotonic()\n"
+        f"while other and not pathlib.Path(other).exists() and time.monotonic() - t < {wait}: time.sleep(0.05)\n"
+        "seen = bool(other) and pathlib.Path(other).exists()\n"
+        f"sys.stderr.write('{name}: 0%\\r{name}: 100%\\n')\n"
+        f"for x in {list(lines)!r}: sys.stderr.write(f'{name} {{x}} saw-other={{seen}}\\n')\n"
+        f"sys.exit({rc})\n"
+    )
+    return [sys.executable, "-c", code]
+
+
+def test_runs_side_by_side_overlap_and_hold_all_but_one_output(tmp_path, capfd):
+    from mteb_contrastive.cli.evaluate import run_models
+
+    # a waits for b's start: with two at once it sees it; b fails with a one-line error
+    cmds = [_child(tmp_path, "a", wait_for="b"), _child(tmp_path, "b", rc=3, lines=("error: boom",))]
+    got = dict(run_models(cmds, dict(__import__("os").environ), jobs=2))
+    assert got[0].rc == 0 and got[1].rc == 3
+    assert got[0].tail[-2:] == ["a one saw-other=True", "a two saw-other=True"]
+    assert got[1].tail == ["b: 100%", "b error: boom saw-other=False"]
+    out, err = capfd.readouterr()
+    assert out.count(f"$ {sys.executable} -c import pathlib") == 2  # both announced
+    assert "b: 100%\nb error: boom saw-other=False\n" in err  # held, printed whole, the redraw dropped
+    assert "b: 0%" not in err and "a: 0%\ra: 100%" in err  # a streamed live, as it came
+    # one at a time: the first never sees the second started, and the order is the list's
+    for f in ("a", "b"):
+        (tmp_path / f).unlink()
+    cmds = [_child(tmp_path, "a", wait_for="b", wait=1), _child(tmp_path, "b")]
+    got = list(run_models(cmds, dict(__import__("os").environ), jobs=1))
+    assert [i for i, _ in got] == [0, 1] and got[0][1].tail[-1] == "a two saw-other=False"
+
+
+def test_evaluate_with_two_jobs_gives_the_same_results(evaluated, tmp_path):
+    out, first, cmd, env = evaluated
+    out2 = tmp_path / "release-jobs"
+    second = run([*[str(out2) if x == str(out) else x for x in cmd], "--jobs", "2"], env)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert sum(line.startswith("$ ") for line in second.stdout.splitlines()) == 2
+    for m in MODELS:
+        for f in (out / "results").rglob(f"{m.replace('/', '__')}/*/*.json"):
+            if f.name == "model_meta.json":
+                continue
+            g = out2 / f.relative_to(out)
+            a, b = json.loads(f.read_text()), json.loads(g.read_text())
+            assert a["dataset_revision"] == b["dataset_revision"]
+            strip = {"evaluation_time", "encoding_seconds", "encoding_texts_per_second"}
+            for split in a["scores"]:
+                sa = [{k: v for k, v in e.items() if k not in strip} for e in a["scores"][split]]
+                sb = [{k: v for k, v in e.items() if k not in strip} for e in b["scores"][split]]
+                assert sa == sb, (m, f.name)
+    info = json.loads((out2 / "run_info.json").read_text())
+    assert sorted(r["model"] for r in info["runs"]) == sorted(MODELS) and all(
+        r["exit_status"] == 0 for r in info["runs"]
+    )
+    rep1, rep2 = json.loads((out / "report.json").read_text()), json.loads((out2 / "report.json").read_text())
+    assert [(r["task"], r["model"], r["main_score"]) for r in rep1["rows"]] == [
+        (r["task"], r["model"], r["main_score"]) for r in rep2["rows"]
+    ]

@@ -188,6 +188,17 @@ def _summary(summary: dict[str, float]) -> dict[str, float]:
     return dict(zip(keys, rounded([summary[k] for k in keys])))
 
 
+@functools.cache
+def _probe_datasets(lang: str) -> tuple[Any, Any]:
+    """(corpus, queries) ``datasets.Dataset`` of :data:`PROBE`'s language ``lang``, built once per process
+    (every model reads the same rows; a ``Dataset`` is not changed in place by reading it)."""
+    from datasets import Dataset
+
+    queries, docs = PROBE[lang]
+    rows = [{"id": f"c{i}", "title": _TITLES[lang] if i == 0 else "", "text": t} for i, t in enumerate(docs)]
+    return Dataset.from_list(rows), Dataset.from_list([{"id": f"q{i}", "text": t} for i, t in enumerate(queries)])
+
+
 def probe_outputs(model: Any) -> dict[str, Any]:
     """What ``model`` computes on :data:`PROBE` (rounded, see :func:`rounded`).
 
@@ -200,8 +211,6 @@ def probe_outputs(model: Any) -> dict[str, Any]:
     Raises:
         whatever the model raises on the probe (e.g. ``ValueError`` on empty input).
     """
-    from datasets import Dataset
-
     out: dict[str, Any] = {}
     anchors = [text for texts, _ in PROBE.values() for text in texts]
     candidates = [text for _, texts in PROBE.values() for text in texts]
@@ -210,11 +219,9 @@ def probe_outputs(model: Any) -> dict[str, Any]:
         out["fit"] = _summary(model.fit_summary)
         out["pairs"] = rounded(model.score_pairs([a for a in anchors for _ in candidates], candidates * len(anchors)))
     out["search"] = {}
-    for lang, (queries, docs) in PROBE.items():
+    for lang, (_, docs) in PROBE.items():
         meta = SimpleNamespace(eval_langs=[lang], languages=[lang])  # the two fields the models read
-        rows = [{"id": f"c{i}", "title": _TITLES[lang] if i == 0 else "", "text": t} for i, t in enumerate(docs)]
-        corpus = Dataset.from_list(rows)
-        qs = Dataset.from_list([{"id": f"q{i}", "text": t} for i, t in enumerate(queries)])
+        corpus, qs = _probe_datasets(lang)
         kw = dict(task_metadata=meta, hf_split="test", hf_subset="default", encode_kwargs={})
         model.index(corpus, **kw)
         res = model.search(qs, top_k=len(docs), **kw)

@@ -1,7 +1,7 @@
 """``mteb-contrastive evaluate``: the release evaluation -- every benchmark here, one report.
 
     mteb-contrastive evaluate -m MODEL [-m MODEL2 ...] [--out build/release] [--suite default|full] [--device cuda]
-        [--benchmark NAME ...]
+        [--benchmark NAME ...] [--jobs N]
 
 Steps:
 
@@ -27,6 +27,8 @@ Steps:
    (:func:`mteb_run_device`: ``mteb run --device`` takes a GPU index, so ``cuda:N`` / ``N`` become
    ``--device N``, ``cuda`` ``--device 0``, and ``cpu`` hides the GPUs from that run,
    ``CUDA_VISIBLE_DEVICES=``; unset: mteb's default, ``cuda`` when torch sees a GPU, else ``cpu``);
+   ``--jobs N`` runs up to N of them at once (:func:`run_models`: the first shows its progress, the
+   others' output is printed as each ends; default 1, one after another);
    each run's device, machine, library versions and wall time go to ``<out>/run_info.json``
    (:func:`mteb_contrastive.report.environment.record_run`), which the report shows beside the wall
    time mteb stores per task.
@@ -46,6 +48,8 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -113,6 +117,89 @@ def run_streaming(cmd: list[str], env: dict[str, str], keep: int = 40) -> tuple[
     if partial:
         tail.append(partial.decode("utf-8", "replace"))
     return rc, list(tail)
+
+
+@dataclass
+class RunOutcome:
+    """How one ``mteb run`` ended: exit status, its last stderr lines, UTC start, wall seconds."""
+
+    rc: int
+    tail: list[str]
+    started: str
+    wall_s: float
+
+
+def run_captured(cmd: list[str], env: dict[str, str], keep: int = 40) -> tuple[int, list[str], str]:
+    """Run ``cmd`` with its stdout and stderr held: (exit status, its last ``keep`` lines, what a terminal
+    would show at the end: each line's last carriage-return segment, progress-bar redraws dropped)."""
+    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+    lines = [x.rsplit("\r", 1)[-1] for x in proc.stdout.decode("utf-8", "replace").split("\n")]
+    lines = [x for x in lines if x.strip()]
+    return proc.returncode, lines[-keep:], "".join(x + "\n" for x in lines)
+
+
+def run_models(
+    cmds: list[list[str]], env: dict[str, str], *, jobs: int = 1, show: dict[str, str] | None = None
+) -> Iterator[tuple[int, RunOutcome]]:
+    """Run each ``mteb run`` command; yield ``(index, outcome)`` as each ends. Each start is announced
+    with a ``$ `` line (``show``: the variables set for it, printed before the command).
+
+    ``jobs`` 1: one after another, each one's stderr passed through as it comes (:func:`run_streaming`).
+    ``jobs`` N > 1: up to N at once, started in list order. The run that started while no other was
+    showing its output streams it live; the others' output is held (:func:`run_captured`) and printed
+    whole when each ends. Runs are independent processes writing their own model's result and
+    prediction folders (the caches they share are written atomically), so a failed run still ends
+    alone: the others go on. What it buys: the single-threaded parts of runs (Python imports, model
+    loading, a search model's whole run) overlap while the machine's cores are otherwise idle.
+    """
+    import queue
+    import threading
+
+    def announce(cmd: list[str]) -> None:
+        _say("$ " + "".join(f"{k}={v} " for k, v in (show or {}).items()) + " ".join(cmd))
+
+    def stamp() -> tuple[str, float]:
+        return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), time.monotonic()
+
+    if jobs <= 1:
+        for i, cmd in enumerate(cmds):
+            announce(cmd)
+            started, t0 = stamp()
+            rc, tail = run_streaming(cmd, env)
+            yield i, RunOutcome(rc, tail, started, round(time.monotonic() - t0, 1))
+        return
+    done: queue.Queue = queue.Queue()
+    live, printing = threading.Lock(), threading.Lock()
+
+    def work(i: int, cmd: list[str]) -> None:
+        started, t0 = stamp()
+        streaming = live.acquire(blocking=False)
+        try:
+            if streaming:
+                rc, tail = run_streaming(cmd, env)
+            else:
+                rc, tail, text = run_captured(cmd, env)
+                with printing:
+                    _echo_err(text.encode("utf-8"))
+            done.put((i, RunOutcome(rc, tail, started, round(time.monotonic() - t0, 1))))
+        except BaseException as exc:  # handed to the main thread, raised there
+            done.put((i, exc))
+        finally:
+            if streaming:
+                live.release()
+
+    pending, running = list(enumerate(cmds)), 0
+    while pending or running:
+        while pending and running < jobs:
+            i, cmd = pending.pop(0)
+            announce(cmd)
+            threading.Thread(target=work, args=(i, cmd), daemon=True).start()
+            running += 1
+        i, outcome = done.get()
+        running -= 1
+        if isinstance(outcome, BaseException):
+            raise outcome
+        yield i, outcome
 
 
 def cached_result(
@@ -196,8 +283,11 @@ def run_evaluation(
     verbose: bool = False,
     device: str | None = None,
     user_folders_only: bool = False,
+    jobs: int = 1,
 ) -> int:
     """The command (module docstring). Returns the exit status.
+
+    ``jobs``: how many ``mteb run`` at once (:func:`run_models`; 1: one after another).
 
     ``user_folders_only``: the benchmarks of the user's own folders alone (the variables' and the listed
     built folders, :func:`mteb_contrastive.benchmarks.plan.user_folders`): no shared or declared benchmark,
@@ -324,7 +414,7 @@ def run_evaluation(
     mteb_bin = str(Path(sys.executable).with_name("mteb"))
     prediction_dirs = {}
     failed: list[tuple[str, str]] = []  # (model, one-line reason): listed in the report
-    first_rc = 0
+    planned: list[tuple[str, str, list[str], list[str]]] = []  # (-m, model name, tasks, mteb run command)
     for m in models:
         meta = metas[m]
         why_search_only = search_only_reason(meta)
@@ -371,34 +461,38 @@ def run_evaluation(
         if batch_size:
             cmd += ["--batch-size", str(batch_size)]
         cmd += device_args
-        _say("$ " + "".join(f"{k}={v} " for k, v in device_env.items()) + " ".join(cmd))
-        started = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        t0 = time.monotonic()
-        rc, stderr_tail = run_streaming(cmd, {**os.environ, **device_env})
-        # recorded even when the run failed: the results it wrote are kept and reused by the next call
+        planned.append((m, meta.name, left, cmd))
+    rcs: dict[int, int] = {}
+    reasons: dict[int, str] = {}
+    env_run = {**os.environ, **device_env}
+    for i, done in run_models([c for *_, c in planned], env_run, jobs=jobs, show=device_env):
+        m, name, left, cmd = planned[i]
+        # recorded as each run ends, even when it failed: the results it wrote are kept and reused by the next call
         environment.record_run(
             out / environment.RUN_INFO,
             {
-                "model": meta.name,
+                "model": name,
                 "tasks": left,
-                "started": started,
-                "wall_s": round(time.monotonic() - t0, 1),
-                "exit_status": rc,
+                "started": done.started,
+                "wall_s": done.wall_s,
+                "exit_status": done.rc,
                 "device": environment.resolve_device(device),
                 "machine": environment.machine(),
                 "libraries": environment.libraries(),
                 "command": cmd[1:],
             },
         )
-        if rc != 0:
-            reason = failure_reason(stderr_tail, rc)
-            failed.append((meta.name, f"mteb run failed (exit {rc}): {reason}"))
-            first_rc = first_rc or rc
+        rcs[i] = done.rc
+        if done.rc != 0:
+            reasons[i] = failure_reason(done.tail, done.rc)
             print(
-                f"error: mteb run of {m} failed (exit {rc}): {reason}; the results already written are kept, "
-                "the other models go on",
+                f"error: mteb run of {m} failed (exit {done.rc}): {reasons[i]}; the results already written are "
+                "kept, the other models go on",
                 file=sys.stderr,
             )
+    for i in sorted(reasons):  # in the order of the -m options, whatever order the runs ended in
+        failed.append((planned[i][1], f"mteb run failed (exit {rcs[i]}): {reasons[i]}"))
+    first_rc = next((rcs[i] for i in sorted(rcs) if rcs[i] != 0), 0)
 
     from mteb_contrastive.report.write import write_report
 
@@ -493,6 +587,15 @@ def add_parser(sub) -> None:
         ),
     )
     e.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=1,
+        help=(
+            "how many mteb run (one per model) at once, a whole number >= 1: the first shows its progress, the "
+            "others' output is printed when each ends (default: %(default)s, one after another)"
+        ),
+    )
+    e.add_argument(
         "--user-folders-only",
         action="store_true",
         help=(
@@ -525,4 +628,5 @@ def main(args) -> int:
         verbose=args.verbose,
         device=args.device,
         user_folders_only=args.user_folders_only,
+        jobs=args.jobs,
     )
