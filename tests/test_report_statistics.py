@@ -697,3 +697,40 @@ def test_bootstrap_statistics_equal_the_official_metrics(case):
         return
     assert auc_statistic(data, idx) == pytest.approx(roc_auc_score(y, p), abs=1e-12)
     assert pan_overall_statistic(data, idx) == pytest.approx(evaluate_all(y, p, year=year)["overall"], abs=1e-12)
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    values=st.lists(
+        st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False), min_size=5, max_size=300
+    ),
+    seed=st.integers(0, 2**16),
+    n_resamples=st.sampled_from([50, 999, 1000]),
+)
+def test_bootstrap_mean_all_at_once_equals_the_loop(values, seed, n_resamples):
+    from mteb_contrastive.metrics import resampling
+
+    data = np.asarray(values, dtype=np.float64)
+    units = resampling.units_of(None, data.size)
+    loop, exact, undefined = resampling._bootstrap(lambda idx: resampling._mean(data, idx), units, n_resamples, seed)
+    fast = resampling._bootstrap_mean_of_items(data, n_resamples, seed)
+    assert not exact and undefined == 0
+    assert fast.tolist() == loop.tolist()  # the same floats, not merely close
+    iv = resampling.bootstrap_interval(data, n_resamples=n_resamples, seed=seed)
+    assert (iv.ci_low, iv.ci_high) == resampling._interval(loop) and iv.n_resamples == n_resamples
+
+
+def test_bootstrap_mean_takes_the_loop_for_groups_and_undefined_values():
+    from mteb_contrastive.metrics import resampling
+
+    assert resampling._singletons(resampling.units_of(None, 4), 4)
+    assert resampling._singletons(resampling.units_of(["a", "b", "c", "d"], 4), 4)
+    assert not resampling._singletons(resampling.units_of(["a", "a", "b", "c"], 4), 4)
+    assert not resampling._singletons(resampling.units_of([["a", "b"], "b", "c", "d"], 4), 4)
+    # grouped items: the loop's answer (each unit's items together), not the per-item one
+    data = np.arange(12, dtype=np.float64)
+    groups = [i // 3 for i in range(12)]
+    iv = resampling.bootstrap_interval(data, groups=groups, seed=3)
+    units = resampling.units_of(groups, 12)
+    vals, _, _ = resampling._bootstrap(lambda idx: resampling._mean(data, idx), units, 1000, 3)
+    assert (iv.ci_low, iv.ci_high) == resampling._interval(vals) and iv.n_units == 4

@@ -234,6 +234,28 @@ def _bootstrap(
     return np.sort(np.asarray(out)), exact, undefined
 
 
+def _singletons(units: Units, n: int) -> bool:
+    """Whether every item is its own unit (item i is unit i)."""
+    return units.pad.shape[1] == 1 and units.n_units == n and bool((units.pad[:, 0] == np.arange(n)).all())
+
+
+def _bootstrap_mean_of_items(values: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """:func:`_bootstrap` of the mean where every item is its own unit and every value is finite, all
+    resamples at once: the same draws (one ``integers(0, n, n)`` call per resample, as
+    :func:`_resamples`), each resample's items in the same order (sorted: ``np.repeat`` of the counts),
+    and each row's mean by numpy's same pairwise sum: the same floats as the loop (a test), about
+    20x faster. Rows are taken in blocks of about 4M items."""
+    n = values.size
+    rng = np.random.default_rng(seed)
+    block = max(1, (1 << 22) // n)
+    out = []
+    for start in range(0, n_resamples, block):
+        rows = min(block, n_resamples - start)
+        draws = np.sort(np.stack([rng.integers(0, n, n) for _ in range(rows)]), axis=1)
+        out.append(values[draws].mean(axis=1))
+    return np.sort(np.concatenate(out))
+
+
 def _interval(values: np.ndarray) -> tuple[float, float]:
     w = np.ones_like(values)
     return _quantile_low(values, w, ALPHA / 2), _quantile_low(values, w, 1 - ALPHA / 2)
@@ -272,7 +294,11 @@ def bootstrap_interval(
     units = units_of(groups, n)
     if units.n_units < 2:
         raise NotComparable(f"{n} items in {units.n_units} {unit}: no interval", "too_few")
-    vals, exact, undefined = _bootstrap(lambda idx: stat(data, idx), units, n_resamples, seed)
+    fast = statistic is None and _singletons(units, n) and units.n_units**units.n_units > n_resamples
+    if fast and np.isfinite(data).all():
+        vals, exact, undefined = _bootstrap_mean_of_items(data, n_resamples, seed), False, 0
+    else:
+        vals, exact, undefined = _bootstrap(lambda idx: stat(data, idx), units, n_resamples, seed)
     lo, hi = _interval(vals)
     return Interval(
         statistic_name,
