@@ -163,40 +163,52 @@ def run_one(method: str, n_q: int, n_c: int, top_k: int) -> dict:
     return out
 
 
-def group_sweep(n_q: int, n_c: int, top_k: int, repeats: int = 5) -> None:
+def top_k_sweep(n_q: int, n_c: int, top_k: int, repeats: int = 5) -> None:
     """CPU seconds of the top-k of one block of scores (the backend's block shape), scaled to all
-    ``n_q`` queries: ``torch.topk`` against :func:`top_k_of_rows` at group widths 8..32."""
+    ``n_q`` queries: ``torch.topk``, the grouped top-k (:func:`mteb_contrastive.search.exact.top_k_of_rows`,
+    default group) and per-row binary heaps (faiss's ``float_minheap_array_t``,
+    :func:`mteb_contrastive.search.exact._row_heaps`), at ``top_k`` / 10, ``top_k``, 3x and 10x it."""
     import torch
 
-    from mteb_contrastive.search.exact import GROUP, block_shape, top_k_of_rows
+    from mteb_contrastive.search.exact import _faiss, _row_heaps, block_shape, top_k_of_rows
 
-    rows, cols = block_shape(n_q, n_c, top_k)
-    rng = np.random.default_rng(0)
-    q = torch.from_numpy(rng.standard_normal((rows, 384), dtype=np.float32))
-    c = torch.from_numpy(rng.standard_normal((cols, 384), dtype=np.float32))
-    block = q @ c.T
-    scale = (n_q / rows) * (n_c / cols)
+    faiss = _faiss()
+    for k in sorted({max(1, top_k // 10), top_k, 3 * top_k, 10 * top_k}):
+        rows, cols = block_shape(n_q, n_c, k)
+        if k > cols:
+            continue
+        rng = np.random.default_rng(0)
+        q = torch.from_numpy(rng.standard_normal((rows, 384), dtype=np.float32))
+        c = torch.from_numpy(rng.standard_normal((cols, 384), dtype=np.float32))
+        block = q @ c.T
+        scale = (n_q / rows) * (n_c / cols)
 
-    def cpu(f) -> float:
-        f()
-        t = time.process_time()
-        for _ in range(repeats):
+        def cpu(f, scale=scale) -> float:
             f()
-        return (time.process_time() - t) / repeats * scale
+            t = time.process_time()
+            for _ in range(repeats):
+                f()
+            return (time.process_time() - t) / repeats * scale
 
-    print(
-        f"top-k of one {rows} x {cols} block (k={top_k}), CPU seconds scaled to {n_q} queries x {n_c} candidates, "
-        f"mean of {repeats}; torch threads {torch.get_num_threads()}"
-    )
-    base = cpu(lambda: torch.topk(block, top_k, dim=1))
-    print("| method | CPU s | ratio to torch.topk |\n|---|---|---|")
-    print(f"| torch.topk | {base:.3f} | 1.00 |")
-    default = min(GROUP, block.shape[1] // (6 * top_k))
-    print(f"(the default group here: min({GROUP}, {block.shape[1]} // (6 x {top_k})) = {default})")
-    for g in (2, 3, 4, 5, 6, 8, 12, 16, 20, 24, 32):
-        t = cpu(lambda g=g: top_k_of_rows(block, top_k, group=g))
-        note = "" if block.shape[1] // g >= top_k else " (falls back to torch.topk: fewer than k groups)"
-        print(f"| grouped, group={g}{note} | {t:.3f} | {t / base:.2f} |")
+        def heaps(block=block, k=k, rows=rows):
+            values, ids = np.empty((rows, k), np.float32), np.empty((rows, k), np.int64)
+            h = _row_heaps(values, ids)
+            h.addn(block.shape[1], faiss.swig_ptr(block.numpy()), 0, 0, rows)
+            h.reorder()
+            return values, ids
+
+        assert np.array_equal(heaps()[0], torch.topk(block, k, dim=1).values.numpy())  # the same values
+        print(
+            f"top-k of one {rows} x {cols} block (k={k}), CPU seconds scaled to {n_q} queries x {n_c} candidates, "
+            f"mean of {repeats}; torch threads {torch.get_num_threads()}, faiss threads {faiss.omp_get_max_threads()}"
+        )
+        base = cpu(lambda block=block, k=k: torch.topk(block, k, dim=1))
+        t = cpu(heaps)
+        g = cpu(lambda block=block, k=k: top_k_of_rows(block, k))
+        print("| method | CPU s | ratio to torch.topk |\n|---|---|---|")
+        print(f"| torch.topk | {base:.3f} | 1.00 |")
+        print(f"| grouped top-k (default group) | {g:.3f} | {g / base:.2f} |")
+        print(f"| per-row binary heaps (faiss) | {t:.3f} | {t / base:.2f} |")
 
 
 def kernels() -> list[str]:
@@ -239,11 +251,11 @@ def main() -> None:
         ),
     )
     ap.add_argument(
-        "--group-sweep",
+        "--top-k-sweep",
         action="store_true",
         help=(
-            "instead: time the per-block top-k (torch.topk vs the grouped top-k at several group widths) "
-            "on one block of the backend's shape"
+            "instead: time the per-block top-k (torch.topk vs the backend's per-row heaps) on one block of the "
+            "backend's shape, at --top-k and 10x it"
         ),
     )
     ap.add_argument("--one", help=argparse.SUPPRESS)
@@ -251,8 +263,8 @@ def main() -> None:
     if a.one:
         print(json.dumps(run_one(a.one, a.queries, a.pool, a.top_k)))
         return
-    if a.group_sweep:
-        group_sweep(a.queries, a.pool, a.top_k)
+    if a.top_k_sweep:
+        top_k_sweep(a.queries, a.pool, a.top_k)
         return
     print(
         f"CPU: {cpu_model()}, {os.cpu_count()} cores; "

@@ -364,3 +364,53 @@ def test_euclidean_query_equal_to_a_candidate_scores_zero_not_nan():
     assert np.isfinite(s).all()
     # distance 0 up to float32 rounding of |q|^2 ~ 3,200: |residual| <= ~4e-4, sqrt of it <= 0.02
     assert (p[:, 0] == np.arange(200)).all() and (np.abs(s[:, 0]) < 0.05).all()
+
+
+@pytest.mark.parametrize("heaps", [True, False])
+@settings(deadline=None, max_examples=40)
+@given(
+    n=st.integers(1, 12),
+    m=st.integers(1, 60),
+    d=st.integers(1, 5),
+    k=st.integers(1, 70),
+    rows_per_block=st.integers(1, 13),
+    cols_frac=st.sampled_from([1.0, 0.5, 0.2]),
+    seed=st.integers(0, 10_000),
+)
+def test_exact_top_k_equals_a_full_sort_on_integer_scores_full_of_ties(
+    heaps, n, m, d, k, rows_per_block, cols_frac, seed
+):
+    """Both ways of keeping a block's k best (per-row heaps, grouped top-k), any block shape and
+    column chunks: the k largest dot products exactly (small integers: exact in float32), at
+    distinct columns that hold them."""
+    from unittest import mock
+
+    from mteb_contrastive.search import exact
+
+    rng = np.random.default_rng(seed)
+    q = rng.integers(-2, 3, (n, d)).astype(np.float32)
+    x = rng.integers(-2, 3, (m, d)).astype(np.float32)
+    full = q @ x.T
+    want = -np.sort(-full, axis=1)[:, : min(k, m)]
+    cols = max(1, int(m * cols_frac))
+    with (
+        mock.patch.object(exact, "HEAP_WIDTH_PER_K", 0 if heaps else 10**9),
+        mock.patch.object(exact, "block_shape", lambda *a, **kw: (rows_per_block, cols)),
+    ):
+        s, p = exact.exact_top_k(q, x, k, similarity="dot")
+    assert (s == want).all()
+    assert (np.take_along_axis(full, p, 1) == want).all()
+    assert all(len(set(r)) == len(r) for r in p.tolist())
+
+
+@pytest.mark.parametrize("similarity", ["cosine", "euclidean"])
+def test_heaps_and_grouped_top_k_give_the_same_search(similarity, monkeypatch):
+    from mteb_contrastive.search import exact
+
+    rng = np.random.default_rng(3)
+    q, x = rng.standard_normal((40, 8)).astype(np.float32), rng.standard_normal((300, 8)).astype(np.float32)
+    monkeypatch.setattr(exact, "HEAP_WIDTH_PER_K", 0)
+    s1, p1 = exact.exact_top_k(q, x, 9, similarity=similarity, block_bytes=4 * 300 * 7)
+    monkeypatch.setattr(exact, "HEAP_WIDTH_PER_K", 10**9)
+    s2, p2 = exact.exact_top_k(q, x, 9, similarity=similarity, block_bytes=4 * 300 * 7)
+    assert (p1 == p2).all() and (s1 == s2).all()  # the same block scores, no ties among random floats

@@ -3,10 +3,11 @@
 :func:`exact_top_k` scores queries against a pool with torch's matrix product (the fastest BLAS in
 the process: faiss-cpu's bundled OpenBLAS may not recognise the CPU and fall back to a generic
 kernel, 5-8x slower; see ``docs/benchmarks.md`` section 1), one block of query rows x pool columns
-at a time into one reused buffer, and keeps only each block's top-k (:func:`top_k_of_rows`): the
-queries x pool matrix is never formed. Memory: the caller's arrays (never copied when already
-float32 and C-contiguous, never written) + one block (``block_bytes``, 64 MiB by default) + the
-(n, k) results.
+at a time into one reused buffer, and offers each block's scores to one binary heap per query row
+(faiss's ``float_minheap_array_t``, :func:`_row_heaps`; for a k near the block's width the grouped
+top-k of :func:`top_k_of_rows` instead): the queries x pool matrix is never formed.
+Memory: the caller's arrays (never copied when already float32 and C-contiguous, never written) + one
+block (``block_bytes``, 64 MiB by default) + the (n, k) results.
 
 cosine: ``(q / |q|) . x / |x|``, the pool's norms applied to the block's columns, so the pool is
 not copied to be normalised. dot: ``q . x``. euclidean: ``-sqrt(|q|^2 - 2 q.x + |x|^2)`` (clamped
@@ -103,8 +104,9 @@ def pool_norms(x: np.ndarray, similarity: str) -> Any:
 
 #: query rows per block when the pool is split in column chunks (enough rows for MKL's full speed)
 QUERY_ROWS = 512
+
 #: the widest group of :func:`top_k_of_rows` (16 was the fastest of widths 2-32 on 28,672-wide
-#: blocks at k=100, one core: ``scripts/bench_faiss_search.py --group-sweep``, docs/benchmarks.md)
+#: blocks at k=100, one core of an AVX2 EPYC, in a sweep of widths the benchmark once ran)
 GROUP = 16
 
 
@@ -121,7 +123,12 @@ def exact_top_k(
 
     Scores are computed a block at a time into one reused buffer of at most ``block_bytes``
     (query rows x pool columns; a pool too wide for :data:`QUERY_ROWS` rows is split in column
-    chunks whose top-k are merged), and each block keeps only its top-k (:func:`top_k_of_rows`).
+    chunks). Each query row keeps its k best in a binary heap (:func:`_row_heaps`) that every
+    block's scores are offered to (one comparison per score, most rejected against the heap's k-th
+    best) where a block is at least :data:`HEAP_WIDTH_PER_K` times wider than k (k=100 over 28,672
+    candidates: the whole search 1.10-1.23x the bare blocked product against 1.28-1.33x before, one
+    core, AVX-512 EPYC, docs/benchmarks.md section 1); else each block keeps its grouped top-k
+    (:func:`top_k_of_rows`, mteb's default k=1000), merged across column chunks.
 
     Args:
         q: (n, d) float32 queries (checked by :func:`as_matrix`).
@@ -134,8 +141,8 @@ def exact_top_k(
     Returns:
         (scores (n, k') float32, positions (n, k') int64 into ``x``). The scores are exactly the k'
         largest of each query's scores as computed (block by block: the last bit of a score may
-        differ from a product of another shape); among exactly equal scores the order of positions
-        is unspecified (as with ``torch.topk``).
+        differ from a product of another shape); among exactly equal scores the order of positions,
+        and which of them are kept at the k-th place, is unspecified (as with ``torch.topk``).
     """
     import torch
 
@@ -149,6 +156,7 @@ def exact_top_k(
     if norms is None:
         norms = pool_norms(x, similarity)
     rows, cols = block_shape(n, m, k, block_bytes)
+    use_heaps = cols >= HEAP_WIDTH_PER_K * k
     qt_all = _tensor(q)
     with torch.inference_mode():
         # one buffer for the whole search, never a fresh result per block: benchmark 1
@@ -160,24 +168,58 @@ def exact_top_k(
             if similarity == "cosine":
                 qt = torch.nn.functional.normalize(qt, dim=1)
             qsq = (qt * qt).sum(1, keepdim=True) if similarity == "euclidean" else None
+            r = qt.shape[0]
+            # heaps: each row's k best so far in faiss's binary heaps written straight into the results (a
+            # block's scores offered once, one comparison each, most rejected; column chunks included);
+            # else the grouped top-k of each block and a running merge (at most r x 2k hits held)
+            heaps = _row_heaps(scores[s : s + r], pos[s : s + r]) if use_heaps else None
             best = None
             for c in range(0, m, cols):
                 xc = xt[c : c + cols]
-                block = torch.matmul(qt, xc.T, out=buf[: qt.shape[0] * xc.shape[0]].view(qt.shape[0], xc.shape[0]))
+                block = torch.matmul(qt, xc.T, out=buf[: r * xc.shape[0]].view(r, xc.shape[0]))
                 if similarity == "cosine":
                     block.mul_(norms[c : c + cols])
                 elif similarity == "euclidean":  # minus the squared distance, so that larger = nearer
                     block.mul_(2).sub_(norms[c : c + cols]).sub_(qsq).clamp_(max=0)
-                v, i = _top_k_by_slices(block, min(k, xc.shape[0]))
-                # a running merge: at most rows x 2k hits are held, however many chunks the pool has
-                best = (v, i + c) if best is None else _merge([best, (v, i + c)], k)
-            v, i = best
+                if heaps is not None:
+                    heaps.addn(xc.shape[0], _faiss().swig_ptr(block.numpy()), c, 0, r)
+                else:
+                    v, i = _top_k_by_slices(block, min(k, xc.shape[0]))
+                    best = (v, i + c) if best is None else _merge([best, (v, i + c)], k)
+            if heaps is not None:
+                heaps.reorder()
+            else:
+                scores[s : s + r], pos[s : s + r] = best[0].numpy(), best[1].numpy()
             if similarity == "euclidean":
-                v = v.neg_().sqrt_().neg_()
-            scores[s : s + rows] = v.numpy()
-            pos[s : s + rows] = i.numpy()
+                np.negative(np.sqrt(np.negative(scores[s : s + r])), out=scores[s : s + r])
         del block, buf
     return scores, pos
+
+
+#: a block's top-k is kept in per-row binary heaps (:func:`_row_heaps`) when the block is at least this
+#: many times wider than k, else by the grouped top-k (:func:`top_k_of_rows`): on one 585 x 28,672
+#: block the heaps cost 0.30 / 0.53 / 0.78 / 1.32 of ``torch.topk`` at k = 10 / 100 / 300 / 1000, the
+#: grouped top-k 0.69 / 0.99 / 0.79 / 0.67 (``scripts/bench_faiss_search.py --top-k-sweep``, one core,
+#: AVX-512 EPYC; docs/benchmarks.md section 1): they cross near width / k = 100
+HEAP_WIDTH_PER_K = 100
+
+
+def _faiss() -> Any:
+    import faiss
+
+    return faiss
+
+
+def _row_heaps(values: np.ndarray, ids: np.ndarray) -> Any:
+    """faiss's ``float_minheap_array_t`` over ``values`` / ``ids`` ((r, k) C-contiguous float32 / int64,
+    filled here): each row keeps its ``k`` largest scores offered by ``addn`` (columns numbered from the
+    ``j0`` given there); ``reorder()`` leaves them best first."""
+    faiss = _faiss()
+    heaps = faiss.float_minheap_array_t()
+    heaps.nh, heaps.k = values.shape
+    heaps.val, heaps.ids = faiss.swig_ptr(values), faiss.swig_ptr(ids)
+    heaps.heapify()
+    return heaps
 
 
 #: rows of a block ranked at a time (:func:`_top_k_by_slices`): the grouped top-k's temporaries
@@ -231,7 +273,7 @@ def top_k_of_rows(block: Any, k: int, group: int | None = None) -> tuple[Any, An
         block: (r, w) float scores.
         k: values per row, ``k <= w``.
         group: columns per group; default ``min(GROUP, w // (6 k))`` (16 at k=100 and 4 at k=1000
-            on 28,672 columns, the fastest in ``scripts/bench_faiss_search.py --group-sweep``).
+            on 28,672 columns, the fastest in a sweep of widths on one core).
             Plain ``torch.topk`` when the group would have fewer than 2 columns or there would be
             fewer than k groups.
 

@@ -5,7 +5,8 @@ approximate indexes, and mteb's ``SearchEncoderWrapper`` without its per-row ove
 (``add_documents`` / ``search`` / ``clear``):
 
 * ``index="flat"`` (default, exact): torch's matrix product by blocks (query rows x pool columns,
-  one reused buffer) with a grouped top-k per block (:func:`~mteb_contrastive.search.exact.exact_top_k`);
+  one reused buffer), each query's k best kept in faiss's binary heaps
+  (:func:`~mteb_contrastive.search.exact.exact_top_k`);
   the pool is kept as the caller's arrays (a list of blocks, e.g. memory-mapped ``.npy`` shards), never copied or
   normalised in place. Independent of the BLAS kernel faiss-cpu's bundled OpenBLAS guesses
   (issue 11: 8.6-14 s with its generic kernel vs 1.6 s for torch's matmul on 14,336 x 28,672).
