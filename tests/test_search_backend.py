@@ -414,3 +414,15 @@ def test_heaps_and_grouped_top_k_give_the_same_search(similarity, monkeypatch):
     monkeypatch.setattr(exact, "HEAP_WIDTH_PER_K", 10**9)
     s2, p2 = exact.exact_top_k(q, x, 9, similarity=similarity, block_bytes=4 * 300 * 7)
     assert (p1 == p2).all() and (s1 == s2).all()  # the same block scores, no ties among random floats
+
+
+def test_scores_that_overflow_float32_are_refused_not_ranked_at_random(monkeypatch):
+    from mteb_contrastive.search import exact
+
+    monkeypatch.setattr(exact, "HEAP_WIDTH_PER_K", 0)
+    q = np.array([[1e20, 0.0]], np.float32)
+    x = np.array([[-1e20, 0.0], [-3e19, 0.0]], np.float32)  # both dot products are -inf in float32
+    with pytest.raises(EmbeddingError, match=r"dot scores overflow float32 \(-inf or NaN\) for queries 0-0"):
+        exact.exact_top_k(q, x, 2, similarity="dot")
+    s, p = exact.exact_top_k(q, np.array([[1.0, 0.0], [2.0, 0.0]], np.float32), 2, similarity="dot")
+    assert p.tolist() == [[1, 0]] and s.tolist() == np.array([[2e20, 1e20]], np.float32).tolist()

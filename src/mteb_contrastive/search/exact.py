@@ -143,6 +143,10 @@ def exact_top_k(
         largest of each query's scores as computed (block by block: the last bit of a score may
         differ from a product of another shape); among exactly equal scores the order of positions,
         and which of them are kept at the k-th place, is unspecified (as with ``torch.topk``).
+
+    Raises:
+        EmbeddingError: on the heaps' path, a query with fewer than k' scores above -FLT_MAX (scores
+            that overflow float32 to -inf, or NaN): embeddings too large for float32 products.
     """
     import torch
 
@@ -188,6 +192,11 @@ def exact_top_k(
                     best = (v, i + c) if best is None else _merge([best, (v, i + c)], k)
             if heaps is not None:
                 heaps.reorder()
+                if pos[s : s + r].min() < 0:  # a heap keeps only scores above -FLT_MAX: -inf or NaN scores
+                    raise EmbeddingError(
+                        f"{similarity} scores overflow float32 (-inf or NaN) for queries {s}-{s + r - 1}: the "
+                        "embeddings' values are too large for float32 products; scale or normalise them"
+                    )
             else:
                 scores[s : s + r], pos[s : s + r] = best[0].numpy(), best[1].numpy()
             if similarity == "euclidean":
