@@ -126,7 +126,7 @@ def exact_top_k(
     chunks). Each query row keeps its k best in a binary heap (:func:`_row_heaps`) that every
     block's scores are offered to (one comparison per score, most rejected against the heap's k-th
     best) where a block is at least :data:`HEAP_WIDTH_PER_K` times wider than k (k=100 over 28,672
-    candidates: the whole search 1.10-1.23x the bare blocked product against 1.28-1.33x before, one
+    candidates: the whole search 1.10-1.25x the bare blocked product against 1.28-1.33x before, one
     core, AVX-512 EPYC, docs/benchmarks.md section 1); else each block keeps its grouped top-k
     (:func:`top_k_of_rows`, mteb's default k=1000), merged across column chunks.
 
