@@ -18,6 +18,7 @@ SRC = REPO / "src" / PACKAGE
 #: the rooms of the package from the bottom up: a module may import its own room and the rooms below
 ROOMS = (
     "config",
+    "process_exit",
     "identity",
     "layout",
     "families",

