@@ -148,7 +148,7 @@ def test_the_cache_serves_the_probe_once(fresh_cache):
     first = rv.baseline_revision(name)
     key = rv.cache_key(name, *BASELINES[name][:2])
     folder = Path(os.environ["MTEB_CONTRASTIVE_CACHE"]) / "baseline_revisions"
-    assert [p.name for p in folder.iterdir()] == [f"{key}.json"]  # written whole, no temporary left
+    assert sorted(p.name for p in folder.iterdir()) == [f"{key}.json", "probe.lock"]  # whole, no temporary left
     assert json.loads((folder / f"{key}.json").read_text())["revision"] == first
     rv._memo.clear()
     assert rv.baseline_revision(name) == first and fresh_cache == [name]  # read back, not probed again
@@ -189,3 +189,27 @@ def test_revisions_are_the_same_in_another_process_with_another_hash_salt(tmp_pa
     here = {**{n: rv.baseline_revision(n) for n in BASELINES}, "lang": bm25_lang.revision()}
     assert json.loads(r.stdout.strip().splitlines()[-1]) == here
     assert len(list((tmp_path / "cache" / "baseline_revisions").glob("*.json"))) == len(BASELINES) + 1
+
+
+def test_a_process_that_finds_the_probe_locked_waits_and_reads_the_revision_stored_meanwhile(tmp_path):
+    # the lock is held here; the other process, on the same empty cache, must wait for it and then take
+    # what was stored while it waited (a sentinel no probe gives) instead of probing again
+    from mteb_contrastive.data.atomic import exclusive_lock
+
+    env = {**os.environ, "MTEB_CONTRASTIVE_CACHE": str(tmp_path / "cache")}
+    name = "mteb-contrastive/tfidf-words"
+    code = (
+        "import sys; from mteb_contrastive.baselines.revision import baseline_revision\n"
+        f"sys.stdout.write(baseline_revision({name!r}))\n"
+    )
+    folder = tmp_path / "cache" / "baseline_revisions"
+    folder.mkdir(parents=True)
+    with exclusive_lock(folder / "probe"):
+        proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=8)  # it waits on the lock (a probe alone takes well under a second)
+        class_path, kwargs = BASELINES[name][0], BASELINES[name][1]
+        key = rv.cache_key(name, class_path, dict(kwargs))
+        (folder / f"{key}.json").write_text(json.dumps({"name": name, "revision": "probe-sentinel"}))
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and out == "probe-sentinel"

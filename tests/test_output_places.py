@@ -326,7 +326,7 @@ def test_write_report_sweeps_plots_left_by_a_killed_run(tmp_path):
 def test_plot_save_leaves_no_temporary_and_takes_the_umask(tmp_path):
     from mteb_contrastive.report import plots
 
-    plt = plots._plt()
+    plt = plots.pyplot()
     fig = plt.figure()
     with _umask(0o022):
         out = plots.save(fig, tmp_path / "p" / "a.png")

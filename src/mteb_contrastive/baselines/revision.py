@@ -34,7 +34,10 @@ written atomically), keyed by :func:`cache_key`: the name, class path, parameter
 versions and the bytes of the source files the model's code lives in (:func:`source_files`). A
 code edit therefore runs the probe once more, and gives the same revision when the outputs are
 unchanged; read from the cache, the ten revisions cost about 3 ms. A change of code outside those
-files (e.g. inside a library) is seen through the library versions only.
+files (e.g. inside a library) is seen through the library versions only. A probe runs under an
+exclusive lock (``baseline_revisions/probe.lock``): processes that start together on an empty cache
+(the ``mteb run`` processes ``evaluate`` starts ahead, beside its own) probe once, the others wait
+and read the stored revision.
 
 Errors are not hidden: a library that is missing or fails on the probe raises from the revision
 (at ``import mteb``, the start-up hook then warns that the extension could not register).
@@ -57,7 +60,7 @@ from typing import Any
 
 from mteb_contrastive.baselines.table import BASELINES
 from mteb_contrastive.config import cache_root
-from mteb_contrastive.data.atomic import write_text_atomic
+from mteb_contrastive.data.atomic import exclusive_lock, write_text_atomic
 from mteb_contrastive.identity import file_fingerprint, fingerprint
 
 PREFIX = "probe-"
@@ -267,24 +270,43 @@ def model_revision(name: str, class_path: str, params: dict[str, Any], *, packag
     if key in _memo:
         return _memo[key]
     path = _cache_file(key)
+    revision = _cached(path, name)
+    if revision is None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            lock = exclusive_lock(path.parent / "probe")
+        except OSError:  # a read-only cache: probed here, unlocked
+            lock = contextlib.nullcontext()
+        with lock:  # processes started together (evaluate's runs) probe once: the others wait, then read
+            revision = _cached(path, name)
+            if revision is None:
+                revision = _probe(name, class_path, params, package, path)
+    _memo[key] = revision
+    return revision
+
+
+def _cached(path: Path, name: str) -> str | None:
+    """The revision stored at ``path`` for ``name``; None when absent or broken (probed again)."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
-        revision = record["revision"] if record.get("name") == name else None
-    except (OSError, ValueError, AttributeError, KeyError, TypeError):  # absent or broken: probe again
-        revision = None
-    if revision is None:
-        module, cls = class_path.rsplit(".", 1)
-        model = getattr(importlib.import_module(f"{package}.{module}"), cls)(name, None, **params)
-        versions = library_versions(class_path)
-        with _quiet_bars():
-            outputs = probe_outputs(model)
-        revision = PREFIX + fingerprint(name, class_path, params, versions, outputs, length=12)
-        try:  # best effort: a read-only cache only costs the probe again
-            record = {"name": name, "class": class_path, "params": params, "libraries": versions, "revision": revision}
-            write_text_atomic(path, json.dumps(record, ensure_ascii=False, default=str))
-        except OSError:
-            pass
-    _memo[key] = revision
+        return record["revision"] if record.get("name") == name else None
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        return None
+
+
+def _probe(name: str, class_path: str, params: dict[str, Any], package: str, path: Path) -> str:
+    """Fit ``name`` on the probe and fingerprint it (module docstring); stored at ``path`` when it can be."""
+    module, cls = class_path.rsplit(".", 1)
+    model = getattr(importlib.import_module(f"{package}.{module}"), cls)(name, None, **params)
+    versions = library_versions(class_path)
+    with _quiet_bars():
+        outputs = probe_outputs(model)
+    revision = PREFIX + fingerprint(name, class_path, params, versions, outputs, length=12)
+    try:  # best effort: a read-only cache only costs the probe again
+        record = {"name": name, "class": class_path, "params": params, "libraries": versions, "revision": revision}
+        write_text_atomic(path, json.dumps(record, ensure_ascii=False, default=str))
+    except OSError:
+        pass
     return revision
 
 

@@ -47,6 +47,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from mteb_contrastive import config
+from mteb_contrastive.cli.prestart import Pool
 from mteb_contrastive.layout import is_built_folder, model_root, prediction_subfolder, result_file
 
 
@@ -103,13 +105,18 @@ def _echo_err(chunk: bytes) -> None:
 def run_streaming(cmd: list[str], env: dict[str, str], keep: int = 40) -> tuple[int, list[str]]:
     """Run ``cmd``; its stderr is passed through to ours as it comes (progress bars included) and its last
     ``keep`` lines are returned."""
+    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE)
+    return _stream(proc, proc.stderr, keep)
+
+
+def _stream(proc: subprocess.Popen, pipe, keep: int) -> tuple[int, list[str]]:
+    """Pass ``pipe`` (``proc``'s) through to our stderr as it comes; (exit status, its last ``keep`` lines)."""
     import collections
 
     tail: collections.deque[str] = collections.deque(maxlen=keep)
     partial = b""
-    with subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE) as proc:
-        assert proc.stderr is not None
-        while chunk := proc.stderr.read1(4096):
+    with proc:
+        while chunk := pipe.read1(4096):
             _echo_err(chunk)
             *lines, partial = (partial + chunk).replace(b"\r", b"\n").split(b"\n")
             tail.extend(x.decode("utf-8", "replace") for x in lines)
@@ -132,14 +139,28 @@ class RunOutcome:
 def run_captured(cmd: list[str], env: dict[str, str], keep: int = 40) -> tuple[int, list[str], str]:
     """Run ``cmd`` with its stdout and stderr held: (exit status, its last ``keep`` lines, what a terminal
     would show at the end: each line's last carriage-return segment, progress-bar redraws dropped)."""
-    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
-    lines = [x.rsplit("\r", 1)[-1] for x in proc.stdout.decode("utf-8", "replace").split("\n")]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return _held(proc, proc.stdout, keep)
+
+
+def _held(proc: subprocess.Popen, pipe, keep: int) -> tuple[int, list[str], str]:
+    """Read ``pipe`` (``proc``'s stdout and stderr together) to its end: :func:`run_captured`'s answer."""
+    with proc:
+        raw = pipe.read()
+        rc = proc.wait()
+    lines = [x.rsplit("\r", 1)[-1] for x in raw.decode("utf-8", "replace").split("\n")]
     lines = [x for x in lines if x.strip()]
-    return proc.returncode, lines[-keep:], "".join(x + "\n" for x in lines)
+    return rc, lines[-keep:], "".join(x + "\n" for x in lines)
 
 
 def run_models(
-    cmds: list[list[str]], env: dict[str, str], *, jobs: int = 1, show: dict[str, str] | None = None
+    cmds: list[list[str]],
+    env: dict[str, str],
+    *,
+    jobs: int = 1,
+    show: dict[str, str] | None = None,
+    pool: Pool | None = None,
+    models: list[str] | None = None,
 ) -> Iterator[tuple[int, RunOutcome]]:
     """Run each ``mteb run`` command; yield ``(index, outcome)`` as each ends. Each start is announced
     with a ``$ `` line (``show``: the variables set for it, printed before the command).
@@ -151,9 +172,12 @@ def run_models(
     prediction folders (the caches they share are written atomically), so a failed run still ends
     alone: the others go on. What it buys: the single-threaded parts of runs (Python imports, model
     loading, a search model's whole run) overlap while the machine's cores are otherwise idle.
+
+    ``pool``: processes started ahead (:class:`mteb_contrastive.cli.prestart.Pool`); a run takes one
+    while one waits (the one warmed up for its model, ``models[i]``, first), else starts afresh. Its
+    ``wall_s`` counts from the order, not from the process start.
     """
     import queue
-    import threading
 
     def announce(cmd: list[str]) -> None:
         _say("$ " + "".join(f"{k}={v} " for k, v in (show or {}).items()) + " ".join(cmd))
@@ -161,11 +185,36 @@ def run_models(
     def stamp() -> tuple[str, float]:
         return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), time.monotonic()
 
+    taken = {}  # index -> the waiting process it takes, chosen in list order as runs start
+    lock = threading.Lock()
+
+    def claim(i: int) -> None:
+        if pool is not None:
+            with lock:
+                got = pool.take(models[i] if models else "")
+            if got is not None:
+                taken[i] = got
+
+    def execute(i: int, cmd: list[str], streaming: bool) -> tuple[int, list[str], str | None]:
+        if i in taken:
+            proc = pool.hand(taken.pop(i), cmd, env, merge=not streaming)
+            pipe = proc.stderr
+        elif streaming:
+            proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE)
+            pipe = proc.stderr
+        else:
+            proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            pipe = proc.stdout
+        if streaming:
+            return (*_stream(proc, pipe, 40), None)
+        return _held(proc, pipe, 40)
+
     if jobs <= 1:
         for i, cmd in enumerate(cmds):
+            claim(i)
             announce(cmd)
             started, t0 = stamp()
-            rc, tail = run_streaming(cmd, env)
+            rc, tail, _ = execute(i, cmd, True)
             yield i, RunOutcome(rc, tail, started, round(time.monotonic() - t0, 1))
         return
     done: queue.Queue = queue.Queue()
@@ -175,10 +224,8 @@ def run_models(
         started, t0 = stamp()
         streaming = live.acquire(blocking=False)
         try:
-            if streaming:
-                rc, tail = run_streaming(cmd, env)
-            else:
-                rc, tail, text = run_captured(cmd, env)
+            rc, tail, text = execute(i, cmd, streaming)
+            if text is not None:
                 with printing:
                     _echo_err(text.encode("utf-8"))
             done.put((i, RunOutcome(rc, tail, started, round(time.monotonic() - t0, 1))))
@@ -192,6 +239,7 @@ def run_models(
     while pending or running:
         while pending and running < jobs:
             i, cmd = pending.pop(0)
+            claim(i)
             announce(cmd)
             threading.Thread(target=work, args=(i, cmd), daemon=True).start()
             running += 1
@@ -266,6 +314,19 @@ def mteb_run_device(device: str | None) -> tuple[list[str], dict[str, str]]:
     raise ValueError(f"--device {device}: expected cpu, cuda, cuda:N or a GPU index N (mteb run takes a GPU index)")
 
 
+def _preload_report() -> None:
+    """Import what writing the report imports on its way (the report's modules, matplotlib's pyplot with the
+    Agg backend: about 1 s in a fresh process), meant for a background thread while the runs work; the report
+    is the same with or without it. Silent: a failing import fails again, with its own message, when the
+    report is written."""
+    try:
+        from mteb_contrastive.report import plots, write  # noqa: F401
+
+        plots.pyplot()
+    except Exception:
+        pass
+
+
 def _say(msg: str) -> None:
     print(msg, flush=True)
 
@@ -302,15 +363,8 @@ def run_evaluation(
     run, the texts encoded) and ``mteb run`` gets ``-v 1`` (mteb's warnings only); with ``verbose``,
     libraries log and show their bars as they are set up and ``mteb run`` gets ``-v 2`` (mteb's INFO lines).
     """
-    import mteb  # first: the task modules below import mteb, whose import registers them
-
-    from mteb_contrastive.benchmarks.plan import NOT_IN_SUITE, plan
-    from mteb_contrastive.catalog import all_task_classes, registered_task_class
     from mteb_contrastive.data.atomic import sweep_stale_tree
     from mteb_contrastive.data.places import check_output_folder
-    from mteb_contrastive.plugin.quiet import apply_environment, quiet
-    from mteb_contrastive.plugin.registration import register_tasks
-    from mteb_contrastive.report import environment
 
     device_args, device_env = mteb_run_device(device)
     if device_args:
@@ -339,9 +393,69 @@ def run_evaluation(
     if not hub:
         env_updates["HF_HUB_OFFLINE"] = "1"
     if not verbose:
-        quiet()
         env_updates[config.QUIET_ENV] = "1"
     os.environ[config.SHARED_ENV] = str(shared)  # the sources below look for the shared files there
+    mteb_bin = str(Path(sys.executable).with_name("mteb"))
+    # up to `jobs` `mteb run`s start now and import mteb, torch, sentence-transformers while this process plans
+    # and builds (mteb_contrastive.cli.prestart); those not handed a run are killed on the way out
+    with Pool(mteb_bin, {**os.environ, **env_updates, **device_env}) as pool:
+        pool.start(models[: max(1, jobs)])
+        return _plan_build_run(
+            models,
+            out,
+            shared=shared,
+            suite=suite,
+            benchmarks=benchmarks,
+            reference=reference,
+            rerun=rerun,
+            batch_size=batch_size,
+            verbose=verbose,
+            device=device,
+            user_folders_only=user_folders_only,
+            jobs=jobs,
+            hub=hub,
+            env_updates=env_updates,
+            device_args=device_args,
+            device_env=device_env,
+            mteb_bin=mteb_bin,
+            pool=pool,
+        )
+
+
+def _plan_build_run(
+    models: list[str],
+    out: Path,
+    *,
+    shared: Path,
+    suite: str,
+    benchmarks: list[str] | None,
+    reference: str | None,
+    rerun: bool,
+    batch_size: int | None,
+    verbose: bool,
+    device: str | None,
+    user_folders_only: bool,
+    jobs: int,
+    hub: bool,
+    env_updates: dict[str, str],
+    device_args: list[str],
+    device_env: dict[str, str],
+    mteb_bin: str,
+    pool: Pool,
+) -> int:
+    """:func:`run_evaluation` from the plan on (steps 1-4 of the module docstring), once the output folder
+    is checked and the environment of the runs is known; ``pool`` holds the runs started ahead."""
+    import mteb  # first: the task modules below import mteb, whose import registers them
+
+    from mteb_contrastive.benchmarks.plan import NOT_IN_SUITE, plan
+    from mteb_contrastive.catalog import all_task_classes, registered_task_class
+    from mteb_contrastive.plugin.quiet import apply_environment, quiet
+    from mteb_contrastive.plugin.registration import register_tasks
+    from mteb_contrastive.report import environment
+
+    if not verbose:
+        quiet()
+    out_ds, out_ver = out / "datasets", out / "verification"
     # before the update: only the user's folders are "user folders"
     benches = plan(out, shared, suite, hub=hub, user_folders_only=user_folders_only)
     if benchmarks:
@@ -411,7 +525,6 @@ def run_evaluation(
             remember(folder, kind)  # the stock `mteb run` finds them from now on, without a variable
     register_tasks(all_task_classes())  # folders built above
     results, predictions = out / "results", out / "predictions"
-    mteb_bin = str(Path(sys.executable).with_name("mteb"))
     prediction_dirs = {}
     failed: list[tuple[str, str]] = []  # (model, one-line reason): listed in the report
     planned: list[tuple[str, str, list[str], list[str]]] = []  # (-m, model name, tasks, mteb run command)
@@ -465,7 +578,12 @@ def run_evaluation(
     rcs: dict[int, int] = {}
     reasons: dict[int, str] = {}
     env_run = {**os.environ, **device_env}
-    for i, done in run_models([c for *_, c in planned], env_run, jobs=jobs, show=device_env):
+    runs = run_models(
+        [c for *_, c in planned], env_run, jobs=jobs, show=device_env, pool=pool, models=[m for m, *_ in planned]
+    )
+    if planned:  # the report's imports while the runs work (about 1 s less after them)
+        threading.Thread(target=_preload_report, daemon=True).start()
+    for i, done in runs:
         m, name, left, cmd = planned[i]
         # recorded as each run ends, even when it failed: the results it wrote are kept and reused by the next call
         environment.record_run(

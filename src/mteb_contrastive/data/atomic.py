@@ -37,6 +37,25 @@ def atomic_file(path: str | os.PathLike) -> Iterator[Path]:
         raise
 
 
+@contextlib.contextmanager
+def exclusive_lock(path: str | os.PathLike) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``<path>.lock`` (created empty when absent, kept) while the block
+    runs: one process at a time among those that take the same lock; the others wait. Where ``fcntl``
+    does not exist (Windows) the block runs unlocked. Raises OSError when the lock file cannot be opened."""
+    try:
+        import fcntl
+    except ImportError:  # no flock here: callers stay correct without it (their writes are atomic)
+        yield
+        return
+    path = Path(path)
+    with open(path.with_name(path.name + ".lock"), "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``
     (:func:`atomic_file`: the umask's mode; temporaries of killed earlier writes removed first)."""

@@ -17,7 +17,6 @@ on ``<list>.lock`` beside it (an empty file, kept); the list itself is replaced 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -25,7 +24,7 @@ import sys
 from pathlib import Path
 
 from mteb_contrastive import config
-from mteb_contrastive.data.atomic import write_text_atomic
+from mteb_contrastive.data.atomic import exclusive_lock, write_text_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -55,18 +54,6 @@ def registered(kind: str) -> list[Path]:
     return [Path(p) for p in _read(path)[kind] if Path(p).is_dir()]
 
 
-@contextlib.contextmanager
-def _locked(path: Path):
-    import fcntl
-
-    with open(path.with_name(path.name + ".lock"), "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
 def remember(folder: str | os.PathLike, kind: str) -> Path | None:
     """Add ``folder`` (made absolute) to the list of ``kind``, as its newest entry; the list's path, or None
     when the list is off. Never raises for the list itself: a list that cannot be written is one warning
@@ -79,7 +66,7 @@ def remember(folder: str | os.PathLike, kind: str) -> Path | None:
     entry = str(Path(folder).expanduser().resolve())
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(path):
+        with exclusive_lock(path):
             data = _read(path)
             data[kind] = [p for p in data[kind] if p != entry] + [entry]
             write_text_atomic(path, json.dumps(data, indent=1) + "\n")

@@ -32,7 +32,8 @@ from mteb_contrastive.report.reader import span_k
 CHANCE_COLOR = "0.45"
 
 
-def _plt():
+def pyplot():
+    """``matplotlib.pyplot`` with the Agg backend (files only, no display), imported on first use."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -48,7 +49,7 @@ def model_colors(models: list[str]) -> dict[str, str]:
     kept only when its hex differs from every one before)."""
     from matplotlib import colors as mcolors
 
-    plt = _plt()
+    plt = pyplot()
     palette = [mcolors.to_hex(c) for c in plt.get_cmap("tab10").colors]
     for name in ("tab20", "tab20b", "tab20c"):
         palette += [mcolors.to_hex(c) for c in plt.get_cmap(name).colors]
@@ -76,7 +77,7 @@ def save(fig: Any, path: Path) -> Path:
         with atomic_file(path) as tmp:
             fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
     finally:
-        _plt().close(fig)
+        pyplot().close(fig)
     return path
 
 
@@ -105,7 +106,7 @@ def main_scores(rows: list[Any], colors: dict[str, str]) -> Any:
     rows = [r for r in rows if r.main_score is not None]
     if not rows:
         return None
-    plt = _plt()
+    plt = pyplot()
     names = list(dict.fromkeys(r.main_score_name for r in rows))
     heights = [len({(r.task, r.subset) for r in rows if r.main_score_name == n}) for n in names]
     fig, axes = plt.subplots(
@@ -176,7 +177,7 @@ def score_vs_k(rows: list[tuple[Any, Any]], colors: dict[str, str]) -> Any:
         names[r.task] = r.main_score_name
     if not any(len(v) > 1 for v in lines.values()):
         return None
-    plt = _plt()
+    plt = pyplot()
     tasks = sorted({t for t, _ in lines})
     fig, axes = plt.subplots(1, len(tasks), figsize=(4.5 * len(tasks), 3.4), squeeze=False)
     for ax, task in zip(axes[0], tasks):
@@ -226,7 +227,7 @@ def recall_curves(curves: list[tuple[Any, list[int], dict[int, Any]]], colors: d
     """
     if not curves:
         return None
-    plt = _plt()
+    plt = pyplot()
     panel = {id(r): (f"{r.task} {r.subset}" if r.subset != "default" else r.task) for r, _, _ in curves}
     tasks = sorted(set(panel.values()))
     cols = min(3, len(tasks))
@@ -277,7 +278,7 @@ def roc_and_reliability(
     curves = [c for c in curves if len(set(np.asarray(c[1]).tolist())) == 2]
     if not curves:
         return None
-    plt = _plt()
+    plt = pyplot()
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4.4), layout="constrained")
     unit = "item"
     for model, y, s, p, iv in curves:
@@ -334,7 +335,7 @@ def rank_histogram(
     ``pool_size``, the counts of a random ranking as grey "x" marks (the chance level)."""
     if not any(ranks.values()):
         return None
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.5))
     top = max((r for rs in ranks.values() for r in rs if r is not None), default=1)
     bins = np.unique(np.round(np.logspace(0, np.log10(max(top, 2)) + 0.01, 12)))

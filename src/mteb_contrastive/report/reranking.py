@@ -240,7 +240,7 @@ def score_vs_k_figure(entries: list[RerankingRow], task: str, colors: dict[str, 
         return None
     import numpy as np
 
-    plt = plots._plt()
+    plt = plots.pyplot()
     panels = sorted({(e.split, e.subset) for e in rows})
     lines = sorted({(e.first_stage, reranker_label(e)) for e in rows})
     colors = colors or plots.model_colors([f"{a} + {b}" for a, b in lines])
