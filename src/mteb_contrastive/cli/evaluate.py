@@ -28,7 +28,9 @@ Steps:
    ``--device N``, ``cuda`` ``--device 0``, and ``cpu`` hides the GPUs from that run,
    ``CUDA_VISIBLE_DEVICES=``; unset: mteb's default, ``cuda`` when torch sees a GPU, else ``cpu``);
    ``--jobs N`` runs up to N of them at once (:func:`run_models`: the first shows its progress, the
-   others' output is printed as each ends; default 1, one after another);
+   others' output is printed as each ends; default 1, one after another); the first N processes are
+   started before this command imports mteb and are handed their command line when planned
+   (:mod:`mteb_contrastive.cli.prestart`: their imports overlap the plan and the builds);
    each run's device, machine, library versions and wall time go to ``<out>/run_info.json``
    (:func:`mteb_contrastive.report.environment.record_run`), which the report shows beside the wall
    time mteb stores per task.
@@ -102,13 +104,6 @@ def _echo_err(chunk: bytes) -> None:
         sys.stderr.flush()
 
 
-def run_streaming(cmd: list[str], env: dict[str, str], keep: int = 40) -> tuple[int, list[str]]:
-    """Run ``cmd``; its stderr is passed through to ours as it comes (progress bars included) and its last
-    ``keep`` lines are returned."""
-    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE)
-    return _stream(proc, proc.stderr, keep)
-
-
 def _stream(proc: subprocess.Popen, pipe, keep: int) -> tuple[int, list[str]]:
     """Pass ``pipe`` (``proc``'s) through to our stderr as it comes; (exit status, its last ``keep`` lines)."""
     import collections
@@ -136,15 +131,10 @@ class RunOutcome:
     wall_s: float
 
 
-def run_captured(cmd: list[str], env: dict[str, str], keep: int = 40) -> tuple[int, list[str], str]:
-    """Run ``cmd`` with its stdout and stderr held: (exit status, its last ``keep`` lines, what a terminal
-    would show at the end: each line's last carriage-return segment, progress-bar redraws dropped)."""
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    return _held(proc, proc.stdout, keep)
-
-
 def _held(proc: subprocess.Popen, pipe, keep: int) -> tuple[int, list[str], str]:
-    """Read ``pipe`` (``proc``'s stdout and stderr together) to its end: :func:`run_captured`'s answer."""
+    """Read ``pipe`` (``proc``'s stdout and stderr together) to its end: (exit status, its last ``keep`` lines,
+    what a terminal would show at the end: each line's last carriage-return segment, progress-bar redraws
+    dropped)."""
     with proc:
         raw = pipe.read()
         rc = proc.wait()
@@ -165,9 +155,9 @@ def run_models(
     """Run each ``mteb run`` command; yield ``(index, outcome)`` as each ends. Each start is announced
     with a ``$ `` line (``show``: the variables set for it, printed before the command).
 
-    ``jobs`` 1: one after another, each one's stderr passed through as it comes (:func:`run_streaming`).
+    ``jobs`` 1: one after another, each one's stderr passed through as it comes (:func:`_stream`).
     ``jobs`` N > 1: up to N at once, started in list order. The run that started while no other was
-    showing its output streams it live; the others' output is held (:func:`run_captured`) and printed
+    showing its output streams it live; the others' output is held (:func:`_held`) and printed
     whole when each ends. Runs are independent processes writing their own model's result and
     prediction folders (the caches they share are written atomically), so a failed run still ends
     alone: the others go on. What it buys: the single-threaded parts of runs (Python imports, model
