@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from synthetic_benchmarks import author_docs
 
 MTEB = str(Path(sys.executable).with_name("mteb"))
@@ -94,3 +96,35 @@ def test_processes_not_handed_a_run_are_killed_and_one_without_an_order_ends_hav
     assert alone.proc.wait(timeout=120) == 0
     assert alone.proc.stderr.read() == b""
     pool.waiting.clear()
+
+
+def test_only_models_without_results_start_ahead(tmp_path):
+    from mteb_contrastive.cli.evaluate import started_ahead
+
+    results = tmp_path / "results"
+    (results / "results" / "org__done").mkdir(parents=True)  # mteb's layout: <results>/results/<org__name>
+    models = ["org/done", "org/a", "org/b"]
+    assert started_ahead(models, results, jobs=2) == ["org/a", "org/b"]
+    assert started_ahead(models, results, jobs=1) == ["org/a"]
+    assert started_ahead(models, results, jobs=0) == ["org/a"]  # at least one
+    assert started_ahead(models, results, jobs=2, rerun=True) == ["org/done", "org/a"]
+    assert started_ahead(["org/done"], results, jobs=2) == []  # a warm call starts nothing ahead
+
+
+@given(
+    flags=st.lists(st.booleans(), max_size=6),
+    jobs=st.integers(min_value=0, max_value=4),
+    rerun=st.booleans(),
+)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_started_ahead_is_the_first_jobs_models_without_results(tmp_path_factory, flags, jobs, rerun):
+    from mteb_contrastive.cli.evaluate import started_ahead
+
+    results = tmp_path_factory.mktemp("results")
+    models = [f"org/m{i}" for i in range(len(flags))]
+    for m, has in zip(models, flags):
+        if has:
+            (results / "results" / m.replace("/", "__")).mkdir(parents=True)
+    got = started_ahead(models, results, jobs=jobs, rerun=rerun)
+    eligible = [m for m, has in zip(models, flags) if rerun or not has]
+    assert got == eligible[: max(1, jobs)]
