@@ -31,8 +31,10 @@ PROBE = """
 import atexit, json, os, sys, time, importlib.abc, importlib.machinery
 
 _log = os.environ.get("BENCH_ENCODE_LOG")
-_state = {"cpu": 0.0, "wall": 0.0, "calls": 0, "depth": 0}
-_start = (time.process_time(), time.perf_counter())
+_state = {"cpu": 0.0, "wall": 0.0, "calls": 0, "depth": 0, "first": None, "last": None}
+_start = (time.process_time(), time.perf_counter(), time.time())
+_forked = []
+os.register_at_fork(after_in_child=lambda: _forked.append(time.time()))
 
 
 def _patch(module):
@@ -46,6 +48,8 @@ def _patch(module):
             return inner(self, *args, **kwargs)
         _state["depth"] += 1
         c0, t0 = time.process_time(), time.perf_counter()
+        if _state["first"] is None:
+            _state["first"] = time.time()
         try:
             return inner(self, *args, **kwargs)
         finally:
@@ -53,6 +57,7 @@ def _patch(module):
             _state["wall"] += time.perf_counter() - t0
             _state["calls"] += 1
             _state["depth"] -= 1
+            _state["last"] = time.time()
 
     encode._bench_probe = True
     cls.encode = encode
@@ -92,6 +97,11 @@ if _log:
             "encode_calls": _state["calls"],
             "process_cpu": time.process_time() - _start[0],
             "process_wall": time.perf_counter() - _start[1],
+            "start_epoch": _start[2],
+            "fork_epoch": _forked[-1] if _forked else None,
+            "first_encode_epoch": _state["first"],
+            "last_encode_epoch": _state["last"],
+            "exit_epoch": time.time(),
         }
         with open(_log, "a", encoding="utf-8") as f:
             f.write(json.dumps(row) + "\\n")
@@ -122,7 +132,7 @@ def one_run(models: list[str], suite: str, jobs: int, keep: Path | None) -> tupl
         cmd += ["--jobs", str(jobs), "--out", str(tmp / "out")]
         print("command: " + " ".join(cmd[1:]))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
+        t0, epoch0 = time.perf_counter(), time.time()
         rc = subprocess.call(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wall = time.perf_counter() - t0
         ru = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -131,6 +141,10 @@ def one_run(models: list[str], suite: str, jobs: int, keep: Path | None) -> tupl
             print(f"error: the evaluate command exited {rc}", file=sys.stderr)
             return rc
         rows = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines() if x.strip()]
+        for r in rows:  # the timeline: seconds since the evaluate command started
+            for key in ("start", "fork", "first_encode", "last_encode", "exit"):
+                at = r.get(f"{key}_epoch")
+                r[f"{key}_at"] = None if at is None else at - epoch0
         if keep is not None:
             shutil.copytree(tmp, keep / f"jobs{jobs}")
         return wall, cpu, rows
@@ -183,6 +197,19 @@ def main() -> int:
                 f"| {jobs} | {name} | {r['process_wall']:.1f} | {r['process_cpu']:.1f} | {r['encode_wall']:.1f} | "
                 f"{r['encode_cpu']:.1f} | {r['encode_calls']} |"
             )
+    print()
+    print("Timeline, seconds since the evaluate command started (- : not forked, never encoded; a forked run")
+    print("starts with the process it was forked from):")
+    print()
+    print("| evaluate --jobs | process | starts | forked | first encode | last encode ends | exits |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
+    for jobs, wall, _, rows in done:
+        for r in sorted(rows, key=lambda r: r["start_at"]):
+            name = " ".join(Path(r["argv"][0]).name.split()[:1] + r["argv"][1:4])
+            cells = [r[k] for k in ("start_at", "fork_at", "first_encode_at", "last_encode_at", "exit_at")]
+            shown = " | ".join("-" if c is None else f"{c:.1f}" for c in cells)
+            print(f"| {jobs} | {name} | {shown} |")
+        print(f"| {jobs} | (the evaluate command returns) | | | | | {wall:.1f} |")
     return 0
 
 

@@ -1,5 +1,5 @@
-"""``mteb run`` processes started ahead (mteb_contrastive.cli.prestart): the run they are handed is the
-run a fresh ``mteb run`` gives, also for a folder built after they started."""
+"""``mteb run`` processes forked from the process started ahead (mteb_contrastive.cli.prestart): each run is the
+run a fresh ``mteb run`` gives, also for a folder built after the process started, and ends as one."""
 
 from __future__ import annotations
 
@@ -48,8 +48,8 @@ def test_a_folder_it_could_not_see_at_its_start_is_run_as_a_fresh_mteb_run_runs_
     with Pool(MTEB, start_env) as pool:
         pool.start([MODEL])
         cmd = [MTEB, "run", "-m", MODEL, "-t", TASK, "--output-folder", str(tmp_path / "ahead")]
-        ((i, got),) = run_models([cmd], env, pool=pool, models=[MODEL])
-        assert not pool.waiting  # it took the process started ahead
+        ((i, got),) = run_models([cmd], env, pool=pool)
+        assert pool.forked == 1  # it was forked from the process started ahead
     assert i == 0 and got.rc == 0, got.tail
     fresh = subprocess.run(
         [MTEB, "run", "-m", MODEL, "-t", TASK, "--output-folder", str(tmp_path / "fresh")],
@@ -68,56 +68,77 @@ def test_the_run_is_the_mteb_command_with_its_one_line_errors_and_held_stdout(tm
 
     env = _env(tmp_path)
     with Pool(MTEB, env) as pool:
-        pool.start([MODEL, MODEL])
+        pool.start([MODEL])
         # an unknown task: the `mteb run` data check answers one line and exit 2, as the stock command does
         bad = [MTEB, "run", "-m", MODEL, "-t", "NoSuchTaskAnywhere"]
         # --help writes to stdout: held with the rest (the second run's output, printed whole at its end)
         helped = [MTEB, "run", "--help"]
-        got = dict(run_models([bad, helped], env, jobs=2, pool=pool, models=[MODEL, MODEL]))
+        got = dict(run_models([bad, helped], env, jobs=2, pool=pool))
+        assert pool.forked == 2
     assert got[0].rc == 2 and got[0].tail[-1].startswith("mteb: error: -t NoSuchTaskAnywhere"), got[0].tail
     assert got[1].rc == 0 and any("--prediction-folder PREDICTION_FOLDER" in x for x in got[1].tail), got[1].tail
     out, err = capfd.readouterr()
     assert "usage: mteb run" in err and "usage: mteb run" not in out
 
 
-def test_processes_not_handed_a_run_are_killed_and_one_without_an_order_ends_having_run_nothing(tmp_path):
+def test_a_pool_closed_unused_ends_its_process_having_run_nothing(tmp_path):
+    from mteb_contrastive.cli.prestart import Pool
+
+    pool = Pool(MTEB, _env(tmp_path))
+    pool.start([MODEL])
+    pool.start([MODEL])  # one process per pool
+    server = pool.server
+    pool.close()
+    assert server.returncode == 0 and pool.forked == 0
+    pool._log.close()
+
+
+def test_a_run_ordered_after_the_process_died_starts_afresh_on_the_same_pipes(tmp_path, capfd):
+    from mteb_contrastive.cli.evaluate import run_models
     from mteb_contrastive.cli.prestart import Pool
 
     env = _env(tmp_path)
-    pool = Pool(MTEB, env)
-    pool.start([MODEL, MODEL])
-    first, second = pool.waiting
-    pool.close()
-    assert first.proc.returncode is not None and second.proc.returncode is not None and not pool.waiting
-    # the end of stdin without an order (its parent gone): exit 0, nothing written
-    pool.start([MODEL])
-    (alone,) = pool.waiting
-    alone.proc.stdin.close()
-    assert alone.proc.wait(timeout=120) == 0
-    assert alone.proc.stderr.read() == b""
-    pool.waiting.clear()
+    with Pool(MTEB, env) as pool:
+        pool.start([MODEL])
+        pool.server.kill()
+        pool.server.wait()
+        bad = [MTEB, "run", "-m", MODEL, "-t", "NoSuchTaskAnywhere"]
+        ((_, got),) = run_models([bad], env, pool=pool)
+        assert pool.forked == 0 and pool.hand(bad, env, merge=True) is None  # dead: the caller starts afresh
+    assert got.rc == 2 and got.tail[-1].startswith("mteb: error: -t NoSuchTaskAnywhere"), got.tail
 
 
-def test_only_models_without_results_start_ahead(tmp_path):
+def test_a_forked_run_killed_ends_with_the_signal_as_popen_says_it(tmp_path):
+    import signal
+
+    from mteb_contrastive.cli.prestart import Pool
+
+    env = _env(tmp_path)
+    with Pool(MTEB, env) as pool:
+        pool.start([MODEL])
+        slow = [MTEB, "run", "-m", MODEL, "-t", TASK, "--output-folder", str(tmp_path / "o")]
+        run = pool.hand(slow, env, merge=True)
+        while run.pid is None:
+            run._ended.wait(0.05)
+        run.kill()
+        assert run.wait(timeout=60) == -signal.SIGKILL
+        run.stderr.close()
+
+
+def test_only_models_without_results_are_warmed_up_for(tmp_path):
     from mteb_contrastive.cli.evaluate import started_ahead
 
     results = tmp_path / "results"
     (results / "results" / "org__done").mkdir(parents=True)  # mteb's layout: <results>/results/<org__name>
     models = ["org/done", "org/a", "org/b"]
-    assert started_ahead(models, results, jobs=2) == ["org/a", "org/b"]
-    assert started_ahead(models, results, jobs=1) == ["org/a"]
-    assert started_ahead(models, results, jobs=0) == ["org/a"]  # at least one
-    assert started_ahead(models, results, jobs=2, rerun=True) == ["org/done", "org/a"]
-    assert started_ahead(["org/done"], results, jobs=2) == []  # a warm call starts nothing ahead
+    assert started_ahead(models, results) == ["org/a", "org/b"]
+    assert started_ahead(models, results, rerun=True) == models
+    assert started_ahead(["org/done"], results) == []  # a warm call starts nothing ahead
 
 
-@given(
-    flags=st.lists(st.booleans(), max_size=6),
-    jobs=st.integers(min_value=0, max_value=4),
-    rerun=st.booleans(),
-)
+@given(flags=st.lists(st.booleans(), max_size=6), rerun=st.booleans())
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-def test_started_ahead_is_the_first_jobs_models_without_results(tmp_path_factory, flags, jobs, rerun):
+def test_started_ahead_is_the_models_without_results_in_order(tmp_path_factory, flags, rerun):
     from mteb_contrastive.cli.evaluate import started_ahead
 
     results = tmp_path_factory.mktemp("results")
@@ -125,6 +146,5 @@ def test_started_ahead_is_the_first_jobs_models_without_results(tmp_path_factory
     for m, has in zip(models, flags):
         if has:
             (results / "results" / m.replace("/", "__")).mkdir(parents=True)
-    got = started_ahead(models, results, jobs=jobs, rerun=rerun)
-    eligible = [m for m, has in zip(models, flags) if rerun or not has]
-    assert got == eligible[: max(1, jobs)]
+    got = started_ahead(models, results, rerun=rerun)
+    assert got == [m for m, has in zip(models, flags) if rerun or not has]

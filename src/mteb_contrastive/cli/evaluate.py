@@ -28,10 +28,10 @@ Steps:
    ``--device N``, ``cuda`` ``--device 0``, and ``cpu`` hides the GPUs from that run,
    ``CUDA_VISIBLE_DEVICES=``; unset: mteb's default, ``cuda`` when torch sees a GPU, else ``cpu``);
    ``--jobs N`` runs up to N of them at once (:func:`run_models`: the first shows its progress, the
-   others' output is printed as each ends; default 1, one after another); for the first N models without
-   results yet (:func:`started_ahead`) the processes are started before this command imports mteb and
-   are handed their command line when planned
-   (:mod:`mteb_contrastive.cli.prestart`: their imports overlap the plan and the builds);
+   others' output is printed as each ends; default 1, one after another); when a model has no results
+   yet (:func:`started_ahead`), one process starts before this command imports mteb, imports what the
+   runs need and forks each run when planned (:mod:`mteb_contrastive.cli.prestart`: the imports overlap
+   the plan and the builds, and are done once for all the runs);
    each run's device, machine, library versions and wall time go to ``<out>/run_info.json``
    (:func:`mteb_contrastive.report.environment.record_run`), which the report shows beside the wall
    time mteb stores per task.
@@ -151,7 +151,6 @@ def run_models(
     jobs: int = 1,
     show: dict[str, str] | None = None,
     pool: Pool | None = None,
-    models: list[str] | None = None,
 ) -> Iterator[tuple[int, RunOutcome]]:
     """Run each ``mteb run`` command; yield ``(index, outcome)`` as each ends. Each start is announced
     with a ``$ `` line (``show``: the variables set for it, printed before the command).
@@ -164,9 +163,8 @@ def run_models(
     alone: the others go on. What it buys: the single-threaded parts of runs (Python imports, model
     loading, a search model's whole run) overlap while the machine's cores are otherwise idle.
 
-    ``pool``: processes started ahead (:class:`mteb_contrastive.cli.prestart.Pool`); a run takes one
-    while one waits (the one warmed up for its model, ``models[i]``, first), else starts afresh. Its
-    ``wall_s`` counts from the order, not from the process start.
+    ``pool``: the process started ahead (:class:`mteb_contrastive.cli.prestart.Pool`); while it runs,
+    each run is forked from it, else starts afresh. A forked run's ``wall_s`` counts from its order.
     """
     import queue
 
@@ -176,19 +174,9 @@ def run_models(
     def stamp() -> tuple[str, float]:
         return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), time.monotonic()
 
-    taken = {}  # index -> the waiting process it takes, chosen in list order as runs start
-    lock = threading.Lock()
-
-    def claim(i: int) -> None:
-        if pool is not None:
-            with lock:
-                got = pool.take(models[i] if models else "")
-            if got is not None:
-                taken[i] = got
-
-    def execute(i: int, cmd: list[str], streaming: bool) -> tuple[int, list[str], str | None]:
-        if i in taken:
-            proc = pool.hand(taken.pop(i), cmd, env, merge=not streaming)
+    def execute(cmd: list[str], streaming: bool) -> tuple[int, list[str], str | None]:
+        proc = pool.hand(cmd, env, merge=not streaming) if pool is not None else None
+        if proc is not None:
             pipe = proc.stderr
         elif streaming:
             proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE)
@@ -202,10 +190,9 @@ def run_models(
 
     if jobs <= 1:
         for i, cmd in enumerate(cmds):
-            claim(i)
             announce(cmd)
             started, t0 = stamp()
-            rc, tail, _ = execute(i, cmd, True)
+            rc, tail, _ = execute(cmd, True)
             yield i, RunOutcome(rc, tail, started, round(time.monotonic() - t0, 1))
         return
     done: queue.Queue = queue.Queue()
@@ -215,7 +202,7 @@ def run_models(
         started, t0 = stamp()
         streaming = live.acquire(blocking=False)
         try:
-            rc, tail, text = execute(i, cmd, streaming)
+            rc, tail, text = execute(cmd, streaming)
             if text is not None:
                 with printing:
                     _echo_err(text.encode("utf-8"))
@@ -230,7 +217,6 @@ def run_models(
     while pending or running:
         while pending and running < jobs:
             i, cmd = pending.pop(0)
-            claim(i)
             announce(cmd)
             threading.Thread(target=work, args=(i, cmd), daemon=True).start()
             running += 1
@@ -241,16 +227,14 @@ def run_models(
         yield i, outcome
 
 
-def started_ahead(models: list[str], results: Path, *, jobs: int, rerun: bool = False) -> list[str]:
-    """The models whose ``mteb run`` starts before the plan (:mod:`mteb_contrastive.cli.prestart`): the first
-    ``jobs`` (at least one) of those with no result folder yet under ``results`` (mteb's
-    ``<results>/results/<org__name>``, the ``-m`` name as given), all of them with ``rerun``. A model with
-    results there is likely to have nothing left to run: a process started for it would be killed unused,
-    and its imports would slow a call that reruns nothing (a warm ``evaluate`` of two models: 7.4 s, 9.5-10 s
-    with both started ahead). Such a model, when it does have tasks left, starts when planned, as any run
-    beyond the first ``jobs``."""
-    cold = [m for m in models if rerun or not model_root(results / "results", m).is_dir()]
-    return cold[: max(1, jobs)]
+def started_ahead(models: list[str], results: Path, *, rerun: bool = False) -> list[str]:
+    """The models the process started before the plan warms up for (:mod:`mteb_contrastive.cli.prestart`):
+    those with no result folder yet under ``results`` (mteb's ``<results>/results/<org__name>``, the ``-m``
+    name as given), all of them with ``rerun``; none, and no process starts ahead. A model with results
+    there is likely to have nothing left to run: its imports would slow a call that reruns nothing (a warm
+    ``evaluate`` of two models: 5.9-6.5 s, 9.5-10 s with processes started ahead for both). Whatever the
+    list, every run of the call is forked from that process while it runs."""
+    return [m for m in models if rerun or not model_root(results / "results", m).is_dir()]
 
 
 def cached_result(
@@ -399,10 +383,10 @@ def run_evaluation(
         env_updates[config.QUIET_ENV] = "1"
     os.environ[config.SHARED_ENV] = str(shared)  # the sources below look for the shared files there
     mteb_bin = str(Path(sys.executable).with_name("mteb"))
-    # up to `jobs` `mteb run`s start now and import mteb, torch, sentence-transformers while this process plans
-    # and builds (mteb_contrastive.cli.prestart); those not handed a run are killed on the way out
+    # one process starts now and imports mteb, torch, sentence-transformers while this process plans and
+    # builds; it forks each `mteb run` (mteb_contrastive.cli.prestart) and ends on the way out
     with Pool(mteb_bin, {**os.environ, **env_updates, **device_env}) as pool:
-        pool.start(started_ahead(models, out / "results", jobs=jobs, rerun=rerun))
+        pool.start(started_ahead(models, out / "results", rerun=rerun))
         return _plan_build_run(
             models,
             out,
@@ -581,9 +565,7 @@ def _plan_build_run(
     rcs: dict[int, int] = {}
     reasons: dict[int, str] = {}
     env_run = {**os.environ, **device_env}
-    runs = run_models(
-        [c for *_, c in planned], env_run, jobs=jobs, show=device_env, pool=pool, models=[m for m, *_ in planned]
-    )
+    runs = run_models([c for *_, c in planned], env_run, jobs=jobs, show=device_env, pool=pool)
     if planned:  # the report's imports while the runs work (about 1 s less after them)
         threading.Thread(target=_preload_report, daemon=True).start()
     for i, done in runs:
