@@ -7,6 +7,8 @@ SUITE ?= default
 MODELS ?= -m sentence-transformers/all-MiniLM-L6-v2 -m mteb/baseline-bm25s
 # two mteb runs at once: BM25's short run overlaps MiniLM's start-up (imports, model loading)
 JOBS ?= 2
+# test processes (pytest-xdist; each test file in one process, its module fixtures built once)
+TEST_JOBS ?= 2
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LINTED := src tasks tests scripts hatch_build.py
@@ -30,7 +32,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check $(LINTED) && $(BIN)/ruff format --check -q $(LINTED)
-	PATH=$(CURDIR)/$(BIN):$$PATH HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
+	PATH=$(CURDIR)/$(BIN):$$PATH HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist loadfile
 
 clean:
 	rm -rf $(VENV) build

@@ -7,7 +7,10 @@ model files stay where ``mteb-contrastive seed-model`` put them (the Hub is not 
 process of the run (evaluate itself and each ``mteb run`` it starts) loads a probe (``sitecustomize`` on
 ``PYTHONPATH``) that times ``SentenceTransformer.encode`` (outermost calls only) and writes, at exit, its
 encode seconds (CPU and wall) beside its own totals. Printed: the whole run's wall and CPU seconds (its process
-and every child, ``RUSAGE_CHILDREN``), the seconds inside encode, their ratios, and one line per process.
+and every child, ``RUSAGE_CHILDREN``), the seconds inside encode, their ratios, one line per process and a
+timeline (each process's start, fork, first and last encode, exit). The process that forks the ``mteb run`` processes
+(``cli/prestart.py``) ends with ``os._exit``, so it writes no line of its own: its CPU (the imports it does
+for the runs) is in the whole run's CPU, not in any process line.
 
     python scripts/bench_main_job.py [--suite default] [-m MODEL ...] [--jobs N ...] [--keep DIR]
 """

@@ -36,7 +36,8 @@ Steps:
    (:func:`mteb_contrastive.report.environment.record_run`), which the report shows beside the wall
    time mteb stores per task.
 4. **Report.** :func:`mteb_contrastive.report.write.write_report` writes ``report.md`` /
-   ``.json`` / ``.csv`` and ``plots/`` into ``<out>``; the last line printed is the report's path.
+   ``.json`` / ``.csv`` and ``plots/`` into ``<out>`` (with ``--jobs`` 2 or more, two processes draw the
+   figures: :func:`mteb_contrastive.report.plots.make_and_save`); the last line printed is the report's path.
 
 Errors a user can fix (unknown model, no benchmark available) end with one ``error: ...`` line and exit
 status 2. A failing ``mteb run`` prints one ``error: ...`` line per model, the report is still written
@@ -615,6 +616,7 @@ def _plan_build_run(
         failed=failed,
         load_references=True,
         show_progress=True,
+        plot_jobs=jobs,  # --jobs 2 or more: two processes draw the figures
     )
     first = next((t for b in todo for t in b.tasks), None)
     if first is not None:
@@ -695,7 +697,8 @@ def add_parser(sub) -> None:
         default=1,
         help=(
             "how many mteb run (one per model) at once, a whole number >= 1: the first shows its progress, the "
-            "others' output is printed when each ends (default: %(default)s, one after another)"
+            "others' output is printed when each ends; 2 or more: the report's figures drawn by two processes "
+            "(default: %(default)s, one after another)"
         ),
     )
     e.add_argument(

@@ -391,13 +391,15 @@ class EncodingModel:
         new = [t for t in distinct if (text_key(t), extra) not in st["lengths"]]
         long_mode = self.settings.long_document == "mean"
         cuts = self._cuts(new) if long_mode and new else None
-        for i, (t, ids) in enumerate(zip(new, self.core.token_ids(new))):
+        counts = getattr(self.core, "token_counts", None)
+        ns = counts(new) if counts is not None else [len(ids) for ids in self.core.token_ids(new)]
+        for i, (t, n) in enumerate(zip(new, ns)):
             windows = (
-                len(window_spans(len(ids), self.window, self.stride, cuts[i] if cuts is not None else None))
+                len(window_spans(n, self.window, self.stride, cuts[i] if cuts is not None else None))
                 if long_mode
                 else 1
             )
-            st["lengths"][(text_key(t), extra)] = (len(ids) + int(self.core.n_special), windows)
+            st["lengths"][(text_key(t), extra)] = (n + int(self.core.n_special), windows)
 
     def encoding_scores(self, task: str, split: str, subset: str) -> dict[str, Any]:
         """Statistics and settings of one (task, split, subset), as flat score entries.

@@ -70,6 +70,7 @@ def build(
     chance_runs: int | None = None,
     run_info: dict[str, Any] | None = None,
     show_progress: bool = False,
+    plot_jobs: int = 1,
 ) -> Report:
     """Everything the report shows, typed (:class:`~.rows.Report`; ``report.json`` is its ``to_json()``).
 
@@ -90,6 +91,8 @@ def build(
             device, machine, libraries, wall time); default: ``<results_dir>/../run_info.json`` when present.
         show_progress: a ``report: rows`` bar over the rows (chance levels, intervals: where the minutes go)
             and a ``report: comparisons`` bar (:func:`mteb_contrastive.data.progress.bar`).
+        plot_jobs: processes drawing the figures (:func:`~.plots.make_and_save`: 2 or more draws in a forked
+            process beside this one; the same files whatever it is).
 
     Raises:
         ValueError: ``$MTEB_CONTRASTIVE_CHANCE_RUNS`` is not a whole number > 0.
@@ -173,7 +176,7 @@ def build(
     questioned = questioned_lines(rows, prediction_dirs)
     figures, rerank_figures = [], []
     if plots_dir is not None:
-        figures = make_plots(rows, out_rows, items, prediction_dirs, plots_dir, reference, models)
+        figures = make_plots(rows, out_rows, items, prediction_dirs, plots_dir, reference, models, jobs=plot_jobs)
         rerank_figures = reranking_plots(rerank, plots_dir)
     model_info = []
     for m in models:
