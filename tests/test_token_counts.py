@@ -81,6 +81,17 @@ def test_the_models_tokenizer_keeps_its_truncation(core):
     assert tok([long], truncation=True, max_length=16)["input_ids"] == before
 
 
+def test_special_token_text_is_counted_as_the_tokenizer_splits_it():
+    from transformers import AutoTokenizer
+
+    texts = ["a [CLS] b [SEP] [MASK] c", "[PAD][UNK]", "plain"]
+    for split in (False, True):
+        tok = AutoTokenizer.from_pretrained(bundled_minilm_path(), split_special_tokens=split)
+        c = SentenceTransformerCore(SimpleNamespace(model=SimpleNamespace(tokenizer=tok)))
+        assert c.token_counts(texts) == _lengths(c, texts)
+    assert _lengths(c, texts)[1] > 2, "split: the special tokens' text is word pieces"
+
+
 def test_a_slow_tokenizer_is_counted_by_its_token_ids():
     class Slow:
         is_fast = False

@@ -300,6 +300,8 @@ class SentenceTransformerCore:
                 counter = Tokenizer.from_str(backend.to_str())
                 counter.no_truncation()
                 counter.no_padding()
+                if hasattr(counter, "encode_special_tokens"):  # as transformers sets it on each call
+                    counter.encode_special_tokens = bool(getattr(self.tokenizer, "split_special_tokens", False))
                 self._token_counter = counter
         return self._token_counter or None
 
