@@ -5,14 +5,17 @@ checked equal.
 
     python scripts/bench_report.py OUT [--rounds 3] [-m MODEL ...]
 
-``OUT``: the output folder of ``mteb-contrastive evaluate`` (``make run``: ``build/release``); its report files
-are rewritten (the same content), nothing else is touched.
+``OUT``: the output folder of ``mteb-contrastive evaluate`` (``make run``: ``build/release``), read only: its
+results, predictions and ``run_info.json`` are copied into a temporary folder, where the reports are written
+(removed at the end).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,24 +30,36 @@ def main() -> int:
     args = ap.parse_args()
     import mteb  # noqa: F401  (registers the tasks the report loads references of)
 
-    from mteb_contrastive.layout import model_root
-    from mteb_contrastive.report import plots
     from mteb_contrastive.report.environment import RUN_INFO, read_run_info
-    from mteb_contrastive.report.write import write_report
 
-    out = args.out.resolve()
-    runs = (read_run_info(out / RUN_INFO) or {}).get("runs", [])
+    src = args.out.resolve()
+    runs = (read_run_info(src / RUN_INFO) or {}).get("runs", [])
     models = args.model or list(dict.fromkeys(r["model"] for r in runs))
     if not models:
-        print(f"error: {out / RUN_INFO}: no run recorded; give the output folder of mteb-contrastive evaluate")
+        print(f"error: {src / RUN_INFO}: no run recorded; give the output folder of mteb-contrastive evaluate")
         return 2
+    with tempfile.TemporaryDirectory(prefix="bench-report-") as tmp:
+        out = Path(tmp) / "out"
+        out.mkdir()
+        for name in ("results", "predictions"):
+            shutil.copytree(src / name, out / name)
+        shutil.copy2(src / RUN_INFO, out / RUN_INFO)
+        return _rounds(out, models, args.rounds)
+
+
+def _rounds(out: Path, models: list[str], rounds: int) -> int:
+    """The rounds on the copy ``out`` (module docstring); prints the table."""
+    from mteb_contrastive.layout import model_root
+    from mteb_contrastive.report import plots
+    from mteb_contrastive.report.write import write_report
+
     prediction_dirs = {m: model_root(out / "predictions", m) for m in models}
     plots.pyplot()  # imported before the rounds, as evaluate does while the runs work
     print(f"CPU: {cpu_model()}, {os.cpu_count()} logical cores; models: {', '.join(models)}\n")
     print("| round | plot_jobs | report s | figures |")
     print("|---:|---:|---:|---:|")
     files = {}
-    for r in range(1, args.rounds + 1):
+    for r in range(1, rounds + 1):
         for jobs in (1, 2):
             t = time.perf_counter()
             write_report(
