@@ -15,8 +15,9 @@ method runs in its own child process, one after the other, so that its peak RSS 
 * ``mteb default``  -- mteb's ``SearchEncoderWrapper`` (no index backend): its chunked torch search;
 * ``faiss IndexFlatIP`` -- faiss-cpu alone (its bundled OpenBLAS), as the previous backend used it.
 
-Peak memory: ``peak RSS - RSS after the embeddings were made`` (``extra MiB``) against the
-embeddings' size and one block of scores. BLAS kernels are printed from threadpoolctl.
+Peak memory: ``peak RSS - RSS after the embeddings were made`` (``extra MiB``; torch and faiss are
+imported before, so their libraries' pages are not counted) against the target of issue 30: 0.2 x the
+embeddings' size + 64 MiB (:data:`ISSUE_BLOCK_MIB`). BLAS kernels are printed from threadpoolctl.
 
     python scripts/bench_faiss_search.py [--queries 14336] [--pool 28672] [--top-k 100]
     OPENBLAS_CORETYPE=Haswell python scripts/bench_faiss_search.py     # the kernel forced
@@ -34,6 +35,10 @@ import sys
 import time
 
 import numpy as np
+
+#: the block of scores (MiB) in the memory target "extra peak <= 0.2 x embeddings + one block" when it
+#: was set (issue 30); kept fixed, so that a smaller block cannot move the target with it
+ISSUE_BLOCK_MIB = 64
 
 METHODS = ("numpy matmul", "torch matmul", "torch blocks", "backend", "product", "mteb default", "faiss IndexFlatIP")
 
@@ -91,10 +96,11 @@ def precomputed_encoder(q: np.ndarray, c: np.ndarray):
 
 
 def run_one(method: str, n_q: int, n_c: int, top_k: int) -> dict:
+    import faiss  # noqa: F401  (libraries are loaded before the RSS baseline: their pages are not search memory)
     import torch
 
-    from mteb_contrastive.search.exact import BLOCK_BYTES
-    from mteb_contrastive.search.faiss_backend import FaissIndexBackend  # imported before the RSS baseline
+    from mteb_contrastive.search.exact import block_shape
+    from mteb_contrastive.search.faiss_backend import FaissIndexBackend
 
     rng = np.random.default_rng(0)
     q = rng.standard_normal((n_q, 384), dtype=np.float32)
@@ -106,8 +112,6 @@ def run_one(method: str, n_q: int, n_c: int, top_k: int) -> dict:
     elif method == "torch matmul":
         _ = torch.from_numpy(q) @ torch.from_numpy(c).T
     elif method == "torch blocks":
-        from mteb_contrastive.search.exact import block_shape
-
         rows, cols = block_shape(n_q, n_c, top_k)
         qt, ct = torch.from_numpy(q), torch.from_numpy(c)
         buf = torch.empty(rows * cols)
@@ -156,7 +160,7 @@ def run_one(method: str, n_q: int, n_c: int, top_k: int) -> dict:
         "cpu_seconds": cpu,
         "extra_mib": peak_mib() - base,
         "embeddings_mib": (q.nbytes + c.nbytes) / 2**20,
-        "block_mib": BLOCK_BYTES / 2**20,
+        "block_mib": np.prod(block_shape(n_q, n_c, top_k)) * 4 / 2**20,  # the block the backend uses
     }
     if method in ("product", "mteb default"):
         out["top1_sample"] = top1
@@ -323,17 +327,18 @@ def main() -> None:
         )
     any_row = next(iter(rows.values()))
     emb, block = any_row["embeddings_mib"], any_row["block_mib"]
+    target = 0.2 * emb + ISSUE_BLOCK_MIB
     print(
-        f"\nembeddings {emb:.0f} MiB; one block of scores <= {block:.0f} MiB; memory target: "
-        f"extra peak <= 0.2 x embeddings + one block = {0.2 * emb + block:.0f} MiB"
+        f"\nembeddings {emb:.0f} MiB; one block of scores {block:.0f} MiB (block_shape); memory target: "
+        f"extra peak <= 0.2 x embeddings + {ISSUE_BLOCK_MIB} MiB (the block when the target was set) = {target:.0f} MiB"
     )
     for m in ("backend", "product"):
         if m in rows:
             x = rows[m]["extra_mib"]
             print(
                 f"  {m}: extra peak {x:.0f} MiB = one block + {x - block:.0f} MiB "
-                f"({(x - block) / emb:.2f} x embeddings); "
-                f"(embeddings + extra) / (embeddings + block) = {(emb + x) / (emb + block):.2f}"
+                f"({(x - block) / emb:.2f} x embeddings); {x / target:.2f} x the target "
+                f"({'met' if x <= target else 'not met'})"
             )
     if "product" in rows and "mteb default" in rows:
         same = np.mean(

@@ -338,12 +338,12 @@ def test_top_k_by_row_slices_equals_the_whole_block(rows, width, k, seed):
 def test_pool_split_in_column_chunks_equals_one_block(similarity):
     """A block bound too small for 512 query rows splits the pool in column chunks; same hits.
 
-    By hand: 20 queries, 3,000 candidates, k=10, block 56,000 bytes: columns = min(3000,
-    max(128 * 10, 56000 // (4 * 20))) = 1,280 (three chunks: 1,280 + 1,280 + 440), rows =
-    56000 // (4 * 1280) = 10 (two row blocks)."""
+    By hand: 20 queries, 3,000 candidates, k=10, block 56,000 bytes: at most min(3000,
+    max(128 * 10, 56000 // (4 * 20))) = 1,280 columns, so three chunks of equal width 1,000; rows =
+    56000 // (4 * 1000) = 14 (two row blocks: 14 + 6)."""
     from mteb_contrastive.search.exact import block_shape
 
-    assert block_shape(20, 3000, 10, 4 * 20 * 700) == (10, 1280)
+    assert block_shape(20, 3000, 10, 4 * 20 * 700) == (14, 1000)
     assert block_shape(20, 3000, 10) == (20, 3000)  # 64 MiB: everything in one block
     rng = np.random.default_rng(2)
     q, x = rng.standard_normal((20, 8)).astype(np.float32), rng.standard_normal((3000, 8)).astype(np.float32)
@@ -352,6 +352,28 @@ def test_pool_split_in_column_chunks_equals_one_block(similarity):
     assert (p == one_p).all() and np.allclose(s, one_s, atol=1e-5)
     full = similarity_matrix(similarity, q, x).numpy()
     assert (p == np.argsort(-full, axis=1, kind="stable")[:, :10]).all()
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    n=st.integers(1, 50_000),
+    m=st.integers(1, 2_000_000),
+    k=st.integers(1, 2_000),
+    block_bytes=st.integers(4, 2**28),
+)
+def test_block_shape_keeps_its_rules_on_generated_sizes(n, m, k, block_bytes):
+    """At most QUERY_ROWS (and n) rows; within ``block_bytes`` unless one row is already wider; as few
+    column chunks as the width cap allows, of equal width (they differ by less than their number)."""
+    from mteb_contrastive.search.exact import QUERY_ROWS, block_shape
+
+    rows, cols = block_shape(n, m, k, block_bytes)
+    cap = min(m, max(128 * k, block_bytes // (4 * min(n, QUERY_ROWS))))
+    chunks = -(-m // cols)
+    assert 1 <= rows <= min(n, QUERY_ROWS) and 1 <= cols <= cap
+    assert rows * cols * 4 <= block_bytes or rows == 1
+    assert chunks == -(-m // cap)
+    last = m - (chunks - 1) * cols
+    assert 1 <= last <= cols and cols - last < chunks
 
 
 def test_euclidean_query_equal_to_a_candidate_scores_zero_not_nan():

@@ -7,7 +7,7 @@ at a time into one reused buffer, and offers each block's scores to one binary h
 (faiss's ``float_minheap_array_t``, :func:`_row_heaps`; for a k near the block's width the grouped
 top-k of :func:`top_k_of_rows` instead): the queries x pool matrix is never formed.
 Memory: the caller's arrays (never copied when already float32 and C-contiguous, never written) + one
-block (``block_bytes``, 64 MiB by default) + the (n, k) results.
+block (``block_bytes``, 64 MiB by default, :data:`BLOCK_BYTES`; at most :data:`QUERY_ROWS` rows) + the (n, k) results.
 
 cosine: ``(q / |q|) . x / |x|``, the pool's norms applied to the block's columns, so the pool is
 not copied to be normalised. dot: ``q . x``. euclidean: ``-sqrt(|q|^2 - 2 q.x + |x|^2)`` (clamped
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-#: float32 bytes of one block of scores (query rows x pool) held at a time
+#: float32 bytes of one block of scores (query rows x pool columns) held at a time
 BLOCK_BYTES = 64 * 2**20
 
 
@@ -102,8 +102,10 @@ def pool_norms(x: np.ndarray, similarity: str) -> Any:
     return sq.rsqrt() if similarity == "cosine" else sq
 
 
-#: query rows per block when the pool is split in column chunks (enough rows for MKL's full speed)
-QUERY_ROWS = 512
+#: query rows per block at most: enough for MKL's full speed, and below the 448 rows from which MKL's
+#: sgemm keeps a packed copy of its own (~18 MiB beside the block; 3 MiB at 384 rows, measured on one
+#: core of an AVX-512 Xeon with torch 2.13's MKL; 3% slower per flop than 585 rows, medians of 15)
+QUERY_ROWS = 384
 
 #: the widest group of :func:`top_k_of_rows` (16 was the fastest of widths 2-32 on 28,672-wide
 #: blocks at k=100, one core of an AVX2 EPYC, in a sweep of widths the benchmark once ran)
@@ -254,16 +256,19 @@ def _top_k_by_slices(block: Any, k: int) -> tuple[Any, Any]:
 def block_shape(n: int, m: int, k: int, block_bytes: int = BLOCK_BYTES) -> tuple[int, int]:
     """(query rows, pool columns) of one block of scores for ``n`` queries over ``m`` candidates.
 
-    The whole pool in one block when :data:`QUERY_ROWS` rows of it fit in ``block_bytes`` (then as
-    many rows as fit); else column chunks of ``block_bytes / (4 QUERY_ROWS)`` columns, and never
-    fewer than ``128 k`` (mteb's default top_k is 1,000): a chunk's top-k is cheap only when the
-    chunk is much wider than k (``torch.topk``'s partial sort needs ``64 k`` <= width, and so does
-    :func:`top_k_of_rows`' grouping), so a large k gets fewer, wider chunks and fewer rows. (128
-    rather than 64 or 256: k=1000 over 300k x 384 took 2.53 s against 2.66 / 2.68 s, and over 1M x
-    8 2.35 s against 3.64 / 1.82 s, 512 queries on one core.)
+    At most :data:`QUERY_ROWS` rows. The whole pool in one block when :data:`QUERY_ROWS` rows of it fit
+    in ``block_bytes`` (else as many rows as fit); else the pool in as few column chunks of equal width as
+    hold at most ``block_bytes / (4 QUERY_ROWS)`` columns each, and never fewer than ``128 k`` (mteb's
+    default top_k is 1,000): a chunk's top-k is cheap only when the chunk is much wider than k
+    (``torch.topk``'s partial sort needs ``64 k`` <= width, and so does :func:`top_k_of_rows`' grouping),
+    so a large k gets fewer, wider chunks and fewer rows. (128 rather than 64 or 256: k=1000 over 300k x
+    384 took 2.53 s against 2.66 / 2.68 s, and over 1M x 8 2.35 s against 3.64 / 1.82 s, 512 queries on
+    one core.) 14,336 queries x 28,672 candidates, k=100: blocks of 384 x 28,672 (42 MiB).
     """
     cols = min(m, max(128 * k, block_bytes // (4 * min(n, QUERY_ROWS))))
-    return max(1, min(n, block_bytes // (4 * cols))), cols
+    chunks = -(-m // cols)
+    cols = -(-m // chunks)  # equal chunks (1M columns, k=100: 23 of 43,479, not 22 of 43,690 + 38,820)
+    return max(1, min(n, QUERY_ROWS, block_bytes // (4 * cols))), cols
 
 
 def top_k_of_rows(block: Any, k: int, group: int | None = None) -> tuple[Any, Any]:
