@@ -336,7 +336,7 @@ def test_top_k_by_row_slices_equals_the_whole_block(rows, width, k, seed):
 
 @pytest.mark.parametrize("similarity", ["cosine", "dot", "euclidean"])
 def test_pool_split_in_column_chunks_equals_one_block(similarity):
-    """A block bound too small for 512 query rows splits the pool in column chunks; same hits.
+    """A block bound too small for QUERY_ROWS query rows splits the pool in column chunks; same hits.
 
     By hand: 20 queries, 3,000 candidates, k=10, block 56,000 bytes: at most min(3000,
     max(128 * 10, 56000 // (4 * 20))) = 1,280 columns, so three chunks of equal width 1,000; rows =
