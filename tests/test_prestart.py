@@ -153,3 +153,17 @@ def test_started_ahead_is_the_models_without_results_in_order(tmp_path_factory, 
             (results / "results" / m.replace("/", "__")).mkdir(parents=True)
     got = started_ahead(models, results, rerun=rerun)
     assert got == [m for m, has in zip(models, flags) if rerun or not has]
+
+
+def test_the_server_imports_our_package_without_mteb_and_serves_as_the_mteb_command():
+    """Up to :func:`serve`, SERVER_CODE leaves mteb unimported (so :func:`warm_up` imports torch
+    first, as its docstring says) and argv[0] is the ``mteb`` command (registration reads it)."""
+    from mteb_contrastive.cli import prestart
+
+    call = "serve(int(a[1]), a[2:])"
+    assert prestart.SERVER_CODE.count(call) == 1
+    code = prestart.SERVER_CODE.replace(call, "print('mteb' in sys.modules, 'torch' in sys.modules, sys.argv)")
+    out = subprocess.run(
+        [sys.executable, "-c", code, "/bin/mteb", "3", "m"], capture_output=True, text=True, check=True
+    ).stdout.split(maxsplit=2)
+    assert out == ["False", "False", "['/bin/mteb', 'run']\n"]

@@ -47,10 +47,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-#: what the server runs (``python -c``): argv set before any import of ours, then :func:`serve`
+#: what the server runs (``python -c``): our package imported as ``mteb-contrastive`` (so it does not
+#: import mteb, see ``mteb_contrastive/__init__.py``), then argv set to the ``mteb`` command's before
+#: :func:`serve`, whose :func:`warm_up` imports torch and then mteb (registration reads argv[0] there)
 SERVER_CODE = (
-    "import sys; a = sys.argv[1:]; sys.argv = [a[0], 'run']; "
-    "from mteb_contrastive.cli.prestart import serve; serve(int(a[1]), a[2:])"
+    "import sys; a = sys.argv[1:]; sys.argv = ['mteb-contrastive']; "
+    "from mteb_contrastive.cli.prestart import serve; sys.argv = [a[0], 'run']; serve(int(a[1]), a[2:])"
 )
 #: the longest order or reply (bytes); an order is a command line and an environment
 MESSAGE_BYTES = 1 << 20
