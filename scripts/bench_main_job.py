@@ -13,6 +13,10 @@ timeline (each process's start, fork, first and last encode, exit). The process 
 for the runs) is in the whole run's CPU, not in any process line.
 
     python scripts/bench_main_job.py [--suite default] [-m MODEL ...] [--jobs N ...] [--keep DIR]
+
+Two versions of the code side by side: ``--against OTHER/src`` (the ``src`` folder of another checkout, e.g. a
+``git worktree`` of an older commit) with ``--rounds N`` runs N rounds, each one cold run of this checkout's code
+and one of the other's (put first on ``PYTHONPATH``), alternated, and prints one row per run and the medians.
 """
 
 from __future__ import annotations
@@ -111,9 +115,12 @@ if _log:
 """
 
 
-def one_run(models: list[str], suite: str, jobs: int, keep: Path | None) -> tuple[float, float, list[dict]] | int:
+def one_run(
+    models: list[str], suite: str, jobs: int, keep: Path | None, src: Path | None = None, quiet: bool = False
+) -> tuple[float, float, list[dict]] | int:
     """One cold evaluate in fresh temporary folders: (wall s, CPU s of it and its children, one row per
-    process from the probe), or the evaluate command's exit status when it failed."""
+    process from the probe), or the evaluate command's exit status when it failed. ``src``: a package
+    folder put first on ``PYTHONPATH`` (another checkout's code)."""
     tmp = Path(tempfile.mkdtemp(prefix="bench-main-job-"))
     try:
         probe = tmp / "probe"
@@ -122,7 +129,7 @@ def one_run(models: list[str], suite: str, jobs: int, keep: Path | None) -> tupl
         log = tmp / "encode.jsonl"
         env = dict(os.environ)
         env.update(
-            PYTHONPATH=os.pathsep.join(x for x in (str(probe), env.get("PYTHONPATH", "")) if x),
+            PYTHONPATH=os.pathsep.join(x for x in (str(probe), str(src or ""), env.get("PYTHONPATH", "")) if x),
             BENCH_ENCODE_LOG=str(log),
             MTEB_CONTRASTIVE_CACHE=str(tmp / "cache"),
             MTEB_CONTRASTIVE_EMBEDDING_CACHE_DIR=str(tmp / "embeddings"),
@@ -133,7 +140,8 @@ def one_run(models: list[str], suite: str, jobs: int, keep: Path | None) -> tupl
         exe = shutil.which("mteb-contrastive") or "mteb-contrastive"
         cmd = [exe, "evaluate", *[x for m in models for x in ("-m", m)], "--suite", suite]
         cmd += ["--jobs", str(jobs), "--out", str(tmp / "out")]
-        print("command: " + " ".join(cmd[1:]))
+        if not quiet:
+            print("command: " + " ".join(cmd[1:]))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0, epoch0 = time.perf_counter(), time.time()
         rc = subprocess.call(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -168,6 +176,8 @@ def main() -> int:
         help="evaluate --jobs; repeat to run each, one after another (default: make run's, 2)",
     )
     ap.add_argument("--keep", type=Path, help="keep the runs' folders here (must not exist)")
+    ap.add_argument("--against", type=Path, help="the src folder of another checkout, run alternated with this one")
+    ap.add_argument("--rounds", type=int, default=1, help="rounds of --against (one run of each code per round)")
     args = ap.parse_args()
     models = args.models or ["sentence-transformers/all-MiniLM-L6-v2", "mteb/baseline-bm25s"]
     jobs_list = args.jobs or [2]
@@ -175,6 +185,14 @@ def main() -> int:
         print(f"error: --keep {args.keep}: already exists; name a folder that does not", file=sys.stderr)
         return 2
     print(f"CPU: {cpu_model()}, {os.cpu_count()} logical cores; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
+    if args.against is not None:
+        if not (args.against / "mteb_contrastive" / "__init__.py").is_file():
+            print(
+                f"error: --against {args.against}: no mteb_contrastive package there; give a checkout's src folder",
+                file=sys.stderr,
+            )
+            return 2
+        return alternated(models, args.suite, jobs_list[0], args.against, args.rounds)
     done = []
     for jobs in jobs_list:
         got = one_run(models, args.suite, jobs, args.keep)
@@ -213,6 +231,37 @@ def main() -> int:
             shown = " | ".join("-" if c is None else f"{c:.1f}" for c in cells)
             print(f"| {jobs} | {name} | {shown} |")
         print(f"| {jobs} | (the evaluate command returns) | | | | | {wall:.1f} |")
+    return 0
+
+
+def alternated(models: list[str], suite: str, jobs: int, against: Path, rounds: int) -> int:
+    """``rounds`` rounds of one cold run of this checkout's code and one of ``against``'s, alternated (the
+    other code first in odd rounds); one row per run, then the medians of each code."""
+    import statistics
+
+    here = Path(__file__).resolve().parent.parent / "src"
+    print(f"this code: {here}; other code: {against.resolve()}; {rounds} rounds alternated, evaluate --jobs {jobs}")
+    print()
+    print("| round | code | whole run s | inside encode s | whole / encode (goal <= 1.3) | MiniLM run forked at s |")
+    print("|---:|---|---:|---:|---:|---:|")
+    ratios: dict[str, list[float]] = {"this": [], "other": []}
+    for i in range(1, rounds + 1):
+        order = [("other", against), ("this", here)] if i % 2 else [("this", here), ("other", against)]
+        for name, src in order:
+            got = one_run(models, suite, jobs, None, src=src, quiet=True)
+            if isinstance(got, int):
+                return got
+            wall, _, rows = got
+            enc = sum(r["encode_wall"] for r in rows)
+            forks = [r["fork_at"] for r in rows if r["encode_calls"] and r["fork_at"] is not None]
+            ratios[name].append(wall / enc)
+            fork = f"{min(forks):.1f}" if forks else "-"
+            print(f"| {i} | {name} | {wall:.1f} | {enc:.1f} | {wall / enc:.2f}x | {fork} |", flush=True)
+    print()
+    for name, got in ratios.items():
+        print(
+            f"{name}: median {statistics.median(got):.2f}x, range {min(got):.2f}-{max(got):.2f}x over {len(got)} runs"
+        )
     return 0
 
 
