@@ -184,6 +184,9 @@ def main() -> int:
     if args.keep is not None and args.keep.exists():  # checked before the run: nothing a user has is overwritten
         print(f"error: --keep {args.keep}: already exists; name a folder that does not", file=sys.stderr)
         return 2
+    if args.rounds < 1 or (args.rounds > 1 and args.against is None):
+        print("error: --rounds: give a number >= 1, with --against (rounds alternate two checkouts)", file=sys.stderr)
+        return 2
     print(f"CPU: {cpu_model()}, {os.cpu_count()} logical cores; OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}")
     if args.against is not None:
         if not (args.against / "mteb_contrastive" / "__init__.py").is_file():
